@@ -1,0 +1,93 @@
+#include "cli/error.h"
+
+#include <boost/program_options/errors.hpp>
+
+#include <array>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <unistd.h>
+
+namespace bk {
+namespace {
+
+std::string g_tool = "bertkit";
+std::atomic<bool> g_interrupted{false};
+
+constexpr int kMaxCleanup = 256;
+constexpr size_t kMaxPath = 4096;
+// Each slot is a NUL-terminated path; slot_used flags are what the handler reads.
+std::array<std::array<char, kMaxPath>, kMaxCleanup> g_paths;
+std::array<std::atomic<bool>, kMaxCleanup> g_used{};
+std::mutex g_register_mutex;
+
+void write_stderr(const char* text) {
+  size_t left = std::strlen(text);
+  while (left > 0) {
+    ssize_t n = ::write(STDERR_FILENO, text, left);
+    if (n <= 0) return;
+    text += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+extern "C" void on_signal(int sig) {
+  g_interrupted = true;
+  for (int i = 0; i < kMaxCleanup; ++i)
+    if (g_used[i].load()) ::unlink(g_paths[i].data());
+  write_stderr(g_tool.c_str());  // g_tool is set before handlers are installed and never changes after
+  write_stderr(sig == SIGINT ? ": interrupted\n" : ": terminated\n");
+  ::_exit(128 + sig);
+}
+
+}  // namespace
+
+const std::string& tool_name() { return g_tool; }
+bool interrupted() { return g_interrupted.load(); }
+
+int register_cleanup(const std::string& path) {
+  if (path.size() >= kMaxPath) fail("path too long: {}", path);
+  std::lock_guard lock(g_register_mutex);
+  for (int i = 0; i < kMaxCleanup; ++i) {
+    if (!g_used[i].load()) {
+      std::memcpy(g_paths[i].data(), path.c_str(), path.size() + 1);
+      g_used[i].store(true);
+      return i;
+    }
+  }
+  fail("too many open output files (limit {})", kMaxCleanup);
+}
+
+void unregister_cleanup(int slot) {
+  if (slot < 0 || slot >= kMaxCleanup) return;
+  std::lock_guard lock(g_register_mutex);
+  g_used[slot].store(false);
+}
+
+int run_tool(const char* name, int argc, char** argv, const std::function<int(int, char**)>& body) {
+  g_tool = name;
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  try {
+    return body(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s; try --help\n", name, e.what());
+    return 2;
+  } catch (const boost::program_options::error& e) {
+    std::fprintf(stderr, "%s: %s; try --help\n", name, e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory\n", name);
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", name, e.what());
+    return 1;
+  }
+}
+
+}  // namespace bk

@@ -1,0 +1,53 @@
+// The one options layer: Boost.program_options with the conventions every tool shares.
+//
+//   bk::Options opts("wiki-clean", "[options] [INPUT|-]", "Turn a MediaWiki XML dump into plain text.");
+//   opts.add()("threads,t", po::value<int>(&cfg.threads)->default_value(1), "worker threads");
+//   opts.positional("input", 1);               // or -1 for any number
+//   if (!opts.parse(argc, argv)) return 0;     // --help / --version were printed
+//
+// --help prints the usage to stdout and parse() returns false; so does --version. -q/--quiet is common to
+// all tools. Unknown flags and bad values throw boost errors that run_tool turns into exit 2.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <string>
+#include <vector>
+
+namespace bk {
+
+namespace po = boost::program_options;
+
+class Options {
+ public:
+  Options(std::string tool, std::string synopsis, std::string description);
+
+  po::options_description_easy_init add() { return options_.add_options(); }
+  // Positional arguments collected under `name` (max_count -1 = unlimited). Call at most once.
+  void positional(const std::string& name, int max_count);
+  // Free text printed after the option list in --help (examples, exit codes).
+  void epilog(std::string text) { epilog_ = std::move(text); }
+
+  bool parse(int argc, char** argv);
+
+  bool quiet() const { return quiet_; }
+  bool has(const std::string& name) const { return vm_.count(name) > 0 && !vm_[name].defaulted(); }
+  std::vector<std::string> positionals() const;
+  const po::variables_map& vm() const { return vm_; }
+
+  std::string help_text() const;
+
+ private:
+  std::string tool_, synopsis_, description_, epilog_;
+  std::string positional_name_;
+  po::options_description options_;
+  po::positional_options_description positional_;
+  po::variables_map vm_;
+  bool quiet_ = false;
+};
+
+// Checks shared by many tools; each throws UsageError naming the flag.
+void require_positive(const char* flag, long long value);
+void require_range(const char* flag, double value, double lo, double hi);
+
+}  // namespace bk

@@ -1,0 +1,61 @@
+// Reading an input the way every tool does: a path or "-" for stdin, with gzip and bzip2 (single or
+// multi-stream, as Wikipedia's multistream dumps) detected by their magic bytes, not by the file name.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace bk {
+
+class Input {
+ public:
+  // Opens path ("-" = stdin). Throws bk::Error naming the file when it cannot be opened.
+  explicit Input(const std::string& path);
+  ~Input();
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  // Reads up to n decompressed bytes; returns 0 only at the end. Throws on I/O or decompression errors.
+  size_t read(char* buffer, size_t n);
+
+  const std::string& name() const { return name_; }        // "<stdin>" for "-"
+  uint64_t offset() const { return decoded_offset_; }       // decompressed bytes returned so far
+  uint64_t raw_offset() const;                              // bytes consumed from the file itself
+  std::string_view compression() const;                     // "none", "gzip" or "bzip2"
+  bool is_stdin() const { return fd_ == 0; }
+
+  struct Decoder;
+
+ private:
+  size_t read_raw(char* buffer, size_t n);
+
+  std::string name_;
+  int fd_ = -1;
+  uint64_t decoded_offset_ = 0;
+  std::unique_ptr<Decoder> decoder_;
+};
+
+// Buffered line reader over an Input. Lines are returned without the trailing '\n' (and without a '\r'
+// before it). The returned view is valid until the next call.
+class LineReader {
+ public:
+  explicit LineReader(Input& input, size_t buffer_size = 1 << 20);
+  bool next(std::string_view& line);
+  uint64_t line_number() const { return line_number_; }  // 1-based number of the line last returned
+  Input& input() const { return input_; }
+
+ private:
+  bool fill();
+  Input& input_;
+  std::string buffer_;
+  size_t begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  uint64_t line_number_ = 0;
+};
+
+// Reads a whole (small) file into a string.
+std::string read_file(const std::string& path);
+
+}  // namespace bk

@@ -1,0 +1,59 @@
+// Writing an output the way every tool does.
+//
+// Output("-") writes to stdout. Output(path) writes to a temporary file beside `path` and renames it onto
+// `path` in commit(); if the Output is destroyed without commit() (an exception, an early return) or the
+// process gets SIGINT, the temporary is removed, so a failed run never leaves a partial file. An existing
+// file is only replaced when overwrite is true (the tools' --force), so nothing the user had is lost.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace bk {
+
+class Output {
+ public:
+  explicit Output(const std::string& path, bool overwrite = false, size_t buffer_size = 1 << 20);
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  void write(std::string_view bytes) {
+    if (bytes.size() > buffer_.capacity() - buffer_.size()) flush_buffer();
+    if (bytes.size() >= buffer_.capacity()) write_fd(bytes);
+    else buffer_.append(bytes);
+  }
+  void put(char c) {
+    if (buffer_.size() == buffer_.capacity()) flush_buffer();
+    buffer_.push_back(c);
+  }
+
+  // Flushes, fsyncs and renames into place (no-op rename for stdout). Throws on failure.
+  void commit();
+
+  const std::string& name() const { return name_; }  // "<stdout>" for "-"
+  const std::string& path() const { return path_; }
+  uint64_t bytes_written() const { return written_ + buffer_.size(); }
+  bool is_stdout() const { return fd_ == 1; }
+
+ private:
+  void flush_buffer();
+  void write_fd(std::string_view bytes);
+  void discard();
+
+  std::string path_, temp_path_, name_;
+  int fd_ = -1;
+  int cleanup_slot_ = -1;
+  bool committed_ = false;
+  uint64_t written_ = 0;
+  std::string buffer_;
+};
+
+// Fails with a clear message if `path` exists and overwrite is false (for tools that write many files).
+void check_overwrite(const std::string& path, bool overwrite);
+
+// Atomically writes a small file (marker files, JSON summaries).
+void write_file_atomic(const std::string& path, std::string_view contents, bool overwrite = true);
+
+}  // namespace bk

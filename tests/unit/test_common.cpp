@@ -1,0 +1,167 @@
+#include <doctest/doctest.h>
+
+#include "cli/error.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "text/documents.h"
+#include "text/utf8.h"
+#include "util/ordered_parallel.h"
+
+#include <bzlib.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+fs::path temp_dir() {
+  auto dir = fs::temp_directory_path() / ("bertkit-unit-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+void write_raw(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+std::string gzip(const std::string& s) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, s.size()) + 32, '\0');
+  z.next_in = (Bytef*)s.data();
+  z.avail_in = s.size();
+  z.next_out = (Bytef*)out.data();
+  z.avail_out = out.size();
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+std::string bzip2(const std::string& s) {
+  std::string out(s.size() * 2 + 1000, '\0');
+  unsigned len = out.size();
+  BZ2_bzBuffToBuffCompress(out.data(), &len, const_cast<char*>(s.data()), s.size(), 9, 0, 0);
+  out.resize(len);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("utf8 validation finds the first bad byte") {
+  CHECK(bk::utf8_invalid_offset("plain ascii text, long enough for the fast path") == std::string_view::npos);
+  CHECK(bk::utf8_invalid_offset("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") == std::string_view::npos);
+  CHECK(bk::utf8_invalid_offset("abc\xc3") == 3);               // cut off
+  CHECK(bk::utf8_invalid_offset("ab\xc0\xaf") == 2);            // overlong '/'
+  CHECK(bk::utf8_invalid_offset("x\xed\xa0\x80") == 1);         // surrogate U+D800
+  CHECK(bk::utf8_invalid_offset("\xf4\x90\x80\x80") == 0);      // above U+10FFFF
+  CHECK(bk::utf8_invalid_offset("12345678\xff") == 8);
+  std::string s;
+  bk::append_utf8(s, 0x1F600);
+  size_t pos = 0;
+  CHECK(bk::next_code_point(s, pos) == 0x1F600);
+  CHECK(pos == 4);
+}
+
+TEST_CASE("Input reads plain, gzip, bzip2 and concatenated streams alike") {
+  auto dir = temp_dir();
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "line " + std::to_string(i) + "\n";
+  write_raw(dir / "plain.txt", text);
+  write_raw(dir / "a.gz", gzip(text));
+  write_raw(dir / "a.bz2", bzip2(text));
+  write_raw(dir / "multi.bz2", bzip2(text.substr(0, 1000)) + bzip2(text.substr(1000)));
+  write_raw(dir / "multi.gz", gzip(text.substr(0, 777)) + gzip(text.substr(777)));
+  for (const char* name : {"plain.txt", "a.gz", "a.bz2", "multi.bz2", "multi.gz"}) {
+    CAPTURE(name);
+    CHECK(bk::read_file((dir / name).string()) == text);
+  }
+  bk::Input gz((dir / "a.gz").string());
+  CHECK(gz.compression() == "gzip");
+  std::string trunc = bzip2(text);
+  write_raw(dir / "trunc.bz2", trunc.substr(0, trunc.size() / 2));
+  CHECK_THROWS_WITH_AS(bk::read_file((dir / "trunc.bz2").string()), doctest::Contains("truncated"), bk::Error);
+  CHECK_THROWS_WITH_AS(bk::read_file((dir / "missing").string()), doctest::Contains("cannot open"), bk::Error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("LineReader splits lines, strips CR, and handles a last line without newline and long lines") {
+  auto dir = temp_dir();
+  std::string longline(3000, 'x');
+  write_raw(dir / "l.txt", "a\r\nb\n\n" + longline + "\nlast");
+  bk::Input in((dir / "l.txt").string());
+  bk::LineReader reader(in, 64);
+  std::vector<std::string> got;
+  std::string_view line;
+  while (reader.next(line)) got.emplace_back(line);
+  CHECK(got == std::vector<std::string>{"a", "b", "", longline, "last"});
+  CHECK(reader.line_number() == 5);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Output is atomic: nothing appears until commit, nothing is left on failure") {
+  auto dir = temp_dir();
+  auto path = (dir / "out.txt").string();
+  {
+    bk::Output out(path);
+    out.write("hello\n");
+    CHECK_FALSE(fs::exists(path));
+  }
+  CHECK(fs::is_empty(dir));  // destroyed without commit: temporary removed
+  {
+    bk::Output out(path);
+    out.write("hello\n");
+    out.commit();
+  }
+  CHECK(bk::read_file(path) == "hello\n");
+  CHECK_THROWS_WITH_AS(bk::Output(path, false), doctest::Contains("already exists"), bk::Error);
+  {
+    bk::Output out(path, true);
+    out.write("second\n");
+    out.commit();
+  }
+  CHECK(bk::read_file(path) == "second\n");
+  CHECK_THROWS_AS(bk::Output((dir / "no/such/dir/x").string()), bk::Error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("DocumentReader: blank lines end documents, runs of blanks collapse, bad UTF-8 names the line") {
+  auto dir = temp_dir();
+  write_raw(dir / "d.txt", "\n\na1\na2\n\n  \n\nb1\n\nc1\nc2\nc3");
+  bk::Input in((dir / "d.txt").string());
+  bk::DocumentReader reader(in);
+  bk::Document doc;
+  std::vector<std::vector<std::string>> docs;
+  std::vector<uint64_t> first;
+  while (reader.next(doc)) {
+    docs.push_back(doc.lines);
+    first.push_back(doc.first_line);
+  }
+  CHECK(docs == std::vector<std::vector<std::string>>{{"a1", "a2"}, {"b1"}, {"c1", "c2", "c3"}});
+  CHECK(first == std::vector<uint64_t>{3, 8, 10});
+  write_raw(dir / "bad.txt", "ok\nfine\nbad \xff here\n");
+  bk::Input bad((dir / "bad.txt").string());
+  bk::DocumentReader bad_reader(bad);
+  CHECK_THROWS_WITH_AS(bad_reader.next(doc), doctest::Contains("line 3: invalid UTF-8 at column 5"), bk::Error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("ordered_parallel keeps input order for any thread count and rethrows in order") {
+  for (int threads : {1, 2, 7}) {
+    int next = 0;
+    std::vector<int> seen;
+    bk::ordered_parallel<int, int>(
+        threads, [&](int& b) { if (next == 500) return false; b = next++; return true; },
+        [](int& b) { return b * b; }, [&](int& r) { seen.push_back(r); });
+    REQUIRE(seen.size() == 500);
+    for (int i = 0; i < 500; ++i) CHECK(seen[i] == i * i);
+    next = 0;
+    seen.clear();
+    auto failing = [&] {
+      bk::ordered_parallel<int, int>(
+          threads, [&](int& b) { if (next == 100) return false; b = next++; return true; },
+          [](int& b) { if (b == 40 || b == 60) throw bk::Error("bad " + std::to_string(b)); return b; },
+          [&](int& r) { seen.push_back(r); });
+    };
+    CHECK_THROWS_WITH(failing(), "bad 40");
+    CHECK(seen.size() == 40);
+  }
+}
