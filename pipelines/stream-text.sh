@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The text half as one streaming pipe: a compressed dump in, sentence-per-line shards out, no intermediate files.
+#   pipelines/stream-text.sh DUMP.xml.bz2 OUTDIR [THREADS]
+# wiki-clean and sent-seg stream (bounded memory); shard reads its input twice (sizes, then documents),
+# so the pipe ends in a file. Set BIN to the tools' directory (default build/tools).
+set -euo pipefail
+dump=${1:?usage: stream-text.sh DUMP OUTDIR [THREADS]}
+out=${2:?usage: stream-text.sh DUMP OUTDIR [THREADS]}
+threads=${3:-0}
+BIN=${BIN:-$(dirname "$0")/../build/tools}
+mkdir -p "$out"
+"$BIN/wiki-clean" -q --threads "$threads" - <"$dump" \
+  | "$BIN/sent-seg" -q --threads "$threads" -o "$out/sentences.txt" -f -
+"$BIN/shard" -f --training-shards "${TRAIN_SHARDS:-8}" --test-shards "${TEST_SHARDS:-1}" \
+  --test-fraction "${TEST_FRACTION:-0.05}" --seed "${SEED:-12345}" -o "$out/wiki" "$out/sentences.txt"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# README command 1: installs what it needs, builds, and runs the pipeline on the embedded corpus
+# (demo/enwiki-demo.xml, a small MediaWiki export written for this project). No network, no ../shared.
+# Outputs go to demo-out/ (or $1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+BIN=${BERTKIT_BUILD:-build}/tools
+OUT=${1:-demo-out}
+rm -rf "$OUT" && mkdir -p "$OUT"
+step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+
+step "1. wiki-clean: MediaWiki XML -> one paragraph per line, a blank line after each article"
+"$BIN/wiki-clean" --threads 2 -o "$OUT/articles.txt" demo/enwiki-demo.xml
+echo "   $(grep -c '^$' "$OUT/articles.txt") articles, $(wc -c <"$OUT/articles.txt") bytes -> $OUT/articles.txt" >&2
+echo "   first article:" >&2
+awk 'NF==0{exit} {print "   | " substr($0, 1, 110) (length($0) > 110 ? "..." : "")}' "$OUT/articles.txt" >&2
+
+step "2. sent-seg: paragraphs -> one sentence per line (create_pretraining_data.py's input format)"
+"$BIN/sent-seg" --threads 2 -o "$OUT/sentences.txt" "$OUT/articles.txt"
+echo "   $(grep -vc '^$' "$OUT/sentences.txt") sentences -> $OUT/sentences.txt; the first five:" >&2
+head -5 "$OUT/sentences.txt" | sed 's/^/   | /' >&2
+
+step "3. shard: documents kept whole, balanced by bytes, a marker written last"
+"$BIN/shard" --training-shards 4 --test-shards 1 --test-fraction 0.1 --seed 12345 -o "$OUT/shards/demo" "$OUT/sentences.txt"
+for f in "$OUT"/shards/*; do
+  printf '   %-48s %6s bytes %4s documents\n' "$f" "$(wc -c <"$f")" "$(grep -c '^$' "$f" || true)" >&2
+done
+
+step "done: outputs in $OUT/"
