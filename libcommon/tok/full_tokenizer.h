@@ -1,0 +1,46 @@
+// BERT's FullTokenizer: BasicTokenizer words, each through the WordPiece matcher.
+//
+// One instance per thread (it owns scratch buffers); the Vocab it points at is shared and read-only.
+#pragma once
+
+#include "tok/basic_tokenizer.h"
+#include "tok/vocab.h"
+#include "tok/wordpiece.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bk::tok {
+
+class FullTokenizer {
+ public:
+  FullTokenizer(const Vocab& vocab, bool lower_case) : basic_(lower_case), matcher_(vocab) {}
+
+  // Replaces ids with the WordPiece ids of one line (valid UTF-8).
+  void encode(std::string_view line, std::vector<int32_t>& ids) {
+    words_.clear();
+    ids.clear();
+    basic_.tokenize(line, words_);
+    for (size_t i = 0; i < words_.size(); ++i) matcher_.encode_word(words_[i], ids);
+  }
+
+  // The token strings of one line (convenience for tests and small tools; allocates).
+  std::vector<std::string> tokenize(std::string_view line) {
+    std::vector<int32_t> ids;
+    encode(line, ids);
+    std::vector<std::string> tokens;
+    tokens.reserve(ids.size());
+    for (int32_t id : ids) tokens.emplace_back(matcher_.vocab().token(id));
+    return tokens;
+  }
+
+  const Vocab& vocab() const { return matcher_.vocab(); }
+
+ private:
+  BasicTokenizer basic_;
+  WordPieceMatcher matcher_;
+  Words words_;
+};
+
+}  // namespace bk::tok
