@@ -1,0 +1,188 @@
+#include "data/hdf5_bin4.h"
+
+#include "bertkit/version.h"
+#include "cli/error.h"
+#include "cli/progress.h"
+#include "data/hdf5_reader.h"
+#include "data/hdf5_writer.h"
+#include "io/output.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <memory>
+
+namespace fs = std::filesystem;
+
+namespace bk {
+
+namespace {
+
+constexpr const char* kMarkerName = "bin4.json";
+constexpr size_t kBlockRows = 1024;
+
+struct InputInfo {
+  std::string path;
+  Hdf5Layout layout;
+  uint64_t rows, bytes;
+  int seq_len, max_predictions;
+};
+
+void prepare_output_dir(const std::string& dir, bool force) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) fail("{}: exists and is not a directory", dir);
+    if (!fs::is_empty(dir, ec) && !force) fail("{}: output directory exists and is not empty; use --force", dir);
+    // An old marker would claim this run finished before it has; remove it first.
+    fs::remove(fs::path(dir) / kMarkerName, ec);
+  }
+  fs::create_directories(dir, ec);
+  if (ec) fail("{}: cannot create directory: {}", dir, ec.message());
+}
+
+std::string bin_summary(const std::vector<int>& bins, const std::vector<uint64_t>& counts) {
+  std::string text;
+  for (size_t i = 0; i < bins.size(); ++i) text += fmt::format("{}{}: {}", i ? ", " : "", bins[i], counts[i]);
+  return text;
+}
+
+}  // namespace
+
+int bin_index(const std::vector<int>& bounds, size_t length) {
+  auto it = std::lower_bound(bounds.begin(), bounds.end(), static_cast<int64_t>(length),
+                             [](int bound, int64_t n) { return bound < n; });
+  return it == bounds.end() ? -1 : static_cast<int>(it - bounds.begin());
+}
+
+std::string shard_file_name(int shard, int shards) { return fmt::format("part-{:05}-of-{:05}.hdf5", shard, shards); }
+
+std::vector<int> parse_bins(const std::string& text) {
+  std::vector<int> bins;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    int value = 0;
+    auto [end, ec] = std::from_chars(text.data() + start, text.data() + comma, value);
+    if (ec != std::errc() || end != text.data() + comma || value < 1)
+      usage_fail("--bins: '{}' is not a positive integer", text.substr(start, comma - start));
+    if (!bins.empty() && value <= bins.back()) usage_fail("--bins: bounds must increase, but {} follows {}", value, bins.back());
+    bins.push_back(value);
+    start = comma + 1;
+  }
+  return bins;
+}
+
+Bin4Result run_bin4(const Bin4Options& o) {
+  if (o.bins.empty()) usage_fail("--bins: at least one bound is needed");
+  if (o.shards_per_bin < 1) usage_fail("--shards-per-bin must be positive, got {}", o.shards_per_bin);
+  if (o.inputs.empty()) usage_fail("no input files");
+
+  // Open every input once first: a missing or malformed file fails before anything is written, and the
+  // NVIDIA inputs' widths decide the output's.
+  std::vector<InputInfo> inputs;
+  for (const auto& path : o.inputs) {
+    PretrainReader reader(path);
+    std::error_code ec;
+    uint64_t bytes = fs::file_size(path, ec);
+    inputs.push_back({path, reader.layout(), reader.rows(), ec ? 0 : bytes, reader.seq_len(), reader.max_predictions()});
+  }
+  const Hdf5Layout layout = o.layout.value_or(inputs.front().layout);
+  int widest_input = 0, max_predictions = o.max_predictions;
+  for (const auto& in : inputs) {
+    widest_input = std::max(widest_input, in.layout == Hdf5Layout::nvidia ? in.seq_len : o.bins.back());
+    if (o.max_predictions == 0) max_predictions = std::max(max_predictions, in.max_predictions);
+  }
+  if (layout == Hdf5Layout::nvidia && max_predictions == 0)
+    usage_fail("--max-predictions is needed to write the NVIDIA layout from varlength inputs");
+
+  prepare_output_dir(o.output_dir, o.force);
+  const int K = o.shards_per_bin;
+  std::vector<std::vector<std::unique_ptr<PretrainWriter>>> writers(o.bins.size());
+  for (size_t b = 0; b < o.bins.size(); ++b) {
+    fs::path dir = fs::path(o.output_dir) / std::to_string(o.bins[b]);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) fail("{}: cannot create directory: {}", dir.string(), ec.message());
+    PretrainWriterOptions w;
+    w.layout = layout;
+    w.seq_len = o.trim ? o.bins[b] : widest_input;
+    w.max_predictions = max_predictions;
+    w.gzip_level = o.gzip_level >= 0 ? o.gzip_level : (layout == Hdf5Layout::nvidia ? 4 : 0);
+    w.chunk_rows = layout == Hdf5Layout::nvidia ? std::max<size_t>(64, 65536 / w.seq_len) : 1024;
+    w.overwrite = o.force;
+    for (int k = 0; k < K; ++k)
+      writers[b].push_back(std::make_unique<PretrainWriter>((dir / shard_file_name(k, K)).string(), w));
+  }
+
+  Bin4Result result;
+  result.per_bin.assign(o.bins.size(), 0);
+  Progress progress(o.quiet);
+  uint64_t bytes_done = 0;
+  std::vector<PretrainSample> block;
+  for (const auto& in : inputs) {
+    PretrainReader reader(in.path);
+    while (reader.read_block(block, kBlockRows)) {
+      uint64_t row = reader.next_row() - block.size();
+      for (const auto& sample : block) {
+        int b = bin_index(o.bins, sample.length());
+        if (b < 0) {
+          if (!o.drop_long)
+            fail("{}: row {}: {} tokens, longer than the last bin ({}); use --drop-long to skip such samples", in.path,
+                 row, sample.length(), o.bins.back());
+          ++result.dropped;
+        } else {
+          auto& writer = *writers[b][result.per_bin[b] % K];
+          if (layout == Hdf5Layout::nvidia && sample.masked_lm_positions.size() > size_t(max_predictions))
+            fail("{}: row {}: {} predictions do not fit --max-predictions {}", in.path, row,
+                 sample.masked_lm_positions.size(), max_predictions);
+          if (layout == Hdf5Layout::nvidia && sample.length() > size_t(writer.options().seq_len))
+            fail("{}: row {}: {} tokens do not fit the output's sequence length {}", in.path, row, sample.length(),
+                 writer.options().seq_len);
+          writer.append(sample);
+          ++result.per_bin[b];
+        }
+        ++result.samples;
+        ++row;
+      }
+      if (progress.wants_update())
+        progress.update(bytes_done + in.bytes * reader.next_row() / std::max<uint64_t>(1, in.rows),
+                        fmt::format("{} samples", result.samples));
+    }
+    bytes_done += in.bytes;
+  }
+  for (auto& bin : writers)
+    for (auto& writer : bin) writer->commit();
+
+  nlohmann::json marker;
+  marker["tool"] = "bin4";
+  marker["version"] = BERTKIT_VERSION;
+  marker["layout"] = layout_name(layout);
+  marker["inputs"] = inputs.size();
+  marker["samples"] = result.samples;
+  marker["dropped"] = result.dropped;
+  marker["bins"] = nlohmann::json::array();
+  for (size_t b = 0; b < o.bins.size(); ++b) {
+    nlohmann::json bin{{"dir", std::to_string(o.bins[b])},
+                       {"min_length", b == 0 ? 1 : o.bins[b - 1] + 1},
+                       {"max_length", o.bins[b]},
+                       {"samples", result.per_bin[b]},
+                       {"shards", K}};
+    if (layout == Hdf5Layout::nvidia) {
+      bin["seq_len"] = writers[b].front()->options().seq_len;
+      bin["max_predictions"] = max_predictions;
+    }
+    marker["bins"].push_back(bin);
+  }
+  write_file_atomic((fs::path(o.output_dir) / kMarkerName).string(), marker.dump(2) + "\n", true);
+
+  std::string what = fmt::format("{} samples from {} file{} ({})", result.samples, inputs.size(),
+                                 inputs.size() == 1 ? "" : "s", bin_summary(o.bins, result.per_bin));
+  if (result.dropped > 0) what += fmt::format(", {} too long dropped", result.dropped);
+  progress.finish(bytes_done, what);
+  return result;
+}
+
+}  // namespace bk

@@ -1,0 +1,53 @@
+// bin4: split pretraining samples into length bins (Samsung's "bin4" scheme), one directory per bin.
+//
+// A sample of n real tokens (n = sum(input_mask)) goes to the first bin whose bound b satisfies n <= b, so with
+// the default bounds 128,256,384,512 the bins hold [1,128], [129,256], [257,384], [385,512]. Within a bin,
+// samples are dealt round-robin to K shards in input order (deterministic): DIR/<b>/part-00000-of-0000K.hdf5.
+// Every shard file exists, even when empty. DIR/bin4.json, written last, records the counts; its presence
+// means the run finished.
+//
+// Memory: bins x K writers, each buffering one HDF5 chunk (about 64k token slots, ~0.4 MB in the NVIDIA layout),
+// plus one block of 1024 input rows; it does not grow with the input.
+#pragma once
+
+#include "data/hdf5_sample.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bk {
+
+struct Bin4Options {
+  std::vector<int> bins = {128, 256, 384, 512};  // strictly increasing upper bounds
+  int shards_per_bin = 1;
+  bool trim = false;                  // NVIDIA output: each bin's rows are as wide as its bound
+  std::optional<Hdf5Layout> layout;   // output layout; default: the first input's
+  int gzip_level = -1;                // -1: the layout's usual (NVIDIA 4, as its h5py writer; varlength 0)
+  int max_predictions = 0;            // P of NVIDIA output; 0: the NVIDIA inputs' largest P
+  bool drop_long = false;             // skip samples longer than the last bound instead of failing
+  bool force = false;                 // write into an existing non-empty DIR
+  bool quiet = false;
+  std::string output_dir;
+  std::vector<std::string> inputs;
+};
+
+struct Bin4Result {
+  std::vector<uint64_t> per_bin;  // samples written to each bin
+  uint64_t samples = 0;           // samples read
+  uint64_t dropped = 0;           // samples longer than the last bound (with drop_long)
+};
+
+// Index of the bin for a sample of `length` tokens, or -1 if it is longer than the last bound.
+int bin_index(const std::vector<int>& bounds, size_t length);
+
+// "part-00003-of-00016.hdf5"
+std::string shard_file_name(int shard, int shards);
+
+// Parses "128,256,384,512"; throws UsageError (naming --bins) unless positive and strictly increasing.
+std::vector<int> parse_bins(const std::string& text);
+
+Bin4Result run_bin4(const Bin4Options& options);
+
+}  // namespace bk

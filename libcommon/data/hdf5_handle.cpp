@@ -1,0 +1,78 @@
+#include "data/hdf5_handle.h"
+
+#include "cli/error.h"
+#include "io/output.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bk {
+
+void hdf5_quiet() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    H5open();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  });
+}
+
+namespace {
+// Walking upward starts at the innermost (deepest) frame, which carries the most specific description.
+herr_t keep_first_message(unsigned n, const H5E_error2_t* entry, void* data) {
+  auto* out = static_cast<std::string*>(data);
+  if (out->empty() && entry->desc != nullptr && entry->desc[0] != '\0') *out = entry->desc;
+  return 0;
+}
+}  // namespace
+
+std::string hdf5_last_error() {
+  std::string message;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_first_message, &message);
+  return message;
+}
+
+Hdf5TempFile::Hdf5TempFile(std::string path, bool overwrite) : path_(std::move(path)) {
+  hdf5_quiet();
+  check_overwrite(path_, overwrite);
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("{}: is a directory", path_);
+  temp_path_ = path_ + ".tmp.XXXXXX";
+  int fd = ::mkstemp(temp_path_.data());
+  if (fd < 0) fail("{}: cannot create output: {}", path_, std::strerror(errno));
+  // mkstemp makes the file 0600; give it the permissions an ordinary new file would get.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0644 & ~mask);
+  ::close(fd);
+  cleanup_slot_ = register_cleanup(temp_path_);
+  file_ = hid_file(H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+  if (!file_.valid()) {
+    std::string why = hdf5_last_error();
+    ::unlink(temp_path_.c_str());
+    unregister_cleanup(cleanup_slot_);
+    fail("{}: cannot create HDF5 file: {}", path_, why);
+  }
+}
+
+Hdf5TempFile::~Hdf5TempFile() {
+  if (committed_) return;
+  file_.close();
+  ::unlink(temp_path_.c_str());
+  unregister_cleanup(cleanup_slot_);
+}
+
+void Hdf5TempFile::commit() {
+  if (committed_) return;
+  if (!file_.close()) fail("{}: closing the HDF5 file failed: {}", path_, hdf5_last_error());
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
+    fail("{}: cannot rename temporary file into place: {}", path_, std::strerror(errno));
+  unregister_cleanup(cleanup_slot_);
+  committed_ = true;
+}
+
+}  // namespace bk

@@ -1,0 +1,233 @@
+#include "data/hdf5_reader.h"
+
+#include "cli/error.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <sys/stat.h>
+
+namespace bk {
+
+namespace {
+
+std::string type_class_name(hid_t type) {
+  switch (H5Tget_class(type)) {
+    case H5T_INTEGER: return "integer";
+    case H5T_FLOAT: return "float";
+    case H5T_STRING: return "string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_ENUM: return "enum";
+    case H5T_VLEN: return "variable-length";
+    case H5T_ARRAY: return "array";
+    case H5T_OPAQUE: return "opaque";
+    default: return "non-numeric";
+  }
+}
+
+herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* data) {
+  static_cast<std::vector<std::string>*>(data)->push_back(name);
+  return 0;
+}
+
+std::vector<std::string> root_members(hid_t file) {
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  H5Literate(file, H5_INDEX_NAME, H5_ITER_NATIVE, &index, collect_name, &names);
+  return names;
+}
+
+int32_t narrow(int64_t v) {
+  // Out-of-range values become -1, which check_sample (or the caller) rejects with the dataset name.
+  return v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max() ? -1
+                                                                                               : static_cast<int32_t>(v);
+}
+
+}  // namespace
+
+PretrainReader::PretrainReader(const std::string& path) : path_(path) {
+  hdf5_quiet();
+  if (path == "-" || path.empty()) fail("HDF5 needs random access; read from a file, not stdin");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) fail("{}: cannot open: {}", path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail("{}: is a directory", path);
+  if (H5Fis_hdf5(path.c_str()) <= 0) fail("{}: not an HDF5 file", path);
+  file_ = hid_file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file_.valid()) fail("{}: cannot open HDF5 file (damaged or truncated?): {}", path, hdf5_last_error());
+
+  const char* nvidia_names[] = {kDatasetInputIds,        kDatasetInputMask,  kDatasetSegmentIds,
+                                kDatasetMaskedPositions, kDatasetMaskedIds, kDatasetNextSentence};
+  auto exists = [&](const char* name) { return H5Lexists(file_, name, H5P_DEFAULT) > 0; };
+  if (exists(kDatasetInputIds)) {
+    Hid dataset = hid_dataset(H5Dopen2(file_, kDatasetInputIds, H5P_DEFAULT));
+    Hid type = hid_type(dataset.valid() ? H5Dget_type(dataset) : H5I_INVALID_HID);
+    if (type.valid() && H5Tget_class(type) == H5T_VLEN) layout_ = Hdf5Layout::varlength;
+  }
+  std::vector<std::string> missing;
+  for (const char* name : nvidia_names)
+    if (!(layout_ == Hdf5Layout::varlength && name == kDatasetInputMask) && !exists(name)) missing.push_back(name);
+  if (!missing.empty()) {
+    std::string found = fmt::format("{}", fmt::join(root_members(file_), ", "));
+    fail("{}: not a BERT pretraining HDF5 file: missing dataset{} {} (found at the root: {})", path,
+         missing.size() > 1 ? "s" : "", fmt::join(missing, ", "), found.empty() ? "nothing" : found);
+  }
+
+  bool vlen = layout_ == Hdf5Layout::varlength;
+  input_ids_ = open_dataset(kDatasetInputIds, vlen, true);
+  segment_ids_ = open_dataset(kDatasetSegmentIds, vlen, true);
+  positions_ = open_dataset(kDatasetMaskedPositions, vlen, true);
+  masked_ids_ = open_dataset(kDatasetMaskedIds, vlen, true);
+  next_sentence_ = open_dataset(kDatasetNextSentence, false, true);
+  if (!vlen) input_mask_ = open_dataset(kDatasetInputMask, false, true);
+
+  auto shape_error = [&](const Dataset& d, const Dataset& like) {
+    fail("{}: dataset {} has {} columns but {} has {}", path, d.name, d.width, like.name, like.width);
+  };
+  if (!vlen) {
+    if (input_ids_.width == 0) fail("{}: dataset input_ids must be 2-D [rows, seq_len]", path);
+    if (positions_.width == 0) fail("{}: dataset masked_lm_positions must be 2-D [rows, max_predictions]", path);
+    if (input_mask_.width != input_ids_.width) shape_error(input_mask_, input_ids_);
+    if (segment_ids_.width != input_ids_.width) shape_error(segment_ids_, input_ids_);
+    if (masked_ids_.width != positions_.width) shape_error(masked_ids_, positions_);
+    seq_len_ = static_cast<int>(input_ids_.width);
+    max_pred_ = static_cast<int>(positions_.width);
+  }
+  if (next_sentence_.width > 1) fail("{}: dataset next_sentence_labels must be [rows] or [rows, 1]", path);
+}
+
+PretrainReader::Dataset PretrainReader::open_dataset(const char* name, bool vlen, bool two_d_ok) {
+  Dataset d;
+  d.name = name;
+  d.id = hid_dataset(H5Dopen2(file_, name, H5P_DEFAULT));
+  if (!d.id.valid()) fail("{}: {} is not a dataset: {}", path_, name, hdf5_last_error());
+  Hid type = hid_type(H5Dget_type(d.id));
+  if (vlen) {
+    Hid base = hid_type(H5Tget_class(type) == H5T_VLEN ? H5Tget_super(type) : H5I_INVALID_HID);
+    if (!base.valid() || H5Tget_class(base) != H5T_INTEGER)
+      fail("{}: dataset {} has type {}; the varlength layout needs variable-length integers", path_, name,
+           base.valid() ? "variable-length " + type_class_name(base) : type_class_name(type));
+  } else if (H5Tget_class(type) != H5T_INTEGER) {
+    fail("{}: dataset {} has type {}; it must hold integers", path_, name, type_class_name(type));
+  }
+  Hid space = hid_space(H5Dget_space(d.id));
+  int rank = H5Sget_simple_extent_ndims(space);
+  hsize_t dims[2] = {0, 0};
+  if (rank < 1 || rank > 2 || (rank == 2 && (!two_d_ok || vlen)))
+    fail("{}: dataset {} has {} dimensions, expected {}", path_, name, rank, vlen ? 1 : 2);
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  if (rank == 2) d.width = dims[1];
+  if (name == kDatasetInputIds) rows_ = dims[0];
+  else if (dims[0] != rows_) fail("{}: dataset {} has {} rows but input_ids has {}", path_, name, dims[0], rows_);
+  return d;
+}
+
+std::vector<int64_t> PretrainReader::read_fixed(const Dataset& d, uint64_t first, uint64_t count) {
+  uint64_t width = d.width == 0 ? 1 : d.width;
+  std::vector<int64_t> values(count * width);
+  if (count == 0 || width == 0) return values;
+  Hid file_space = hid_space(H5Dget_space(d.id));
+  hsize_t start[2] = {first, 0}, extent[2] = {count, width};
+  int rank = d.width == 0 ? 1 : 2;
+  Hid memory = hid_space(H5Screate_simple(rank, extent, nullptr));
+  if (H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr) < 0 ||
+      H5Dread(d.id, H5T_NATIVE_INT64, memory, file_space, H5P_DEFAULT, values.data()) < 0)
+    fail("{}: dataset {}: cannot read rows {} to {}: {}", path_, d.name, first, first + count - 1, hdf5_last_error());
+  return values;
+}
+
+std::vector<std::vector<int64_t>> PretrainReader::read_vlen(const Dataset& d, uint64_t first, uint64_t count) {
+  std::vector<std::vector<int64_t>> rows(count);
+  if (count == 0) return rows;
+  Hid file_space = hid_space(H5Dget_space(d.id));
+  hsize_t start[1] = {first}, extent[1] = {count};
+  Hid memory = hid_space(H5Screate_simple(1, extent, nullptr));
+  Hid memory_type = hid_type(H5Tvlen_create(H5T_NATIVE_INT64));
+  std::vector<hvl_t> buffer(count);
+  if (H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr) < 0 ||
+      H5Dread(d.id, memory_type, memory, file_space, H5P_DEFAULT, buffer.data()) < 0)
+    fail("{}: dataset {}: cannot read rows {} to {}: {}", path_, d.name, first, first + count - 1, hdf5_last_error());
+  for (uint64_t i = 0; i < count; ++i) {
+    const auto* p = static_cast<const int64_t*>(buffer[i].p);
+    rows[i].assign(p, p + buffer[i].len);
+  }
+  H5Dvlen_reclaim(memory_type, memory, H5P_DEFAULT, buffer.data());
+  return rows;
+}
+
+void PretrainReader::row_error(uint64_t row, const std::string& what) const {
+  fail("{}: row {}: {}", path_, row, what);
+}
+
+bool PretrainReader::read_block(std::vector<PretrainSample>& out, size_t max_rows) {
+  out.clear();
+  if (next_row_ >= rows_ || max_rows == 0) return false;
+  uint64_t count = std::min<uint64_t>(max_rows, rows_ - next_row_);
+  out.resize(count);
+  if (layout_ == Hdf5Layout::nvidia) read_nvidia(out, next_row_, count);
+  else read_varlength(out, next_row_, count);
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string problem = check_sample(out[i]);
+    if (!problem.empty()) row_error(next_row_ + i, problem);
+  }
+  next_row_ += count;
+  return true;
+}
+
+void PretrainReader::read_nvidia(std::vector<PretrainSample>& out, uint64_t first, uint64_t count) {
+  const uint64_t L = input_ids_.width, P = positions_.width;
+  auto ids = read_fixed(input_ids_, first, count);
+  auto mask = read_fixed(input_mask_, first, count);
+  auto segments = read_fixed(segment_ids_, first, count);
+  auto positions = read_fixed(positions_, first, count);
+  auto masked = read_fixed(masked_ids_, first, count);
+  auto labels = read_fixed(next_sentence_, first, count);
+  for (uint64_t r = 0; r < count; ++r) {
+    const int64_t* m = &mask[r * L];
+    // input_mask must be a run of 1s then 0s: the real tokens come first, padding after.
+    uint64_t length = 0;
+    while (length < L && m[length] == 1) ++length;
+    for (uint64_t j = length; j < L; ++j)
+      if (m[j] != 0)
+        row_error(first + r, fmt::format("input_mask: value {} at column {} (expected 1s followed by 0s)", m[j], j));
+    PretrainSample& s = out[r];
+    s.input_ids.resize(length);
+    s.segment_ids.resize(length);
+    for (uint64_t j = 0; j < length; ++j) {
+      s.input_ids[j] = narrow(ids[r * L + j]);
+      s.segment_ids[j] = narrow(segments[r * L + j]);
+    }
+    uint64_t predictions = 0;  // NVIDIA's loader: the first 0 position ends the list
+    while (predictions < P && positions[r * P + predictions] != 0) ++predictions;
+    s.masked_lm_positions.resize(predictions);
+    s.masked_lm_ids.resize(predictions);
+    for (uint64_t j = 0; j < predictions; ++j) {
+      s.masked_lm_positions[j] = narrow(positions[r * P + j]);
+      s.masked_lm_ids[j] = narrow(masked[r * P + j]);
+    }
+    s.next_sentence_label = narrow(labels[r]);
+  }
+}
+
+void PretrainReader::read_varlength(std::vector<PretrainSample>& out, uint64_t first, uint64_t count) {
+  auto ids = read_vlen(input_ids_, first, count);
+  auto segments = read_vlen(segment_ids_, first, count);
+  auto positions = read_vlen(positions_, first, count);
+  auto masked = read_vlen(masked_ids_, first, count);
+  auto labels = read_fixed(next_sentence_, first, count);
+  auto copy = [](const std::vector<int64_t>& from, std::vector<int32_t>& to) {
+    to.resize(from.size());
+    for (size_t j = 0; j < from.size(); ++j) to[j] = narrow(from[j]);
+  };
+  for (uint64_t r = 0; r < count; ++r) {
+    PretrainSample& s = out[r];
+    copy(ids[r], s.input_ids);
+    copy(segments[r], s.segment_ids);
+    copy(positions[r], s.masked_lm_positions);
+    copy(masked[r], s.masked_lm_ids);
+    s.next_sentence_label = narrow(labels[r]);
+  }
+}
+
+}  // namespace bk
