@@ -1,0 +1,170 @@
+#include <doctest/doctest.h>
+
+#include "cli/error.h"
+#include "data/crc32c.h"
+#include "data/example.h"
+#include "data/tfrecord.h"
+#include "io/input.h"
+#include "io/output.h"
+
+#include <zlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+fs::path tfrecord_temp_dir() {
+  auto dir = fs::temp_directory_path() / ("bertkit-unit-tfrecord-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+void write_bytes(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+std::string gzip_bytes(const std::string& s) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, s.size()) + 32, '\0');
+  z.next_in = (Bytef*)s.data();
+  z.avail_in = s.size();
+  z.next_out = (Bytef*)out.data();
+  z.avail_out = out.size();
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+// Three records "alpha" (5 bytes), "" and 10000 bytes, framed by TFRecordWriter into a file.
+std::vector<std::string> sample_records() { return {"alpha", "", std::string(10000, 'x')}; }
+fs::path write_sample(const fs::path& p) {
+  bk::Output out(p.string(), true);
+  bk::TFRecordWriter writer(out);
+  for (const auto& r : sample_records()) writer.write(r);
+  CHECK(writer.records_written() == 3);
+  out.commit();
+  return p;
+}
+std::string read_error(const fs::path& p, bool skip = false) {
+  try {
+    bk::read_tfrecord_file(p.string(), {.skip_corrupt = skip});
+  } catch (const bk::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("tfrecord: framing matches the format by hand") {
+  // Record "a": length 1 as u64 LE, masked CRC of those 8 bytes, the byte, masked CRC of "a".
+  const std::string framed = bk::frame_tfrecord("a");
+  REQUIRE(framed.size() == 17);
+  CHECK(framed.substr(0, 8) == std::string("\x01\0\0\0\0\0\0\0", 8));
+  auto le32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(framed[at + i]);
+    return v;
+  };
+  CHECK(le32(8) == bk::crc32c_mask(bk::crc32c(framed.data(), 8)));
+  CHECK(framed[12] == 'a');
+  CHECK(le32(13) == bk::crc32c_mask(bk::crc32c("a")));
+}
+
+TEST_CASE("tfrecord: writer and reader round trip, plain and gzip, small buffer") {
+  auto dir = tfrecord_temp_dir();
+  auto plain = write_sample(dir / "sample.tfrecord");
+  std::string expected_bytes;
+  for (const auto& r : sample_records()) expected_bytes += bk::frame_tfrecord(r);
+  CHECK(slurp(plain) == expected_bytes);
+  write_bytes(dir / "sample.tfrecord.gz", gzip_bytes(expected_bytes));
+  for (auto path : {plain, dir / "sample.tfrecord.gz"}) {
+    bk::Input input(path.string());
+    bk::TFRecordReader reader(input, {.buffer_size = 64});  // forces growth past the buffer
+    std::string_view record;
+    std::vector<uint64_t> offsets;
+    std::vector<std::string> got;
+    while (reader.next(record)) {
+      got.emplace_back(record);
+      offsets.push_back(reader.record_offset());
+      CHECK(reader.record_index() == got.size() - 1);
+    }
+    CHECK(got == sample_records());
+    CHECK(offsets == std::vector<uint64_t>{0, 21, 37});
+    CHECK(reader.bytes_read() == expected_bytes.size());
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tfrecord: damaged files name the file, record and byte offset") {
+  auto dir = tfrecord_temp_dir();
+  const std::string good = slurp(write_sample(dir / "good.tfrecord"));
+  // Record 2 starts at byte 37: 21 bytes for "alpha", 16 for "".
+  auto damaged = [&](const std::string& name, size_t flip_at, size_t keep = std::string::npos) {
+    std::string bytes = good.substr(0, keep);
+    if (flip_at != std::string::npos) bytes[flip_at] ^= 0x20;
+    write_bytes(dir / name, bytes);
+    return dir / name;
+  };
+  auto data_bad = damaged("data.tfrecord", 37 + 12 + 500);
+  CHECK(read_error(data_bad) == data_bad.string() + ": record 2 at byte 37: corrupt data (CRC32C mismatch over 10000 bytes)");
+  auto footer_bad = damaged("footer.tfrecord", 12 + 5);  // the data CRC of record 0 itself
+  CHECK(read_error(footer_bad) == footer_bad.string() + ": record 0 at byte 0: corrupt data (CRC32C mismatch over 5 bytes)");
+  auto length_bad = damaged("length.tfrecord", 21);
+  CHECK(read_error(length_bad) ==
+        length_bad.string() + ": record 1 at byte 21: corrupt length field (CRC32C mismatch); cannot find the records after it");
+  auto length_crc_bad = damaged("lengthcrc.tfrecord", 21 + 9);
+  CHECK(read_error(length_crc_bad, true) == length_crc_bad.string() +
+        ": record 1 at byte 21: corrupt length field (CRC32C mismatch); cannot find the records after it");
+  auto cut_data = damaged("cut.tfrecord", std::string::npos, 37 + 12 + 100);
+  CHECK(read_error(cut_data, true) == cut_data.string() +
+        ": record 2 at byte 37: truncated record: 10000 data bytes declared, 112 bytes of record before end of input");
+  auto cut_header = damaged("cuthead.tfrecord", std::string::npos, 21 + 5);
+  CHECK(read_error(cut_header) ==
+        cut_header.string() + ": record 1 at byte 21: truncated record header (5 of 12 bytes before end of input)");
+  auto cut_footer = damaged("cutfoot.tfrecord", std::string::npos, good.size() - 1);
+  CHECK(read_error(cut_footer) == cut_footer.string() +
+        ": record 2 at byte 37: truncated record: 10000 data bytes declared, 10015 bytes of record before end of input");
+  write_bytes(dir / "bad.tfrecord.gz", gzip_bytes(slurp(data_bad)));
+  CHECK(read_error(dir / "bad.tfrecord.gz") ==
+        (dir / "bad.tfrecord.gz").string() + ": record 2 at uncompressed byte 37: corrupt data (CRC32C mismatch over 10000 bytes)");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tfrecord: skip_corrupt skips records with a bad data CRC and counts them") {
+  auto dir = tfrecord_temp_dir();
+  std::string bytes = slurp(write_sample(dir / "s.tfrecord"));
+  bytes[12 + 2] ^= 1;  // inside "alpha"
+  write_bytes(dir / "s.tfrecord", bytes);
+  bk::Input input((dir / "s.tfrecord").string());
+  bk::TFRecordReader reader(input, {.skip_corrupt = true});
+  std::string_view record;
+  REQUIRE(reader.next(record));
+  CHECK(record.empty());
+  CHECK(reader.record_index() == 1);
+  CHECK(reader.record_offset() == 21);
+  REQUIRE(reader.next(record));
+  CHECK(record.size() == 10000);
+  CHECK(reader.record_index() == 2);
+  CHECK_FALSE(reader.next(record));
+  CHECK(reader.skipped() == 1);
+  CHECK(reader.records_read() == 2);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tfrecord: empty input is zero records; a file of only garbage fails at record 0") {
+  auto dir = tfrecord_temp_dir();
+  write_bytes(dir / "empty", "");
+  CHECK(bk::read_tfrecord_file((dir / "empty").string()).empty());
+  write_bytes(dir / "text", "this is not a tfrecord file at all\n");
+  CHECK(read_error(dir / "text") ==
+        (dir / "text").string() + ": record 0 at byte 0: corrupt length field (CRC32C mismatch); cannot find the records after it");
+  fs::remove_all(dir);
+}
