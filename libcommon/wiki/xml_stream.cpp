@@ -1,0 +1,262 @@
+#include "wiki/xml_stream.h"
+
+#include "cli/error.h"
+#include "wiki/entities.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace bk::wiki {
+namespace {
+
+constexpr size_t kReadSize = 1 << 20;
+constexpr size_t npos = std::string::npos;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// Value of attribute `name` in the inside of a tag or declaration, "" when absent.
+std::string_view attribute(std::string_view tag, std::string_view name) {
+  for (size_t at = tag.find(name); at != npos; at = tag.find(name, at + 1)) {
+    if (at > 0 && !is_space(tag[at - 1])) continue;
+    size_t i = at + name.size();
+    while (i < tag.size() && is_space(tag[i])) ++i;
+    if (i >= tag.size() || tag[i] != '=') continue;
+    ++i;
+    while (i < tag.size() && is_space(tag[i])) ++i;
+    if (i >= tag.size() || (tag[i] != '"' && tag[i] != '\'')) continue;
+    size_t close = tag.find(tag[i], i + 1);
+    if (close == npos) return {};
+    return tag.substr(i + 1, close - i - 1);
+  }
+  return {};
+}
+
+template <typename T>
+bool parse_integer(std::string_view s, T& value) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  bool negative = !s.empty() && s.front() == '-';
+  if (negative) s.remove_prefix(1);
+  if (s.empty() || s.size() > 18) return false;
+  T v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = static_cast<T>(v * 10 + (c - '0'));
+  }
+  value = negative ? static_cast<T>(0 - v) : v;
+  return true;
+}
+
+}  // namespace
+
+DumpReader::DumpReader(Input& input) : source_(input) { buf_.reserve(2 * kReadSize); }
+
+bool DumpReader::read_more() {
+  if (eof_) return false;
+  if (source_.read(buf_, kReadSize) == 0) eof_ = true;
+  return !eof_;
+}
+
+void DumpReader::compact() {
+  // Only called between tokens, when nothing holds an index into buf_.
+  if (pos_ >= kReadSize || pos_ == buf_.size()) {
+    buf_.erase(0, pos_);
+    buf_start_ += pos_;
+    pos_ = 0;
+  }
+}
+
+size_t DumpReader::find_char(char c, size_t from) {
+  for (;;) {
+    if (from < buf_.size()) {
+      const void* hit = std::memchr(buf_.data() + from, c, buf_.size() - from);
+      if (hit) return static_cast<const char*>(hit) - buf_.data();
+      from = buf_.size();
+    }
+    if (!read_more()) return npos;
+  }
+}
+
+size_t DumpReader::find_string(std::string_view s, size_t from) {
+  for (;;) {
+    size_t hit = buf_.find(s, from);
+    if (hit != npos) return hit;
+    from = buf_.size() >= s.size() ? std::max(from, buf_.size() - s.size() + 1) : from;
+    if (!read_more()) return npos;
+  }
+}
+
+void DumpReader::fail_at_end() {
+  const std::string& name = source_.name();
+  uint64_t at = source_.input_offset();
+  if (!content_seen_) fail("{}: empty input", name);
+  if (!root_seen_) fail("{}: not a MediaWiki XML export: no <mediawiki> element before the end at byte {}", name, at);
+  if (std::find(stack_.begin(), stack_.end(), Kind::page) != stack_.end())
+    fail("{}: truncated dump: unexpected end of input inside <page> at byte {}", name, at);
+  fail("{}: truncated dump: unexpected end of input before </mediawiki> at byte {}", name, at);
+}
+
+void DumpReader::check_declaration(std::string_view declaration, size_t at) {
+  if (declaration.substr(0, 5) != "<?xml") return;
+  std::string encoding = lower(attribute(declaration, "encoding"));
+  bool utf16 = source_.encoding() != SourceEncoding::utf8;
+  bool ok = encoding.empty() || encoding == "utf-8" || encoding == "utf8" ||
+            (utf16 && (encoding == "utf-16" || encoding == "utf-16le" || encoding == "utf-16be"));
+  if (!ok)
+    fail("{}: unsupported encoding \"{}\" declared at byte {} (wiki-clean reads UTF-8 and UTF-16)", source_.name(),
+         attribute(declaration, "encoding"), offset_of(at));
+}
+
+void DumpReader::start_element(std::string_view name, bool self_closing, size_t at) {
+  if (!root_seen_) {
+    if (name != "mediawiki")
+      fail("{}: not a MediaWiki XML export: the root element at byte {} is <{}>, not <mediawiki>", source_.name(),
+           offset_of(at), name);
+    root_seen_ = true;
+    if (!self_closing) stack_.push_back(Kind::root);
+    else done_ = true;
+    return;
+  }
+  Kind parent = stack_.empty() ? Kind::other : stack_.back();
+  Kind kind = Kind::other;
+  switch (parent) {
+    case Kind::root:
+      if (name == "page") kind = Kind::page;
+      else if (name == "siteinfo") kind = Kind::siteinfo;
+      break;
+    case Kind::siteinfo:
+      if (name == "base") kind = Kind::base;
+      break;
+    case Kind::page:
+      if (name == "title") kind = Kind::title;
+      else if (name == "ns") kind = Kind::ns;
+      else if (name == "id") kind = Kind::id;
+      else if (name == "revision") kind = Kind::revision;
+      else if (name == "redirect") page_->redirect = true;
+      break;
+    case Kind::revision:
+      if (name == "text") kind = Kind::text;
+      break;
+    default:
+      break;
+  }
+  if (kind == Kind::page) {
+    *page_ = Page{};
+    have_page_id_ = false;
+  }
+  if (self_closing) {
+    if (kind == Kind::text) page_->text.clear();
+    return;
+  }
+  stack_.push_back(kind);
+  switch (kind) {
+    case Kind::base: base_url_.clear(), capture_ = &base_url_; break;
+    case Kind::title: page_->title.clear(), capture_ = &page_->title; break;
+    case Kind::ns:
+    case Kind::id: scalar_.clear(), capture_ = &scalar_; break;
+    case Kind::text: page_->text.clear(), capture_ = &page_->text; break;
+    default: break;
+  }
+}
+
+bool DumpReader::end_element(std::string_view name, size_t at, Page& page) {
+  if (stack_.empty())
+    fail("{}: malformed XML: unexpected </{}> at byte {}", source_.name(), name, offset_of(at));
+  Kind kind = stack_.back();
+  stack_.pop_back();
+  capture_ = nullptr;
+  switch (kind) {
+    case Kind::ns:
+      if (!parse_integer(scalar_, page.ns))
+        fail("{}: malformed <ns> \"{}\" at byte {}", source_.name(), scalar_, offset_of(at));
+      break;
+    case Kind::id:
+      if (!have_page_id_ && !parse_integer(scalar_, page.id))
+        fail("{}: malformed page <id> \"{}\" at byte {}", source_.name(), scalar_, offset_of(at));
+      have_page_id_ = true;
+      break;
+    case Kind::page: return true;
+    case Kind::root: done_ = true; break;
+    default: break;
+  }
+  return false;
+}
+
+bool DumpReader::next(Page& page) {
+  page_ = &page;
+  while (!done_) {
+    compact();
+    size_t lt = find_char('<', pos_);
+    size_t text_end = lt == npos ? buf_.size() : lt;
+    if (!root_seen_) {
+      for (size_t i = pos_; i < text_end; ++i) {
+        if (is_space(buf_[i])) continue;
+        fail("{}: not XML: byte {} is '{}' where markup ('<') was expected", source_.name(), offset_of(i),
+             buf_[i]);
+      }
+    } else if (capture_ && text_end > pos_) {
+      append_xml_decoded(std::string_view(buf_).substr(pos_, text_end - pos_), *capture_);
+    }
+    if (lt == npos) {
+      pos_ = buf_.size();
+      fail_at_end();
+    }
+    content_seen_ = true;
+    pos_ = lt;
+    while (buf_.size() < lt + 9 && read_more()) {
+    }
+    std::string_view head = std::string_view(buf_).substr(lt);
+    if (head.substr(0, 4) == "<!--") {
+      size_t end = find_string("-->", lt + 4);
+      if (end == npos) fail_at_end();
+      pos_ = end + 3;
+      continue;
+    }
+    if (head.substr(0, 9) == "<![CDATA[") {
+      size_t end = find_string("]]>", lt + 9);
+      if (end == npos) fail_at_end();
+      if (capture_) capture_->append(buf_, lt + 9, end - lt - 9);
+      pos_ = end + 3;
+      continue;
+    }
+    if (head.substr(0, 2) == "<?") {
+      size_t end = find_string("?>", lt + 2);
+      if (end == npos) fail_at_end();
+      if (!root_seen_) check_declaration(std::string_view(buf_).substr(lt, end - lt), lt);
+      pos_ = end + 2;
+      continue;
+    }
+    bool declaration = head.substr(0, 2) == "<!";  // <!DOCTYPE ...>; head dies when buf_ grows below
+    size_t gt = find_char('>', lt + 1);
+    if (gt == npos) fail_at_end();
+    pos_ = gt + 1;
+    if (declaration) continue;
+    std::string_view tag = std::string_view(buf_).substr(lt + 1, gt - lt - 1);
+    bool closing = !tag.empty() && tag.front() == '/';
+    if (closing) tag.remove_prefix(1);
+    bool self_closing = !tag.empty() && tag.back() == '/';
+    if (self_closing) tag.remove_suffix(1);
+    size_t name_end = 0;
+    while (name_end < tag.size() && !is_space(tag[name_end]) && tag[name_end] != '/') ++name_end;
+    std::string_view name = tag.substr(0, name_end);
+    if (name.empty())
+      fail("{}: malformed XML: bad tag at byte {}", source_.name(), offset_of(lt));
+    if (closing) {
+      if (!root_seen_)
+        fail("{}: not a MediaWiki XML export: </{}> at byte {} before any element", source_.name(), name,
+             offset_of(lt));
+      if (end_element(name, lt, page)) return true;
+    } else {
+      start_element(name, self_closing, lt);
+    }
+  }
+  return false;
+}
+
+}  // namespace bk::wiki
