@@ -1,0 +1,216 @@
+#include "shard/shard_run.h"
+
+#include "cli/error.h"
+#include "cli/progress.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "text/documents.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace bk::shard {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kShardBuffer = 64 * 1024;  // per open shard; 128 shards -> 8 MiB of buffers
+constexpr uint32_t kMaxOpenCeiling = 192;   // the signal-safe cleanup table holds 256 temporaries
+
+struct ShardFile {
+  std::string path;
+  const char* split;
+  uint32_t index, count;
+};
+
+// Combined shard numbering: training shards 0..N-1, then test shards N..N+M-1.
+std::vector<ShardFile> shard_files(const ShardConfig& c) {
+  std::vector<ShardFile> files;
+  for (uint32_t i = 0; i < c.training_shards; ++i)
+    files.push_back({shard_path(c.prefix, "training", i, c.training_shards), "training", i, c.training_shards});
+  for (uint32_t i = 0; i < c.test_shards; ++i)
+    files.push_back({shard_path(c.prefix, "test", i, c.test_shards), "test", i, c.test_shards});
+  return files;
+}
+
+void check_config(const ShardConfig& c) {
+  if (c.training_shards < 1) usage_fail("--training-shards must be at least 1");
+  if (!(c.test_fraction >= 0.0 && c.test_fraction < 1.0))
+    usage_fail("--test-fraction must be in [0, 1), got {}", c.test_fraction);
+  if (c.test_fraction > 0 && c.test_shards == 0) usage_fail("--test-fraction {} needs --test-shards >= 1", c.test_fraction);
+  if (c.test_fraction == 0 && c.test_shards > 0)
+    usage_fail("--test-shards {} needs a --test-fraction above 0", c.test_shards);
+  if (c.training_shards > 99999 || c.test_shards > 99999) usage_fail("at most 99999 shards per split");
+  if (c.max_open < 1) usage_fail("--max-open-files must be at least 1");
+  if (c.inputs.empty()) usage_fail("no INPUT given (use - for stdin)");
+  if (std::count(c.inputs.begin(), c.inputs.end(), "-") > 1) usage_fail("stdin (-) can be given only once");
+  if (c.prefix.empty() || c.prefix == "-") usage_fail("-o PREFIX is required (shards are files, not stdout)");
+  fs::path prefix(c.prefix);
+  if (!prefix.has_filename()) usage_fail("-o PREFIX must end in a file name part, got '{}'", c.prefix);
+}
+
+// The output directory must exist and be writable: found out now, before a long first pass.
+void check_directory(const std::string& prefix) {
+  fs::path dir = fs::path(prefix).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) fail("{}: no such directory for the shards of -o {}", dir.string(), prefix);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    fail("{}: cannot write shards there: {}", dir.string(), std::strerror(errno));
+}
+
+uint32_t open_file_budget(uint32_t wanted) {
+  rlimit limit{};
+  uint64_t budget = kMaxOpenCeiling;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur > 24)
+    budget = std::min<uint64_t>(budget, limit.rlim_cur - 16);  // room for the inputs, stdio and the spool
+  return static_cast<uint32_t>(std::clamp<uint64_t>(wanted, 1, budget));
+}
+
+// Removes a file when the run ends, however it ends (and on SIGINT through the cleanup table).
+struct TemporaryFile {
+  std::string path;
+  int slot = -1;
+  explicit TemporaryFile(std::string p) : path(std::move(p)), slot(register_cleanup(path)) {}
+  ~TemporaryFile() {
+    ::unlink(path.c_str());
+    unregister_cleanup(slot);
+  }
+};
+
+using DocumentVisitor = std::function<void(const Document&, uint64_t index, const Input& source)>;
+
+// Reads every source in order, numbering documents across them.
+uint64_t read_sources(const std::vector<std::string>& sources, Progress& progress, const char* pass,
+                      const DocumentVisitor& visit) {
+  uint64_t index = 0, bytes_before = 0;
+  Document doc;
+  for (const auto& source : sources) {
+    Input input(source);
+    DocumentReader reader(input);
+    while (reader.next(doc)) {
+      visit(doc, index++, input);
+      if (progress.wants_update())
+        progress.update(bytes_before + reader.bytes_read(), fmt::format("{}: {} documents", pass, index));
+    }
+    bytes_before += reader.bytes_read();
+  }
+  return index;
+}
+
+uint64_t split_documents(const Balance& b) {
+  uint64_t n = 0;
+  for (uint64_t d : b.documents) n += d;
+  return n;
+}
+
+std::string marker_json(const ShardConfig& c, const ShardSummary& s, const std::vector<ShardFile>& files) {
+  nlohmann::ordered_json j;
+  j["tool"] = "shard";
+  j["training_shards"] = c.training_shards;
+  j["test_shards"] = c.test_shards;
+  j["test_fraction"] = c.test_fraction;
+  j["seed"] = c.seed;
+  j["documents"] = s.documents;
+  j["bytes"] = s.bytes;
+  j["training_documents"] = s.documents - split_documents(s.plan.test);
+  j["test_documents"] = split_documents(s.plan.test);
+  j["imbalance"] = {{"training", s.plan.training.imbalance()}, {"test", s.plan.test.imbalance()}};
+  auto& list = j["shards"] = nlohmann::ordered_json::array();
+  for (const auto& f : files) {
+    const Balance& b = std::strcmp(f.split, "test") == 0 ? s.plan.test : s.plan.training;
+    list.push_back({{"file", fs::path(f.path).filename().string()},
+                    {"split", f.split},
+                    {"documents", b.documents[f.index]},
+                    {"bytes", b.bytes[f.index]}});
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+std::string marker_path(const std::string& prefix) { return prefix + ".done"; }
+
+ShardSummary run_shard(const ShardConfig& c) {
+  check_config(c);
+  const std::vector<ShardFile> files = shard_files(c);
+  const std::string marker = marker_path(c.prefix);
+  // Refuse before reading anything: a long first pass should not end in "already exists".
+  for (const auto& f : files) check_overwrite(f.path, c.force);
+  check_overwrite(marker, c.force);
+  check_directory(c.prefix);
+
+  Progress progress(c.quiet);
+  ShardSummary summary;
+
+  // Pass 1: document sizes. Standard input is copied to a spool file on the way, for the later passes.
+  std::vector<uint64_t> sizes;
+  std::vector<std::string> sources = c.inputs;
+  std::unique_ptr<TemporaryFile> spool;
+  for (auto& source : sources) {
+    if (source != "-") continue;
+    spool = std::make_unique<TemporaryFile>(c.prefix + ".stdin-spool");
+    Output copy(spool->path, /*overwrite=*/true);
+    Input input("-");
+    DocumentReader reader(input);
+    Document doc;
+    while (reader.next(doc)) {
+      write_document(copy, doc.lines);
+      // Sizes of stdin documents are taken when the spool is read below, with everything else.
+    }
+    copy.commit();
+    source = spool->path;
+  }
+  uint64_t documents = read_sources(sources, progress, "pass 1", [&](const Document& doc, uint64_t, const Input&) {
+    sizes.push_back(doc.bytes());
+  });
+  summary.documents = documents;
+  for (uint64_t b : sizes) summary.bytes += b;
+
+  summary.plan = make_plan(sizes, c.training_shards, c.test_shards, c.test_fraction, c.seed);
+  const Plan& plan = summary.plan;
+
+  if (c.force) ::unlink(marker.c_str());
+
+  // Pass 2 (repeated per group of shards): stream the documents into their shards.
+  const uint32_t total_shards = static_cast<uint32_t>(files.size());
+  const uint32_t group = open_file_budget(c.max_open);
+  for (uint32_t first = 0; first < total_shards; first += group) {
+    const uint32_t last = std::min(total_shards, first + group);
+    std::vector<std::unique_ptr<Output>> outputs;
+    for (uint32_t s = first; s < last; ++s)
+      outputs.push_back(std::make_unique<Output>(files[s].path, c.force, kShardBuffer));
+    ++summary.passes;
+    const std::string pass = fmt::format("pass {}", summary.passes + 1);
+    uint64_t seen = read_sources(sources, progress, pass.c_str(), [&](const Document& doc, uint64_t i, const Input& source) {
+      if (i >= documents || doc.bytes() != sizes[i])
+        fail("{}: line {}: the input changed between passes (document {})", source.name(), doc.first_line, i + 1);
+      uint32_t to = plan.shard_of[i];
+      uint32_t combined = (to & Plan::kTest) ? c.training_shards + (to & ~Plan::kTest) : to;
+      if (combined >= first && combined < last) write_document(*outputs[combined - first], doc.lines);
+    });
+    if (seen != documents) fail("the inputs changed between passes: {} documents, then {}", documents, seen);
+    for (auto& out : outputs) out->commit();
+  }
+
+  write_file_atomic(marker, marker_json(c, summary, files), /*overwrite=*/true);
+
+  const uint64_t test_documents = split_documents(plan.test);
+  std::string what = fmt::format("{} documents ({} training, {} test), {} + {} shards, max/mean {:.4f} training",
+                                 documents, documents - test_documents, test_documents, c.training_shards,
+                                 c.test_shards, plan.training.imbalance());
+  if (c.test_shards > 0) what += fmt::format(", {:.4f} test", plan.test.imbalance());
+  progress.finish(summary.bytes, what);
+  return summary;
+}
+
+}  // namespace bk::shard
