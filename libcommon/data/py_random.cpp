@@ -141,7 +141,7 @@ int64_t PyRandom::randint(int64_t a, int64_t b) {
     // _randbelow(2**64) draws 65 bits until the top one is clear.
     for (;;) {
       auto w = getrandbits_words(65);
-      if (w[2] == 0) return static_cast<int64_t>(w[0] | (static_cast<uint64_t>(w[1]) << 32));
+      if (w[2] == 0) return static_cast<int64_t>(static_cast<uint64_t>(a) + (w[0] | (static_cast<uint64_t>(w[1]) << 32)));
     }
   }
   return static_cast<int64_t>(static_cast<uint64_t>(a) + randbelow(width));

@@ -4,7 +4,8 @@
 //       random | getrandbits:K (hex) | randbelow:N | randint:A:B | randrange:START:STOP:STEP | shuffle:N | choice:N
 //   data_test_helper decode FILE [--skip-corrupt]   one JSON line per record (floats as uint32 bits, bytes as hex)
 //   data_test_helper reencode IN OUT [--sorted]     decode + encode every record (original order unless --sorted)
-//   data_test_helper write-json IN.jsonl OUT        each line [{"name","kind":"int64|float|bytes|none","values"}]
+//   data_test_helper write-json IN.jsonl OUT [--sorted]   each line [{"name","kind":"int64|float|bytes|none","values"}]
+//   data_test_helper dump FILE                      each record's bytes as one hex line (no Example decoding)
 //   data_test_helper bench FILE [PASSES]            MB/s of TFRecord reading (+ decoding) and of raw CRC32C
 #include "cli/error.h"
 #include "data/crc32c.h"
@@ -135,7 +136,7 @@ std::string unhex(const std::string& hex) {
   return bytes;
 }
 
-int write_json(const std::string& in, const std::string& out_path) {
+int write_json(const std::string& in, const std::string& out_path, bool sorted) {
   bk::Input input(in);
   bk::LineReader lines(input);
   bk::Output output(out_path, true);
@@ -161,9 +162,27 @@ int write_json(const std::string& in, const std::string& out_path) {
         example.set_bytes(f.at("name"), bytes);
       } else example.set(f.at("name"), std::monostate{});
     }
-    writer.write(bk::encode_example(example));
+    writer.write(bk::encode_example(example, sorted ? bk::FeatureOrder::kSortedByName : bk::FeatureOrder::kInsertion));
   }
   output.commit();
+  return 0;
+}
+
+int dump(const std::string& path) {
+  bk::Input input(path);
+  bk::TFRecordReader reader(input);
+  std::string_view record;
+  std::string line;
+  static const char* digits = "0123456789abcdef";
+  while (reader.next(record)) {
+    line.clear();
+    for (unsigned char c : record) {
+      line.push_back(digits[c >> 4]);
+      line.push_back(digits[c & 15]);
+    }
+    line.push_back('\n');
+    std::cout << line;
+  }
   return 0;
 }
 
@@ -220,8 +239,9 @@ int main(int argc, char** argv) {
     if (args.size() >= 2 && args[0] == "random") return random_ops(args[1]);
     if (args.size() >= 2 && args[0] == "decode") return decode(args[1], has("--skip-corrupt"));
     if (args.size() >= 3 && args[0] == "reencode") return reencode(args[1], args[2], has("--sorted"));
-    if (args.size() >= 3 && args[0] == "write-json") return write_json(args[1], args[2]);
+    if (args.size() >= 3 && args[0] == "write-json") return write_json(args[1], args[2], has("--sorted"));
+    if (args.size() >= 2 && args[0] == "dump") return dump(args[1]);
     if (args.size() >= 2 && args[0] == "bench") return bench(args[1], args.size() >= 3 ? std::stoi(args[2]) : 1);
-    bk::usage_fail("expected: random SEED | decode FILE | reencode IN OUT | write-json IN OUT | bench FILE [PASSES]");
+    bk::usage_fail("expected: random SEED | decode FILE | reencode IN OUT | write-json IN OUT | dump FILE | bench FILE [PASSES]");
   });
 }

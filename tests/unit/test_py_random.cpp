@@ -3,6 +3,7 @@
 #include "cli/error.h"
 #include "data/py_random.h"
 
+#include <limits>
 #include <numeric>
 
 // Expected values below were printed by CPython 3.11.7 (the stdlib `random` module), with the exact
@@ -36,6 +37,11 @@ TEST_CASE("py_random: values produced by CPython") {
     std::iota(x.begin(), x.end(), 0);
     r.shuffle(x);
     CHECK(x == std::vector<int>{8, 3, 1, 4, 7, 0, 9, 6, 2, 5});
+  }
+  {
+    // r = random.Random(1); r.randint(-2**63, 2**63 - 1)   (_randbelow(2**64) draws 65 bits, rejecting once here)
+    bk::PyRandom r(1);
+    CHECK(r.randint(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()) == 4865782901354085936);
   }
   {
     // repr(random.Random(2**100+3).random())
