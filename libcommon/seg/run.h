@@ -1,0 +1,29 @@
+// The sent-seg tool: documents of paragraphs in (the wiki-clean text format), documents of sentences out
+// (one per line, a blank line after each document: the input format of google-research/bert
+// create_pretraining_data.py). Document boundaries are kept exactly and a sentence never spans two paragraphs.
+#pragma once
+
+#include "seg/segmenter.h"
+
+#include <string>
+
+namespace bk::seg {
+
+struct SentSegConfig {
+  std::string input = "-";
+  std::string output = "-";
+  bool force = false;
+  bool quiet = false;
+  int threads = 1;                 // 0 = all hardware threads
+  size_t batch_bytes = 1 << 20;    // input bytes per parallel work item
+  SegmenterOptions segmenter;
+};
+
+struct SentSegStats {
+  uint64_t documents = 0, paragraphs = 0, sentences = 0, bytes_in = 0, bytes_out = 0;
+};
+
+// Runs the whole tool; throws bk::Error (with file and line) on bad input or I/O failure.
+SentSegStats run_sent_seg(const SentSegConfig& config);
+
+}  // namespace bk::seg
