@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# bin4: options, errors and the exact files it writes.
+source "$(dirname "$0")/lib.sh"
+
+run bin4 --help
+expect_rc 0 "--help"
+[[ "$OUT" == "Usage: bin4 "* ]] || fail_case "--help does not start with the usage line"
+run bin4 --version
+expect_rc 0 "--version"
+expect_out "bin4 (bertkit) $(sed -n 's/^project(bertkit VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")" "--version"
+run bin4 --bogus
+expect_rc 2 "unknown flag"
+expect_err "^bin4: .*--bogus.*; try --help$" "unknown flag"
+run bin4 in.hdf5
+expect_rc 2 "missing -o"
+run bin4 -o "$TMP/x"
+expect_rc 2 "no inputs"
+expect_err "^bin4: no input files; try --help$" "no inputs"
+run bin4 --bins 256,128 -o "$TMP/x" in.hdf5
+expect_rc 2 "decreasing bins"
+expect_err "^bin4: --bins: bounds must increase, but 128 follows 256; try --help$" "decreasing bins"
+run bin4 --layout tf -o "$TMP/x" in.hdf5
+expect_rc 2 "bad layout"
+run bin4 --gzip 10 -o "$TMP/x" in.hdf5
+expect_rc 2 "bad gzip level"
+run bin4 --shards-per-bin 0 -o "$TMP/x" in.hdf5
+expect_rc 2 "zero shards"
+
+run bin4 -o "$TMP/x" "$TMP/missing.hdf5"
+expect_rc 1 "missing input"
+expect_err "^bin4: error: $TMP/missing.hdf5: cannot open: No such file or directory$" "missing input"
+[ ! -e "$TMP/x" ] || fail_case "missing input: output directory was created"
+printf 'plain text\n' >"$TMP/text.hdf5"
+run bin4 -o "$TMP/x" "$TMP/text.hdf5"
+expect_rc 1 "not HDF5"
+expect_err "^bin4: error: $TMP/text.hdf5: not an HDF5 file$" "not HDF5"
+run bin4 -o "$TMP/x" - <"$TMP/text.hdf5"
+expect_rc 1 "stdin refused"
+expect_err "random access" "stdin refused"
+
+# The rest needs h5py to make inputs.
+if ! "${PYTHON:-false}" -c 'import h5py' 2>/dev/null; then echo "skipped: no h5py in PYTHON"; finish; exit 77; fi
+# Eight samples of lengths 1, 127, 128, 129, 256, 257, 385, 512 (NVIDIA layout, L=512, P=4).
+"$PYTHON" - "$TMP/in.hdf5" <<'PY'
+import sys, h5py, numpy as np
+lengths = [1 + 1, 127, 128, 129, 256, 257, 385, 512]
+n, L, P = len(lengths), 512, 4
+ids = np.zeros((n, L), "i4"); mask = np.zeros((n, L), "i1"); seg = np.zeros((n, L), "i1")
+pos = np.zeros((n, P), "i4"); mlm = np.zeros((n, P), "i4")
+for i, k in enumerate(lengths):
+    ids[i, :k] = 1000 + i; mask[i, :k] = 1; pos[i, 0] = 1; mlm[i, 0] = 7
+with h5py.File(sys.argv[1], "w") as f:
+    for name, data in [("input_ids", ids), ("input_mask", mask), ("segment_ids", seg),
+                       ("masked_lm_positions", pos), ("masked_lm_ids", mlm),
+                       ("next_sentence_labels", np.zeros(n, "i1"))]:
+        f.create_dataset(name, data=data, compression="gzip")
+PY
+
+run bin4 --shards-per-bin 2 -o "$TMP/bins" "$TMP/in.hdf5"
+expect_rc 0 "binning"
+expect_out "" "binning writes nothing to stdout"
+expect_err "^bin4: 8 samples from 1 file \(128: 3, 256: 2, 384: 1, 512: 2\), .* in .* s \(" "summary line"
+OUT=$(cd "$TMP/bins" && find . -type f | sort)
+expect_out "./128/part-00000-of-00002.hdf5
+./128/part-00001-of-00002.hdf5
+./256/part-00000-of-00002.hdf5
+./256/part-00001-of-00002.hdf5
+./384/part-00000-of-00002.hdf5
+./384/part-00001-of-00002.hdf5
+./512/part-00000-of-00002.hdf5
+./512/part-00001-of-00002.hdf5
+./bin4.json" "exact output files"
+run "$PYTHON" -c 'import json,sys; print([b["samples"] for b in json.load(open(sys.argv[1]))["bins"]])' "$TMP/bins/bin4.json"
+expect_out "[3, 2, 1, 2]" "bin4.json counts"
+
+run bin4 -q -o "$TMP/bins" "$TMP/in.hdf5"
+expect_rc 1 "existing output dir without -f"
+expect_err "^bin4: error: $TMP/bins: output directory exists and is not empty; use --force$" "existing output dir"
+run bin4 -q -f --layout varlength -o "$TMP/bins" "$TMP/in.hdf5"
+expect_rc 0 "existing output dir with -f"
+CASES=$((CASES + 1)); [ -z "$ERR" ] || fail_case "-q printed: $ERR"
+
+run bin4 -q --bins 128,256 -o "$TMP/short" "$TMP/in.hdf5"
+expect_rc 1 "sample longer than the last bin"
+expect_err "^bin4: error: $TMP/in.hdf5: row 5: 257 tokens, longer than the last bin \(256\); use --drop-long" "too long"
+[ ! -e "$TMP/short/bin4.json" ] || fail_case "too long: marker written"
+expect_file_absent "$TMP/short/128/part" "too long: no shard or temporary left"
+run bin4 --bins 128,256 --drop-long -o "$TMP/short2" "$TMP/in.hdf5"
+expect_rc 0 "--drop-long"
+expect_err "^bin4: 8 samples from 1 file \(128: 3, 256: 2\), 3 too long dropped, " "--drop-long summary"
+
+if [ -n "$FIXTURES" ] && [ -f "$FIXTURES/hdf5-closest/keras-bert-test_bert_fit.h5" ]; then
+  run bin4 -o "$TMP/keras" "$FIXTURES/hdf5-closest/keras-bert-test_bert_fit.h5"
+  expect_rc 1 "HDF5 file of another kind"
+  expect_err "not a BERT pretraining HDF5 file: missing datasets input_ids, input_mask, segment_ids, masked_lm_positions, masked_lm_ids, next_sentence_labels \(found at the root: model_weights, optimizer_weights\)$" "keras weights file"
+fi
+finish
