@@ -15,7 +15,7 @@ struct SentSegConfig {
   bool force = false;
   bool quiet = false;
   int threads = 1;                 // 0 = all hardware threads
-  size_t batch_bytes = 1 << 20;    // input bytes per parallel work item
+  size_t batch_bytes = 256 << 10;  // input bytes per parallel work item
   SegmenterOptions segmenter;
 };
 
