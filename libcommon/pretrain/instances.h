@@ -1,0 +1,60 @@
+// Masked-LM / next-sentence instances exactly as google-research/bert create_pretraining_data.py makes them.
+//
+// Identical output needs identical random draws in identical order, so this follows the reference step by step
+// (DESIGN.md section 5): documents shuffled, dupe_factor passes over all documents, per-document target length,
+// chunking into segments A and B, random next with "put back", truncate_seq_pair, masking, then a final shuffle
+// of all instances. One bk::PyRandom drives everything.
+#pragma once
+
+#include "data/py_random.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace bk {
+
+struct InstanceConfig {
+  int max_seq_length = 128;
+  int max_predictions = 20;
+  double masked_lm_prob = 0.15;
+  double short_seq_prob = 0.1;
+  int dupe_factor = 10;
+  bool whole_word_mask = false;
+};
+
+// What instance creation needs to know about the vocabulary, in token ids.
+struct MaskingVocab {
+  int32_t cls_id = -1, sep_id = -1, mask_id = -1;
+  // The reference draws random replacements from list(vocab.keys()): every distinct token in first-seen order,
+  // mapped to the id the vocab gives it (the last line on which it appears).
+  std::vector<int32_t> random_word_ids;
+  // is_continuation[id]: the token starts with "##" (whole-word masking joins it to the previous word).
+  std::vector<uint8_t> is_continuation;
+};
+
+// All documents of one invocation, stored flat: sentence s holds tokens[sentence_begin[s] .. sentence_begin[s+1]),
+// document d holds sentences [doc_begin[d] .. doc_begin[d+1]). Documents are never empty.
+struct Corpus {
+  std::vector<int32_t> tokens;
+  std::vector<uint64_t> sentence_begin{0};
+  std::vector<uint64_t> doc_begin{0};
+
+  size_t num_docs() const { return doc_begin.size() - 1; }
+  void add_sentence(const std::vector<int32_t>& ids);  // to the current (last, open) document
+  void end_document();                                 // closes the open document if it has sentences
+  size_t open_document_sentences() const { return sentence_begin.size() - 1 - doc_begin.back(); }
+};
+
+struct Instance {
+  std::vector<int32_t> input_ids;        // [CLS] a [SEP] b [SEP], masked, unpadded
+  int32_t a_length = 0;                  // segment_ids are 0 for the first a_length + 2 tokens, then 1
+  bool is_random_next = false;
+  std::vector<int32_t> masked_lm_positions;
+  std::vector<int32_t> masked_lm_ids;    // the original token ids at those positions
+};
+
+// Creates every instance in the reference's final order. corpus is shuffled (its document order) in place.
+std::vector<Instance> create_instances(Corpus& corpus, const InstanceConfig& config, const MaskingVocab& vocab,
+                                       PyRandom& rng);
+
+}  // namespace bk

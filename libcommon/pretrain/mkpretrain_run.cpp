@@ -1,0 +1,197 @@
+#include "pretrain/mkpretrain_run.h"
+
+#include "cli/error.h"
+#include "cli/progress.h"
+#include "data/example.h"
+#include "data/hdf5_writer.h"
+#include "data/tfrecord.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "text/utf8.h"
+#include "tok/full_tokenizer.h"
+#include "util/ordered_parallel.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+namespace bk {
+namespace {
+
+// One tokenized input line: blank (a document boundary) or its token ids (possibly none).
+struct TokenizedLine {
+  bool blank = false;
+  std::vector<int32_t> ids;
+};
+struct LineBatch {
+  std::vector<std::string> lines;
+  uint64_t first_line = 0;
+  std::string file;
+};
+
+// Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
+// after Python's str.strip() starts a new document, a line whose tokens are empty is skipped, and documents run
+// on across input files unless a blank line separates them.
+Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_t& bytes, uint64_t& lines_read) {
+  Corpus corpus;
+  for (const auto& path : cfg.inputs) {
+    Input input(path);
+    LineReader reader(input);
+    auto produce = [&](LineBatch& batch) {
+      batch.first_line = reader.line_number() + 1;
+      batch.file = input.name();
+      std::string_view line;
+      while (batch.lines.size() < 4096 && reader.next(line)) batch.lines.emplace_back(line);
+      return !batch.lines.empty();
+    };
+    auto work = [&](LineBatch& batch) {
+      thread_local std::unique_ptr<tok::FullTokenizer> tokenizer;
+      thread_local const tok::Vocab* tokenizer_vocab = nullptr;
+      thread_local bool tokenizer_cased = false;
+      if (!tokenizer || tokenizer_vocab != &vocab || tokenizer_cased != cfg.cased) {
+        tokenizer = std::make_unique<tok::FullTokenizer>(vocab, !cfg.cased);
+        tokenizer_vocab = &vocab;
+        tokenizer_cased = cfg.cased;
+      }
+      std::vector<TokenizedLine> out(batch.lines.size());
+      for (size_t i = 0; i < batch.lines.size(); ++i) {
+        const std::string& line = batch.lines[i];
+        if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
+          fail("{}: line {}: invalid UTF-8 at column {}", batch.file, batch.first_line + i, bad + 1);
+        if (tok::python_strip(line).empty()) out[i].blank = true;
+        else tokenizer->encode(line, out[i].ids);
+      }
+      return out;
+    };
+    auto consume = [&](std::vector<TokenizedLine>& result) {
+      for (auto& l : result) {
+        if (l.blank) corpus.end_document();
+        else if (!l.ids.empty()) corpus.add_sentence(l.ids);
+      }
+    };
+    ordered_parallel<LineBatch, std::vector<TokenizedLine>>(cfg.threads, produce, work, consume);
+    bytes += input.offset();
+    lines_read += reader.line_number();
+  }
+  corpus.end_document();
+  return corpus;
+}
+
+int32_t require_token(const tok::Vocab& vocab, std::string_view token) {
+  int32_t id = vocab.find(token);
+  if (id == tok::Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
+  return id;
+}
+
+MaskingVocab masking_vocab(const tok::Vocab& vocab) {
+  MaskingVocab m;
+  m.cls_id = require_token(vocab, "[CLS]");
+  m.sep_id = require_token(vocab, "[SEP]");
+  m.mask_id = require_token(vocab, "[MASK]");
+  std::unordered_set<std::string_view> seen;
+  m.is_continuation.resize(vocab.size());
+  for (size_t id = 0; id < vocab.size(); ++id) {
+    std::string_view token = vocab.token(static_cast<int32_t>(id));
+    m.is_continuation[id] = token.starts_with("##");
+    if (seen.insert(token).second) m.random_word_ids.push_back(vocab.find(token));
+  }
+  return m;
+}
+
+void write_tfrecord(const std::vector<Instance>& instances, const MkpretrainConfig& cfg) {
+  Output out(cfg.output, cfg.force);
+  TFRecordWriter writer(out);
+  const size_t L = static_cast<size_t>(cfg.instances.max_seq_length);
+  const size_t P = static_cast<size_t>(cfg.instances.max_predictions);
+  Example example;
+  std::string record;
+  for (const auto& inst : instances) {
+    Int64List ids(L, 0), mask(L, 0), segments(L, 0), positions(P, 0), masked(P, 0);
+    FloatList weights(P, 0.0f);
+    for (size_t i = 0; i < inst.input_ids.size(); ++i) {
+      ids[i] = inst.input_ids[i];
+      mask[i] = 1;
+      segments[i] = i < static_cast<size_t>(inst.a_length) + 2 ? 0 : 1;
+    }
+    for (size_t k = 0; k < inst.masked_lm_positions.size(); ++k) {
+      positions[k] = inst.masked_lm_positions[k];
+      masked[k] = inst.masked_lm_ids[k];
+      weights[k] = 1.0f;
+    }
+    // The reference's feature order (an OrderedDict), so the bytes match what it writes.
+    example.clear();
+    example.set_int64("input_ids", std::move(ids));
+    example.set_int64("input_mask", std::move(mask));
+    example.set_int64("segment_ids", std::move(segments));
+    example.set_int64("masked_lm_positions", std::move(positions));
+    example.set_int64("masked_lm_ids", std::move(masked));
+    example.set_float("masked_lm_weights", std::move(weights));
+    example.set_int64("next_sentence_labels", {inst.is_random_next ? 1 : 0});
+    record.clear();
+    encode_example(example, record);
+    writer.write(record);
+  }
+  out.commit();
+}
+
+void write_hdf5(const std::vector<Instance>& instances, const MkpretrainConfig& cfg) {
+  PretrainWriterOptions options;
+  if (!parse_layout(cfg.hdf5_layout, options.layout)) usage_fail("--layout must be nvidia or varlength");
+  options.seq_len = cfg.instances.max_seq_length;
+  options.max_predictions = cfg.instances.max_predictions;
+  options.gzip_level = cfg.gzip_level;
+  options.overwrite = cfg.force;
+  PretrainWriter writer(cfg.output, options);
+  PretrainSample sample;
+  for (const auto& inst : instances) {
+    sample.input_ids = inst.input_ids;
+    sample.segment_ids.assign(inst.input_ids.size(), 1);
+    std::fill_n(sample.segment_ids.begin(), inst.a_length + 2, 0);
+    sample.masked_lm_positions = inst.masked_lm_positions;
+    sample.masked_lm_ids = inst.masked_lm_ids;
+    sample.next_sentence_label = inst.is_random_next ? 1 : 0;
+    writer.append(sample);
+  }
+  writer.commit();
+}
+
+}  // namespace
+
+bool format_from_name(const std::string& path, PretrainFormat& format) {
+  for (const char* ext : {".tfrecord", ".tf_record", ".tfrec", ".tfrecords"})
+    if (path.ends_with(ext)) return format = PretrainFormat::tfrecord, true;
+  for (const char* ext : {".hdf5", ".h5"})
+    if (path.ends_with(ext)) return format = PretrainFormat::hdf5, true;
+  return false;
+}
+
+size_t run_mkpretrain(const MkpretrainConfig& cfg) {
+  const auto& ic = cfg.instances;
+  if (ic.max_seq_length < 5) usage_fail("--max-seq-length must be at least 5, got {}", ic.max_seq_length);
+  if (ic.max_predictions < 1) usage_fail("--max-predictions must be at least 1, got {}", ic.max_predictions);
+  if (!(ic.masked_lm_prob > 0 && ic.masked_lm_prob <= 1)) usage_fail("--masked-lm-prob must be in (0, 1]");
+  if (!(ic.short_seq_prob >= 0 && ic.short_seq_prob <= 1)) usage_fail("--short-seq-prob must be in [0, 1]");
+  if (ic.dupe_factor < 1) usage_fail("--dupe-factor must be at least 1, got {}", ic.dupe_factor);
+  if (cfg.inputs.empty()) usage_fail("no input files");
+  if (cfg.format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);
+
+  Progress progress(cfg.quiet);
+  tok::Vocab vocab = tok::Vocab::load(cfg.vocab_path);
+  vocab.require_unk();
+  MaskingVocab masking = masking_vocab(vocab);
+  PyRandom rng;
+  rng.seed_words(py_seed_words(cfg.seed));
+
+  uint64_t bytes = 0, lines = 0;
+  Corpus corpus = read_corpus(cfg, vocab, bytes, lines);
+  if (corpus.num_docs() == 0)
+    fail("{}: no documents: the input has no line with tokens", cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs");
+  std::vector<Instance> instances = create_instances(corpus, ic, masking, rng);
+  if (cfg.format == PretrainFormat::tfrecord) write_tfrecord(instances, cfg);
+  else write_hdf5(instances, cfg);
+  progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances", corpus.num_docs(),
+                                     corpus.sentence_begin.size() - 1, instances.size()));
+  return instances.size();
+}
+
+}  // namespace bk
