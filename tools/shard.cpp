@@ -16,14 +16,14 @@ constexpr const char* kEpilog =
     "Writes PREFIX_training-00000-of-0000N.txt ... and PREFIX_test-00000-of-0000M.txt (0-based), each\n"
     "atomically, then PREFIX.done last: a JSON list of the shards with their document and byte counts.\n"
     "The inputs are read twice (more often with more shards than --max-open-files); stdin is spooled to\n"
-    "PREFIX.stdin-spool meanwhile. Memory: about 24 bytes per document plus the largest document.\n"
+    "PREFIX.stdin-spool meanwhile. Memory: about 32 bytes per document plus the largest document.\n"
     "\n"
     "Exit status: 0 done, 1 data or I/O error (nothing is left half-written), 2 usage error.\n"
     "Example: shard --training-shards 256 --test-shards 16 --test-fraction 0.01 -o out/wiki sentences.txt";
 
 int body(int argc, char** argv) {
   bk::shard::ShardConfig config;
-  int training = 0, test = 0, max_open = 128;
+  int training = 0, test = 0, max_open = 192;
   long long seed = 12345;
   bk::Options opts("shard", "[options] -o PREFIX INPUT...",
                    "Split documents into balanced training and test shards, keeping every document whole.");
@@ -36,7 +36,7 @@ int body(int argc, char** argv) {
      "seed of the test choice and of the shard numbering")
     ("output,o", bk::po::value<std::string>(&config.prefix)->required()->value_name("PREFIX"),
      "output path prefix (its directory must exist)")
-    ("max-open-files", bk::po::value<int>(&max_open)->default_value(128)->value_name("K"),
+    ("max-open-files", bk::po::value<int>(&max_open)->default_value(192)->value_name("K"),
      "shards written per pass over the inputs")
     ("force,f", bk::po::bool_switch(&config.force), "replace existing shards and marker");
   opts.positional("input", -1);

@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr size_t kShardBuffer = 64 * 1024;  // per open shard; 128 shards -> 8 MiB of buffers
+constexpr size_t kShardBuffer = 64 * 1024;  // per open shard; 192 shards -> 12 MiB of buffers
 constexpr uint32_t kMaxOpenCeiling = 192;   // the signal-safe cleanup table holds 256 temporaries
 
 struct ShardFile {

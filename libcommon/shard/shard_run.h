@@ -28,7 +28,7 @@ struct ShardConfig {
   uint32_t test_shards = 0;
   double test_fraction = 0.0;
   uint64_t seed = 12345;
-  uint32_t max_open = 128;  // shards written per pass over the inputs
+  uint32_t max_open = 192;  // shards written per pass over the inputs
   bool force = false;
   bool quiet = false;
 };
