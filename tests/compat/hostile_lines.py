@@ -5,6 +5,7 @@ U+2028, U+0085, U+001C..U+001E: the test splits files on '\n' only, never with s
 
   hostile_lines()      hand-written cases, one rule or trap per line
   unicode15_lines()    characters assigned in Unicode 15.0 (ICU 72) but not in 14.0 (Python 3.11)
+  every_char_lines()   every assigned code point in a few contexts
   fuzz_lines(seed, n)  random lines mixing the interesting character classes (only characters that Python's
                        Unicode 14.0 database assigns, so any difference there is a real one)
   cjk_lines(vocab, seed, n)  random Chinese text built from a Chinese vocabulary's single characters
@@ -127,6 +128,16 @@ def fuzz_lines(seed=20240601, count=3000):
                 chars.append(chr(cp))
             words.append("".join(chars))
         lines.append(rng.choice([" ", "  ", "\t", "\u3000"]).join(words))
+    return lines
+
+
+def every_char_lines(per_line=16):
+    """Every code point Unicode 14.0 assigns (but '\n', '\r'), each alone, doubled, inside a word and right
+    after a capital sigma (so case-ignorable characters meet the Final_Sigma rule)."""
+    chars = [chr(cp) for cp in range(0x110000) if cp not in (0x0A, 0x0D) and _assigned(cp)]
+    lines = []
+    for start in range(0, len(chars), per_line):
+        lines.append(" ".join(f"A{c}\u03a3 {c} {c}{c}x \u0391\u03a3{c}" for c in chars[start:start + per_line]))
     return lines
 
 
