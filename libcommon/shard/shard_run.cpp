@@ -46,7 +46,8 @@ void check_config(const ShardConfig& c) {
   if (c.training_shards < 1) usage_fail("--training-shards must be at least 1");
   if (!(c.test_fraction >= 0.0 && c.test_fraction < 1.0))
     usage_fail("--test-fraction must be in [0, 1), got {}", c.test_fraction);
-  if (c.test_fraction > 0 && c.test_shards == 0) usage_fail("--test-fraction {} needs --test-shards >= 1", c.test_fraction);
+  if (c.test_fraction > 0 && c.test_shards == 0)
+    usage_fail("--test-fraction {} needs --test-shards >= 1", c.test_fraction);
   if (c.test_fraction == 0 && c.test_shards > 0)
     usage_fail("--test-shards {} needs a --test-fraction above 0", c.test_shards);
   if (c.training_shards > 99999 || c.test_shards > 99999) usage_fail("at most 99999 shards per split");
@@ -163,16 +164,13 @@ ShardSummary run_shard(const ShardConfig& c) {
     Input input("-");
     DocumentReader reader(input);
     Document doc;
-    while (reader.next(doc)) {
-      write_document(copy, doc.lines);
-      // Sizes of stdin documents are taken when the spool is read below, with everything else.
-    }
+    // The sizes of these documents are taken below, when the spool is read with the other inputs.
+    while (reader.next(doc)) write_document(copy, doc.lines);
     copy.commit();
     source = spool->path;
   }
-  uint64_t documents = read_sources(sources, progress, "pass 1", [&](const Document& doc, uint64_t, const Input&) {
-    sizes.push_back(doc.bytes());
-  });
+  auto measure_size = [&](const Document& doc, uint64_t, const Input&) { sizes.push_back(doc.bytes()); };
+  const uint64_t documents = read_sources(sources, progress, "pass 1", measure_size);
   summary.documents = documents;
   for (uint64_t b : sizes) summary.bytes += b;
 
@@ -191,13 +189,14 @@ ShardSummary run_shard(const ShardConfig& c) {
       outputs.push_back(std::make_unique<Output>(files[s].path, c.force, kShardBuffer));
     ++summary.passes;
     const std::string pass = fmt::format("pass {}", summary.passes + 1);
-    uint64_t seen = read_sources(sources, progress, pass.c_str(), [&](const Document& doc, uint64_t i, const Input& source) {
+    auto route = [&](const Document& doc, uint64_t i, const Input& source) {
       if (i >= documents || doc.bytes() != sizes[i])
         fail("{}: line {}: the input changed between passes (document {})", source.name(), doc.first_line, i + 1);
       uint32_t to = plan.shard_of[i];
       uint32_t combined = (to & Plan::kTest) ? c.training_shards + (to & ~Plan::kTest) : to;
       if (combined >= first && combined < last) write_document(*outputs[combined - first], doc.lines);
-    });
+    };
+    uint64_t seen = read_sources(sources, progress, pass.c_str(), route);
     if (seen != documents) fail("the inputs changed between passes: {} documents, then {}", documents, seen);
     for (auto& out : outputs) out->commit();
   }
