@@ -80,7 +80,8 @@ void Output::commit() {
     committed_ = true;
     return;
   }
-  if (::fsync(fd_) != 0 && errno != EINVAL) fail("{}: fsync failed: {}", name_, std::strerror(errno));
+  // No fsync: the rename makes the file appear whole or not at all to every reader, which is what resuming a
+  // killed pipeline needs; forcing it to disk as well would cost more than the tools' own work on large outputs.
   if (::close(fd_) != 0) {
     fd_ = -1;
     fail("{}: close failed: {}", name_, std::strerror(errno));

@@ -29,7 +29,7 @@ class Output {
     buffer_.push_back(c);
   }
 
-  // Flushes, fsyncs and renames into place (no-op rename for stdout). Throws on failure.
+  // Flushes and renames into place (no-op rename for stdout). Throws on failure.
   void commit();
 
   const std::string& name() const { return name_; }  // "<stdout>" for "-"
