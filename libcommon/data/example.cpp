@@ -9,20 +9,32 @@ namespace bk {
 
 // ---- the Example container ----
 
+size_t Example::position(std::string_view name) const {
+  if (!index_.empty()) {
+    auto it = index_.find(std::string(name));
+    return it == index_.end() ? features_.size() : it->second;
+  }
+  for (size_t i = 0; i < features_.size(); ++i)
+    if (features_[i].name == name) return i;
+  return features_.size();
+}
+
 Feature& Example::set(std::string name, FeatureValue value) {
-  for (auto& f : features_)
-    if (f.name == name) {
-      f.value = std::move(value);
-      return f;
-    }
+  const size_t at = position(name);
+  if (at < features_.size()) {
+    features_[at].value = std::move(value);
+    return features_[at];
+  }
   features_.push_back(Feature{std::move(name), std::move(value)});
+  if (!index_.empty()) index_.emplace(features_.back().name, features_.size() - 1);
+  else if (features_.size() >= kIndexFrom)
+    for (size_t i = 0; i < features_.size(); ++i) index_.emplace(features_[i].name, i);
   return features_.back();
 }
 
 const Feature* Example::find(std::string_view name) const {
-  for (const auto& f : features_)
-    if (f.name == name) return &f;
-  return nullptr;
+  const size_t at = position(name);
+  return at < features_.size() ? &features_[at] : nullptr;
 }
 
 namespace {

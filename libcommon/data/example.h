@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -43,6 +44,7 @@ enum class FeatureOrder { kInsertion, kSortedByName };
 class Example {
  public:
   // Adding a name that exists replaces its value in place (protobuf map semantics: the last one wins).
+  // The returned reference is for the value; do not rename the feature through it.
   Feature& set(std::string name, FeatureValue value);
   Feature& set_int64(std::string name, Int64List values) { return set(std::move(name), std::move(values)); }
   Feature& set_float(std::string name, FloatList values) { return set(std::move(name), std::move(values)); }
@@ -56,13 +58,21 @@ class Example {
 
   const std::vector<Feature>& features() const { return features_; }
   size_t size() const { return features_.size(); }
-  void clear() { features_.clear(); }
+  void clear() {
+    features_.clear();
+    index_.clear();
+  }
 
   // Same features with the same values, whatever their order (floats compared bit for bit, so NaN == NaN).
   bool same_features(const Example& other) const;
 
  private:
   std::vector<Feature> features_;
+  // Name -> position, built once there are many features, so that set() and find() stay O(1) and a hostile
+  // record with thousands of entries cannot make decoding quadratic.
+  std::unordered_map<std::string, size_t> index_;
+  static constexpr size_t kIndexFrom = 16;
+  size_t position(std::string_view name) const;
 };
 
 // Serialises as TensorFlow does for one map order (packed floats and int64s; every entry writes key and value).

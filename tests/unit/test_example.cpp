@@ -190,3 +190,30 @@ TEST_CASE("example: run_classifier MRPC records match the labels of glue/MRPC/tr
   CHECK(n == 3668);
   MESSAGE("MRPC train: " << n << " records, " << ones << " paraphrase labels");
 }
+
+TEST_CASE("example: many features, repeated keys keep the last value in the first position") {
+  bk::Example e;
+  for (int i = 0; i < 5000; ++i) e.set_int64(fmt::format("f{}", i), {i});
+  e.set_int64("f10", {-10});
+  e.set_int64("f4999", {-4999});
+  REQUIRE(e.size() == 5000);
+  CHECK(e.features()[10].name == "f10");
+  std::string encoded = bk::encode_example(e);
+  // Append a second Features message that repeats key "f3" and adds "new": protobuf merges the maps.
+  bk::Example extra;
+  extra.set_int64("f3", {33});
+  extra.set_float("new", {1.0f});
+  encoded += bk::encode_example(extra);
+  bk::Example d = bk::decode_example(encoded);
+  CHECK(d.size() == 5001);
+  CHECK(d.int64s("f3") == bk::Int64List{33});
+  CHECK(d.features()[3].name == "f3");
+  CHECK(d.int64s("f10") == bk::Int64List{-10});
+  CHECK(d.int64s("f4999") == bk::Int64List{-4999});
+  CHECK(d.features().back().name == "new");
+  CHECK(d.find("f5000") == nullptr);
+  d.clear();
+  CHECK(d.find("f3") == nullptr);
+  d.set_int64("f3", {1});
+  CHECK(d.size() == 1);
+}
