@@ -168,3 +168,16 @@ TEST_CASE("tfrecord: empty input is zero records; a file of only garbage fails a
         (dir / "text").string() + ": record 0 at byte 0: corrupt length field (CRC32C mismatch); cannot find the records after it");
   fs::remove_all(dir);
 }
+
+TEST_CASE("tfrecord: a valid header claiming a huge length fails as truncated without allocating it") {
+  auto dir = tfrecord_temp_dir();
+  std::string header(8, '\0');
+  const uint64_t huge = uint64_t{1} << 40;
+  for (int i = 0; i < 8; ++i) header[i] = static_cast<char>((huge >> (8 * i)) & 0xff);
+  const uint32_t crc = bk::crc32c_mask(bk::crc32c(header));
+  for (int i = 0; i < 4; ++i) header.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+  write_bytes(dir / "huge.tfrecord", header + std::string(8, 'd'));
+  CHECK(read_error(dir / "huge.tfrecord") == (dir / "huge.tfrecord").string() +
+        ": record 0 at byte 0: truncated record: 1099511627776 data bytes declared, 20 bytes of record before end of input");
+  fs::remove_all(dir);
+}
