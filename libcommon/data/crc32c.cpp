@@ -86,7 +86,8 @@ __attribute__((target("sse4.2"))) uint32_t crc32c_extend_hardware(uint32_t crc, 
 }
 
 bool crc32c_hardware_available() {
-  static const bool available = __builtin_cpu_supports("sse4.2");
+  // __builtin_cpu_init makes the check safe even if the first call comes from a static initialiser.
+  static const bool available = (__builtin_cpu_init(), __builtin_cpu_supports("sse4.2"));
   return available;
 }
 #else
