@@ -1,0 +1,214 @@
+#include "data/tfrecord2hdf5_run.h"
+
+#include "cli/error.h"
+#include "cli/progress.h"
+#include "data/example.h"
+#include "data/hdf5_columns.h"
+#include "data/hdf5_writer.h"
+#include "data/tfrecord.h"
+#include "io/input.h"
+#include "io/output.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+namespace bk {
+namespace {
+
+// A record in hand: its decoded Example and where it came from, for error messages.
+struct Record {
+  Example example;
+  std::string where;  // "FILE: record N at byte OFFSET"
+};
+
+// Iterates over the records of several inputs, one file open at a time.
+class RecordStream {
+ public:
+  RecordStream(std::vector<std::string> paths, bool skip_corrupt) : paths_(std::move(paths)), skip_corrupt_(skip_corrupt) {}
+
+  bool next(Record& record) {
+    for (;;) {
+      if (!reader_) {
+        if (next_path_ == paths_.size()) return false;
+        input_ = std::make_unique<Input>(paths_[next_path_++]);
+        reader_ = std::make_unique<TFRecordReader>(*input_, TFRecordReaderOptions{skip_corrupt_});
+      }
+      std::string_view bytes;
+      if (reader_->next(bytes)) {
+        record.where = fmt::format("{}: record {} at byte {}", reader_->name(), reader_->record_index(), reader_->record_offset());
+        decode_example(bytes, record.example, record.where);
+        ++records_;
+        return true;
+      }
+      skipped_ += reader_->skipped();
+      bytes_ += reader_->bytes_read();
+      reader_.reset();
+      input_.reset();
+    }
+  }
+  uint64_t records() const { return records_; }
+  uint64_t skipped() const { return skipped_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::vector<std::string> paths_;
+  bool skip_corrupt_;
+  size_t next_path_ = 0;
+  std::unique_ptr<Input> input_;
+  std::unique_ptr<TFRecordReader> reader_;
+  uint64_t records_ = 0, skipped_ = 0, bytes_ = 0;
+};
+
+bool is_pretraining(const Example& e) {
+  for (const char* name : {"input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
+                           "next_sentence_labels"})
+    if (!e.find(name)) return false;
+  return true;
+}
+
+// One pretraining record as a sample: real tokens = the 1s of input_mask (which must be a prefix), real
+// predictions = the non-zero masked_lm_weights when present, else the positions before the first 0.
+PretrainSample to_sample(const Record& r, size_t max_len, size_t max_preds) {
+  const Example& e = r.example;
+  const auto &ids = e.int64s("input_ids"), &mask = e.int64s("input_mask"), &segments = e.int64s("segment_ids");
+  const auto &positions = e.int64s("masked_lm_positions"), &masked = e.int64s("masked_lm_ids");
+  const auto& labels = e.int64s("next_sentence_labels");
+  if (ids.size() != mask.size() || ids.size() != segments.size())
+    fail("{}: input_ids, input_mask and segment_ids have {}, {} and {} values", r.where, ids.size(), mask.size(), segments.size());
+  if (positions.size() != masked.size())
+    fail("{}: masked_lm_positions has {} values but masked_lm_ids {}", r.where, positions.size(), masked.size());
+  if (labels.size() != 1) fail("{}: next_sentence_labels has {} values, expected 1", r.where, labels.size());
+  size_t length = 0;
+  while (length < mask.size() && mask[length] == 1) ++length;
+  for (size_t i = length; i < mask.size(); ++i)
+    if (mask[i] != 0) fail("{}: input_mask is not a run of 1s followed by 0s (value {} at {})", r.where, mask[i], i);
+  if (length > max_len) fail("{}: {} tokens, more than the {} of --max-seq-length", r.where, length, max_len);
+  size_t predictions = 0;
+  if (const Feature* w = e.find("masked_lm_weights"); w && w->is_float()) {
+    while (predictions < w->floats().size() && w->floats()[predictions] != 0.0f) ++predictions;
+    predictions = std::min(predictions, positions.size());
+  } else {
+    while (predictions < positions.size() && positions[predictions] != 0) ++predictions;
+  }
+  if (predictions > max_preds) fail("{}: {} predictions, more than the {} of --max-predictions", r.where, predictions, max_preds);
+  PretrainSample s;
+  s.input_ids.assign(ids.begin(), ids.begin() + static_cast<ptrdiff_t>(length));
+  s.segment_ids.assign(segments.begin(), segments.begin() + static_cast<ptrdiff_t>(length));
+  s.masked_lm_positions.assign(positions.begin(), positions.begin() + static_cast<ptrdiff_t>(predictions));
+  s.masked_lm_ids.assign(masked.begin(), masked.begin() + static_cast<ptrdiff_t>(predictions));
+  s.next_sentence_label = static_cast<int32_t>(labels[0]);
+  if (std::string problem = check_sample(s); !problem.empty()) fail("{}: {}", r.where, problem);
+  return s;
+}
+
+void write_pretraining(RecordStream& stream, Record& first, const Tfrecord2Hdf5Config& cfg, Hdf5Layout layout,
+                       const std::string& path) {
+  PretrainWriterOptions options;
+  options.layout = layout;
+  options.seq_len = cfg.max_seq_length > 0 ? cfg.max_seq_length : static_cast<int>(first.example.int64s("input_ids").size());
+  options.max_predictions =
+      cfg.max_predictions > 0 ? cfg.max_predictions : static_cast<int>(first.example.int64s("masked_lm_positions").size());
+  options.gzip_level = cfg.gzip_level;
+  options.overwrite = cfg.force;
+  PretrainWriter writer(path, options);
+  Record* record = &first;
+  do {
+    writer.append(to_sample(*record, static_cast<size_t>(options.seq_len), static_cast<size_t>(options.max_predictions)));
+    record = &first;  // reuse the storage for the next record
+  } while (stream.next(*record));
+  writer.commit();
+}
+
+void write_generic(RecordStream& stream, Record& first, const Tfrecord2Hdf5Config& cfg, const std::string& path) {
+  // Columns from the first record, by name so that map order does not matter.
+  std::vector<Feature> features = first.example.features();
+  std::sort(features.begin(), features.end(), [](const Feature& a, const Feature& b) { return a.name < b.name; });
+  std::vector<Hdf5ColumnWriter::ColumnSpec> specs;
+  for (const auto& f : features) {
+    if (f.is_int64()) specs.push_back({f.name, Hdf5ColumnWriter::Kind::int64, f.int64s().size()});
+    else if (f.is_float()) specs.push_back({f.name, Hdf5ColumnWriter::Kind::float32, f.floats().size()});
+    else fail("{}: feature {} is not an int64 or float list; only those convert to HDF5 columns", first.where, f.name);
+    if (specs.back().width == 0) fail("{}: feature {} is empty; its column width cannot be inferred", first.where, f.name);
+  }
+  Hdf5ColumnWriter writer(path, specs, cfg.gzip_level, cfg.force);
+  Record& record = first;
+  do {
+    if (record.example.size() != specs.size())
+      fail("{}: {} features, but the first record has {}", record.where, record.example.size(), specs.size());
+    for (size_t c = 0; c < specs.size(); ++c) {
+      const Feature* f = record.example.find(specs[c].name);
+      if (!f) fail("{}: no feature {} (the first record has it)", record.where, specs[c].name);
+      size_t width = f->is_int64() ? f->int64s().size() : f->is_float() ? f->floats().size() : 0;
+      bool kind_ok = specs[c].kind == Hdf5ColumnWriter::Kind::int64 ? f->is_int64() : f->is_float();
+      if (!kind_ok || width != specs[c].width)
+        fail("{}: feature {} has {} {} values, but the first record has {} {}", record.where, specs[c].name, width,
+             f->is_int64() ? "int64" : f->is_float() ? "float" : "bytes", specs[c].width,
+             specs[c].kind == Hdf5ColumnWriter::Kind::int64 ? "int64" : "float");
+      if (f->is_int64()) writer.set_int64(c, f->int64s().data());
+      else writer.set_float(c, f->floats().data());
+    }
+    writer.end_row();
+  } while (stream.next(record));
+  writer.commit();
+}
+
+// Converts `inputs` into one HDF5 file at `path`.
+void convert(const std::vector<std::string>& inputs, const std::string& path, const Tfrecord2Hdf5Config& cfg,
+             Tfrecord2Hdf5Stats& stats) {
+  RecordStream stream(inputs, cfg.skip_corrupt);
+  Record first;
+  if (!stream.next(first)) fail("{}: no records", inputs.size() == 1 ? inputs[0] : "the inputs");
+  std::string layout = cfg.layout;
+  if (layout == "auto") layout = is_pretraining(first.example) ? "nvidia" : "generic";
+  if (layout == "generic") {
+    write_generic(stream, first, cfg, path);
+  } else {
+    if (!is_pretraining(first.example))
+      fail("{}: not a pretraining record (it needs input_ids, input_mask, segment_ids, masked_lm_positions, "
+           "masked_lm_ids, next_sentence_labels); use --layout generic", first.where);
+    write_pretraining(stream, first, cfg, layout == "varlength" ? Hdf5Layout::varlength : Hdf5Layout::nvidia, path);
+  }
+  stats.records += stream.records();
+  stats.skipped += stream.skipped();
+  stats.bytes += stream.bytes();
+  ++stats.outputs;
+}
+
+}  // namespace
+
+Tfrecord2Hdf5Stats run_tfrecord2hdf5(const Tfrecord2Hdf5Config& cfg) {
+  if (cfg.layout != "auto" && cfg.layout != "nvidia" && cfg.layout != "varlength" && cfg.layout != "generic")
+    usage_fail("--layout must be auto, nvidia, varlength or generic, got '{}'", cfg.layout);
+  if (cfg.inputs.empty()) usage_fail("no input files");
+  if (cfg.output.empty() == cfg.output_dir.empty()) usage_fail("give either -o FILE or --output-dir DIR");
+  Progress progress(cfg.quiet);
+  Tfrecord2Hdf5Stats stats;
+  if (!cfg.output.empty()) {
+    convert(cfg.inputs, cfg.output, cfg, stats);
+  } else {
+    namespace fs = std::filesystem;
+    if (!fs::is_directory(cfg.output_dir)) fail("{}: not a directory", cfg.output_dir);
+    std::vector<std::string> outputs;
+    for (const auto& in : cfg.inputs) {
+      if (in == "-") usage_fail("--output-dir needs file inputs to name its outputs; use -o for stdin");
+      std::string name = fs::path(in).filename().string();
+      for (const char* ext : {".gz", ".bz2", ".tfrecord", ".tf_record", ".tfrecords", ".tfrec"})
+        if (name.size() > std::string_view(ext).size() && name.ends_with(ext)) name.resize(name.size() - std::string_view(ext).size());
+      outputs.push_back((fs::path(cfg.output_dir) / (name + ".hdf5")).string());
+      if (std::count(outputs.begin(), outputs.end(), outputs.back()) > 1)
+        fail("{} and another input would both write {}", in, outputs.back());
+      check_overwrite(outputs.back(), cfg.force);  // refuse before converting anything
+    }
+    for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats);
+  }
+  progress.finish(stats.bytes, fmt::format("{} records{}, {} output file{}", stats.records,
+                                           stats.skipped ? fmt::format(" ({} corrupt skipped)", stats.skipped) : "",
+                                           stats.outputs, stats.outputs == 1 ? "" : "s"));
+  return stats;
+}
+
+}  // namespace bk
