@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace bk {
 
@@ -53,6 +54,7 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) fail("{}: cannot open: {}", path, std::strerror(errno));
   if (S_ISDIR(st.st_mode)) fail("{}: is a directory", path);
+  if (::access(path.c_str(), R_OK) != 0) fail("{}: cannot open: {}", path, std::strerror(errno));
   if (H5Fis_hdf5(path.c_str()) <= 0) fail("{}: not an HDF5 file", path);
   file_ = hid_file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file_.valid()) fail("{}: cannot open HDF5 file (damaged or truncated?): {}", path, hdf5_last_error());
