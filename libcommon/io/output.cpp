@@ -30,6 +30,13 @@ Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : pa
   check_overwrite(path, overwrite);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("{}: is a directory", path);
+  // A device or pipe named as output (/dev/null, /dev/stdout, a FIFO) is written in place: renaming a
+  // temporary onto it would replace the device node with a regular file.
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) fail("{}: cannot open output: {}", path, std::strerror(errno));
+    return;
+  }
   // The temporary lives in the same directory so that rename() is atomic.
   temp_path_ = path + ".tmp.XXXXXX";
   fd_ = ::mkstemp(temp_path_.data());
@@ -78,6 +85,13 @@ void Output::commit() {
   flush_buffer();
   if (fd_ == 1) {
     committed_ = true;
+    return;
+  }
+  if (temp_path_.empty()) {  // a device or pipe, written in place
+    int fd = fd_;
+    fd_ = -1;
+    committed_ = true;
+    if (::close(fd) != 0) fail("{}: close failed: {}", name_, std::strerror(errno));
     return;
   }
   // No fsync: the rename makes the file appear whole or not at all to every reader, which is what resuming a

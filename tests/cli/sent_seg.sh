@@ -90,6 +90,16 @@ run sent-seg -q -f "$TMP/in.txt" -o "$TMP/o.txt"
 expect_rc 0 "-f replaces"
 expect_same "$TMP/o.txt" "$TMP/out_file.txt" "-f output content"
 
+# A pipe named as output is written in place, not replaced by a regular file (as /dev/null must not be).
+mkfifo "$TMP/fifo"
+cat "$TMP/fifo" > "$TMP/from_fifo.txt" &
+reader=$!
+run sent-seg -q "$TMP/in.txt" -o "$TMP/fifo"
+wait "$reader"
+expect_rc 0 "-o a named pipe"
+expect_same "$TMP/from_fifo.txt" "$TMP/out_file.txt" "-o a named pipe carries the output"
+CASES=$((CASES + 1)); [ -p "$TMP/fifo" ] || fail_case "the named pipe was replaced by a file"
+
 # --abbreviations adds entries; a bad kind names the file and line.
 printf 'Zool. never\n' > "$TMP/abbr.txt"
 printf 'The Zool. Garden is open. It is big.\n' > "$TMP/zool.txt"
