@@ -92,7 +92,7 @@ expect_same "$TMP/o.txt" "$TMP/out_file.txt" "-f output content"
 
 # A pipe named as output is written in place, not replaced by a regular file (as /dev/null must not be).
 mkfifo "$TMP/fifo"
-cat "$TMP/fifo" > "$TMP/from_fifo.txt" &
+timeout 30 cat "$TMP/fifo" > "$TMP/from_fifo.txt" &   # timeout: never hang if the pipe is not opened
 reader=$!
 run sent-seg -q "$TMP/in.txt" -o "$TMP/fifo"
 wait "$reader"
