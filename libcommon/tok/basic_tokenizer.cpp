@@ -154,8 +154,15 @@ void BasicTokenizer::tokenize_unicode_token(std::string_view line, size_t& pos, 
     }
     if (is_chinese_char(cp)) {
       if (!utf16_.empty()) break;  // the ideograph starts the next token
-      append_utf16(utf16_, cp);
       pos = next;
+      // Unified ideographs have no case and no decomposition: no ICU needed. The compatibility ideographs
+      // (U+F900.., U+2F800..) decompose under NFD, so they take the full path when uncased.
+      if (!lower_case_ || !((cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F))) {
+        append_utf8(out.bytes, cp);
+        out.ends.push_back(static_cast<uint32_t>(out.bytes.size()));
+        return;
+      }
+      append_utf16(utf16_, cp);
       break;
     }
     if (!is_bert_control(cp)) append_utf16(utf16_, cp);
