@@ -119,6 +119,10 @@ std::unique_ptr<icu::BreakIterator> make_iterator(const std::string& lang, const
   // ICU's own per-locale suppression list (the data behind the "@ss=standard" keyword).
   std::unique_ptr<icu::FilteredBreakIteratorBuilder> builder(
       icu::FilteredBreakIteratorBuilder::createInstance(locale, status));
+  if (status == U_MISSING_RESOURCE_ERROR) {  // a language without a list (ja, zh, ...): nothing to suppress
+    status = U_ZERO_ERROR;
+    builder.reset(icu::FilteredBreakIteratorBuilder::createEmptyInstance(status));
+  }
   if (U_FAILURE(status)) fail("ICU abbreviation suppressions for '{}': {}", lang, u_errorName(status));
   for (const std::string& entry : table.icu_unsuppress())
     builder->unsuppressBreakAfter(icu::UnicodeString::fromUTF8(entry), status);

@@ -162,6 +162,11 @@ TEST_CASE("seg: other languages use ICU's suppressions only") {
   CHECK(german.split("Von J. R. R. Tolkien.") == Sentences{"Von J. R. R. Tolkien."});
 }
 
+TEST_CASE("seg: a language without ICU abbreviation data") {
+  SentenceSegmenter japanese(bk::seg::SegmenterOptions{"ja", ""});
+  CHECK(japanese.split("東京は大きい。大阪も大きい。Mr. Smith.") == Sentences{"東京は大きい。", "大阪も大きい。", "Mr.", "Smith."});
+}
+
 TEST_CASE("seg: abbreviation files") {
   auto dir = std::filesystem::temp_directory_path() / ("bertkit-seg-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
