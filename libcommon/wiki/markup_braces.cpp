@@ -28,6 +28,14 @@ bool at_line_start(std::string_view in, size_t pos) {
   return true;
 }
 
+struct Stops {
+  bool table[256] = {};
+  constexpr Stops() {
+    for (unsigned char c : std::string_view("{}|")) table[c] = true;
+  }
+};
+constexpr Stops kStops;
+
 }  // namespace
 
 void drop_templates_and_tables(std::string_view in, std::string& out) {
@@ -47,7 +55,7 @@ void drop_templates_and_tables(std::string_view in, std::string& out) {
   const size_t n = in.size();
   while (pos < n) {
     size_t next = pos;
-    while (next < n && in[next] != '{' && in[next] != '}' && in[next] != '|') ++next;
+    while (next < n && !kStops.table[static_cast<unsigned char>(in[next])]) ++next;
     out.append(in.data() + pos, next - pos);
     if (next == n) break;
     pos = next;

@@ -86,7 +86,17 @@ void render_inline(std::string_view line, std::string& out) {
   size_t pos = 0;
   while (pos < n) {
     size_t run = pos;
-    while (run < n && !kSpecials.table[static_cast<unsigned char>(line[run])]) ++run;
+    if (line[pos] != ' ') {
+      // Copy up to the next special byte; a lone space between words is ordinary here.
+      for (;;) {
+        while (run < n && !kSpecials.table[static_cast<unsigned char>(line[run])]) ++run;
+        if (run + 1 < n && line[run] == ' ' && !kSpecials.table[static_cast<unsigned char>(line[run + 1])]) {
+          run += 2;
+          continue;
+        }
+        break;
+      }
+    }
     if (run > pos) w.text(line.substr(pos, run - pos));
     pos = run;
     if (pos == n) break;
@@ -157,37 +167,36 @@ void render_inline(std::string_view line, std::string& out) {
 namespace {
 
 // Repairs what removed templates and references leave behind: "()" and "(; )", "( text", "word ,".
+// Works in place: the write index never passes the read index.
 void tidy(std::string& text) {
-  std::string out;
-  out.reserve(text.size());
+  char* d = text.data();
   const size_t n = text.size();
+  size_t w = 0;
   for (size_t i = 0; i < n; ++i) {
-    char c = text[i];
+    char c = d[i];
     if (c == '(') {
       size_t j = i + 1;
-      while (j < n && (text[j] == ' ' || text[j] == ',' || text[j] == ';')) ++j;
-      if (j < n && text[j] == ')') {  // nothing left inside
+      while (j < n && (d[j] == ' ' || d[j] == ',' || d[j] == ';')) ++j;
+      if (j < n && d[j] == ')') {  // nothing left inside
         i = j;
-        if (!out.empty() && out.back() == ' ' && (i + 1 >= n || text[i + 1] == ' ' || text[i + 1] == ',' ||
-                                                  text[i + 1] == '.' || text[i + 1] == ';'))
-          out.pop_back();
+        char next = i + 1 < n ? d[i + 1] : ' ';
+        if (w > 0 && d[w - 1] == ' ' && (next == ' ' || next == ',' || next == '.' || next == ';')) --w;
         continue;
       }
-      out.push_back('(');
+      d[w++] = '(';
       i = j - 1;  // skip the blanks and separators right after '('
       continue;
     }
     if (c == ' ') {
-      char next = i + 1 < n ? text[i + 1] : '\0';
-      char after = i + 2 < n ? text[i + 2] : '\0';
-      if (out.empty() || next == ' ' || next == '\0' || next == ',' || next == ';' || next == ')' ||
-          (next == '.' && (after == ' ' || after == '\0')))
+      char next = i + 1 < n ? d[i + 1] : '\0';
+      if (w == 0 || next == ' ' || next == '\0' || next == ',' || next == ';' || next == ')' ||
+          (next == '.' && (i + 2 >= n || d[i + 2] == ' ')))
         continue;
     }
-    out.push_back(c);
+    d[w++] = c;
   }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  text.swap(out);
+  while (w > 0 && d[w - 1] == ' ') --w;
+  text.resize(w);
 }
 
 bool has_word_char(std::string_view s) {

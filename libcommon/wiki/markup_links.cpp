@@ -88,6 +88,14 @@ void append_pipe_trick(std::string_view target, std::string& out) {
   out.append(target);
 }
 
+struct Stops {
+  bool table[256] = {};
+  constexpr Stops() {
+    for (unsigned char c : std::string_view("[]|")) table[c] = true;
+  }
+};
+constexpr Stops kStops;
+
 }  // namespace
 
 void unwrap_links(std::string_view in, std::string& out) {
@@ -96,7 +104,7 @@ void unwrap_links(std::string_view in, std::string& out) {
   size_t pos = 0;
   while (pos < n) {
     size_t next = pos;
-    while (next < n && in[next] != '[' && in[next] != ']' && in[next] != '|') ++next;
+    while (next < n && !kStops.table[static_cast<unsigned char>(in[next])]) ++next;
     out.append(in.data() + pos, next - pos);
     if (next == n) break;
     pos = next;
