@@ -31,9 +31,33 @@ expect_rc 2 "missing --vocab"
 expect_err 'vocab' "missing --vocab names the option"
 run wordpiece
 expect_rc 2 "no subcommand"
-run wordpiece train
-expect_rc 2 "train is not implemented"
-expect_err 'not implemented' "train message"
+# train: a vocabulary from a small corpus, read back by encode; determinism; refusals.
+printf 'The river flows north.\nRivers and rivulets flow north, then east.\n\nThe flowing river is long.\n' >"$TMP/corpus.txt"
+run wordpiece train -q --vocab-size 60 --min-frequency 1 -o "$TMP/learned.txt" "$TMP/corpus.txt"
+expect_rc 0 "train"
+run head -5 "$TMP/learned.txt"
+expect_out "[PAD]
+[UNK]
+[CLS]
+[SEP]
+[MASK]" "special tokens first"
+CASES=$((CASES + 1)); grep -qx 'river' "$TMP/learned.txt" || fail_case "a frequent word becomes one piece"
+run wordpiece encode -q --vocab "$TMP/learned.txt" "$TMP/corpus.txt"
+expect_rc 0 "encode with a learned vocabulary"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q 'UNK' && fail_case "no [UNK] for the training text"
+run wordpiece train -q --vocab-size 60 --min-frequency 1 -t 2 - <"$TMP/corpus.txt"
+expect_rc 0 "train from stdin with 2 threads"
+CASES=$((CASES + 1)); [ "$OUT" = "$(cat "$TMP/learned.txt")" ] || fail_case "same vocabulary for any --threads and stdin"
+run wordpiece train -q --vocab-size 60 -o "$TMP/learned.txt" "$TMP/corpus.txt"
+expect_rc 1 "train refuses to overwrite"; expect_err 'already exists; use --force' "train refusal message"
+: >"$TMP/nothing.txt"
+run wordpiece train -q -o "$TMP/v-empty.txt" "$TMP/nothing.txt"
+expect_rc 1 "train on empty input"; expect_err 'nothing.txt: no words' "empty input named"
+expect_file_absent "$TMP/v-empty.txt" "no vocabulary left after an error"
+run wordpiece train --vocab-size 3 "$TMP/corpus.txt"
+expect_rc 2 "vocab smaller than the special tokens"
+run wordpiece train --min-frequnecy 2 "$TMP/corpus.txt"
+expect_rc 2 "misspelt train flag"; expect_err 'min-frequnecy.*try --help' "misspelt train flag named"
 run wordpiece frobnicate
 expect_rc 2 "unknown subcommand"
 
