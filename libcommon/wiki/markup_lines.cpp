@@ -127,7 +127,9 @@ void render_inline(std::string_view line, std::string& out) {
       decoded.clear();
       size_t after = pos;
       if (decode_html_entity(line, after, decoded)) {
-        Special s = classify(decoded);
+        // &#10; and friends: a reference to a control character is white space, never a line break.
+        Special s = decoded.size() == 1 && static_cast<unsigned char>(decoded[0]) < 0x20 ? Special::space
+                                                                                       : classify(decoded);
         if (s == Special::space) w.space();
         else if (s == Special::none) w.text(decoded);
         pos = after;

@@ -93,6 +93,7 @@ TEST_CASE("wiki markup: character references and no-break spaces") {
   CHECK(clean("&#65;&#x42;&#x1F600; &unknown; & alone") == "AB\xF0\x9F\x98\x80 &unknown; & alone");
   CHECK(clean("no\xC2\xA0" "break") == "no break");
   CHECK(clean("&lt;ref&gt; shown literally") == "<ref> shown literally");
+  CHECK(clean("line&#10;break&#x9;tab&#13;") == "line break tab");  // found by fuzz_wiki_markup
 }
 
 TEST_CASE("wiki markup: magic words") {
