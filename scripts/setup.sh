@@ -10,7 +10,7 @@ want_python=0
 [ "${1:-}" = "--python" ] && want_python=1
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config libboost-program-options-dev libicu-dev zlib1g-dev
-              libbz2-dev libfmt-dev doctest-dev nlohmann-json3-dev libhdf5-dev bzip2 python3-venv)
+              libbz2-dev libfmt-dev doctest-dev nlohmann-json3-dev libhdf5-dev libgloo-dev bzip2 python3-venv)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -37,9 +37,17 @@ if [ "$want_python" = 1 ]; then
 fi
 
 BUILD=${BERTKIT_BUILD:-build}
-if [ ! -f "$BUILD/build.ninja" ]; then
-  cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-        -DBERTKIT_PYTHON="${BERTKIT_CACHE:-$HOME/.cache/bertkit}/venv/bin/python" >/dev/null
+CACHE=${BERTKIT_CACHE:-$HOME/.cache/bertkit}
+cmake_args=(-G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBERTKIT_PYTHON="$CACHE/venv/bin/python")
+# The LibTorch tools are built when the Python environment (which brings the torch wheel) is there.
+if [ "$want_python" = 1 ] || [ -n "${BERTKIT_WITH_TORCH:-}" ]; then
+  torch_prefix=$("$CACHE/venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
+  [ -n "$torch_prefix" ] && cmake_args+=(-DBERTKIT_WITH_TORCH=ON -DCMAKE_PREFIX_PATH="$torch_prefix")
 fi
-cmake --build "$BUILD" -- -j"$(nproc)" | grep -vE '^\[[0-9]+/[0-9]+\]' || true
+cmake "${cmake_args[@]}" >/dev/null
+if ! cmake --build "$BUILD" -- -j"$(nproc)" >"$BUILD/build.log" 2>&1; then
+  grep -E 'error|Error' "$BUILD/build.log" | head -40 >&2
+  echo "setup: the build failed; the whole log is $BUILD/build.log" >&2
+  exit 1
+fi
 test -x "$BUILD/tools/wiki-clean"

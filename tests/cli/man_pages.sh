@@ -2,6 +2,9 @@
 # Every tool has a man page, and every long option its --help lists appears in that page.
 source "$(dirname "$0")/lib.sh"
 tools=$(sed -n 's/^set(BERTKIT_TEXT_TOOLS \(.*\))$/\1/p' "$SRC/tools/CMakeLists.txt")
+torch_tools=$(sed -n 's/^set(BERTKIT_TORCH_TOOLS \(.*\))$/\1/p' "$SRC/tools/CMakeLists.txt")
+# The LibTorch tools exist only in builds with BERTKIT_WITH_TORCH.
+for tool in $torch_tools; do [ -x "$BIN/$tool" ] && tools="$tools $tool"; done
 for tool in $tools; do
   [ -f "$SRC/tools/$tool.cpp" ] || continue
   CASES=$((CASES + 1))
