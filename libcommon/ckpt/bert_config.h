@@ -1,0 +1,45 @@
+// A BERT model's shape and hyper-parameters, as Google's bert_config.json (and HF's config.json) spell them.
+// Torch-free: ckpt-convert and the data tools read configs without LibTorch.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace bk {
+
+struct BertConfig {
+  int64_t vocab_size = 30522;
+  int64_t hidden_size = 768;
+  int64_t num_hidden_layers = 12;
+  int64_t num_attention_heads = 12;
+  int64_t intermediate_size = 3072;
+  std::string hidden_act = "gelu";  // gelu (erf), gelu_new/gelu_tanh (tanh approximation), relu
+  double hidden_dropout_prob = 0.1;
+  double attention_probs_dropout_prob = 0.1;
+  int64_t max_position_embeddings = 512;
+  int64_t type_vocab_size = 2;
+  double initializer_range = 0.02;
+  double layer_norm_eps = 1e-12;
+
+  // Reads a Google bert_config.json or an HF config.json; unknown keys are ignored, a missing key keeps its
+  // default only where Google's file may omit it (layer_norm_eps). Errors name the file and the key.
+  static BertConfig load(const std::string& path);
+  static BertConfig from_json(const nlohmann::json& json, const std::string& where);
+  // Google's keys (what bert_config.json holds).
+  nlohmann::json to_json() const;
+  // HF transformers' config.json for BertForPreTraining (model_type, architectures, layer_norm_eps, ...).
+  nlohmann::json to_hf_json() const;
+
+  // The embedding and decoder rows used internally: vocab_size rounded up to a multiple of `multiple`.
+  int64_t padded_vocab_size(int64_t multiple = 8) const { return (vocab_size + multiple - 1) / multiple * multiple; }
+  // Checks the shape (positive sizes, hidden divisible by heads, known activation); throws bk::Error naming `where`.
+  void validate(const std::string& where) const;
+
+  // Training FLOPs of one sequence of `seq_len` tokens with `predictions` masked positions (forward + backward =
+  // 3x forward; matmuls only, MLM head on the masked positions only), as DESIGN.md section 6 counts them.
+  double training_flops_per_sequence(int64_t seq_len, int64_t predictions) const;
+};
+
+}  // namespace bk

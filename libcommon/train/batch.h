@@ -1,0 +1,31 @@
+// One training batch as the model consumes it: the contract between the data loader (train/data_loader.*),
+// the model (model/bert.*), the trainer loop and bert-eval.
+//
+// All tensors are on the CPU when the loader hands them over (pinned when CUDA is in use); the trainer moves
+// them to the device with to(device, non_blocking). Shapes, with B samples and T = the longest real sequence in
+// the batch (dynamic truncation: padding beyond T is cut off) and P = max predictions:
+//   input_ids             int64 [B, T]   token ids, 0 after the sequence
+//   segment_ids           int64 [B, T]   0 for [CLS] A [SEP], 1 for B [SEP], 0 after
+//   attention_mask        int64 [B, T]   1 for real tokens, 0 for padding
+//   masked_lm_positions   int64 [B, P]   positions of the masked tokens, 0 in unused slots
+//   masked_lm_ids         int64 [B, P]   original ids at those positions, -1 in unused slots (ignored by the loss)
+//   next_sentence_labels  int64 [B]      1 = random next
+#pragma once
+
+#include <ATen/Tensor.h>
+
+#include <cstdint>
+
+namespace bk {
+
+struct PretrainBatch {
+  at::Tensor input_ids, segment_ids, attention_mask;
+  at::Tensor masked_lm_positions, masked_lm_ids;
+  at::Tensor next_sentence_labels;
+
+  int64_t size() const { return input_ids.defined() ? input_ids.size(0) : 0; }
+  int64_t seq_len() const { return input_ids.defined() ? input_ids.size(1) : 0; }
+  PretrainBatch to(const at::Device& device, bool non_blocking = false) const;
+};
+
+}  // namespace bk
