@@ -22,9 +22,29 @@ echo "   $(grep -vc '^$' "$OUT/sentences.txt") sentences -> $OUT/sentences.txt; 
 head -5 "$OUT/sentences.txt" | sed 's/^/   | /' >&2
 
 step "3. shard: documents kept whole, balanced by bytes, a marker written last"
+mkdir -p "$OUT/shards"
 "$BIN/shard" --training-shards 4 --test-shards 1 --test-fraction 0.1 --seed 12345 -o "$OUT/shards/demo" "$OUT/sentences.txt"
 for f in "$OUT"/shards/*; do
   printf '   %-48s %6s bytes %4s documents\n' "$f" "$(wc -c <"$f")" "$(grep -c '^$' "$f" || true)" >&2
 done
+
+step "4. wordpiece train: a WordPiece vocabulary learned from the training shards"
+"$BIN/wordpiece" train --vocab-size 2000 --min-frequency 2 -o "$OUT/vocab.txt" "$OUT"/shards/demo_training-*.txt
+echo "   $(wc -l <"$OUT/vocab.txt") tokens -> $OUT/vocab.txt; the first sentence, tokenized:" >&2
+head -1 "$OUT/sentences.txt" | "$BIN/wordpiece" encode -q --vocab "$OUT/vocab.txt" | fold -w 110 | sed 's/^/   | /' >&2
+
+step "5. mkpretrain: masked-LM / next-sentence instances, as create_pretraining_data.py makes them"
+mkdir -p "$OUT/hdf5"
+for f in "$OUT"/shards/demo_training-*.txt; do
+  name=$(basename "$f" .txt)
+  "$BIN/mkpretrain" --vocab "$OUT/vocab.txt" --max-seq-length 128 --max-predictions 20 --dupe-factor 5 \
+    -o "$OUT/hdf5/$name.hdf5" "$f"
+done
+"$BIN/mkpretrain" -q --vocab "$OUT/vocab.txt" --dupe-factor 1 -o "$OUT/demo_training-00000.tfrecord" \
+  "$OUT"/shards/demo_training-00000-of-00004.txt
+echo "   also as a TFRecord (Google's layout): $OUT/demo_training-00000.tfrecord" >&2
+
+step "6. bin4: samples split by length into bins (32/64/96/128 here: the demo uses 128-token sequences)"
+"$BIN/bin4" --bins 32,64,96,128 -o "$OUT/bins" "$OUT"/hdf5/*.hdf5
 
 step "done: outputs in $OUT/"
