@@ -22,16 +22,16 @@ FLAGS=(--max_seq_length=128 --max_predictions_per_seq=20 --masked_lm_prob=0.15 -
 echo "input: $(wc -c <"$TMP/in.txt") bytes; flags: ${FLAGS[*]}"
 
 t0=$(date +%s.%N)
-TF_CPP_MIN_LOG_LEVEL=3 "$PYTHON" -m bert.create_pretraining_data --input_file="$TMP/in.txt" --output_file="$TMP/ref.tfrecord" \
+TF_CPP_MIN_LOG_LEVEL=3 /usr/bin/time -f "%U %S" -o "$TMP/ref_cpu" "$PYTHON" -m bert.create_pretraining_data --input_file="$TMP/in.txt" --output_file="$TMP/ref.tfrecord" \
   --vocab_file="$VOCAB" --do_lower_case=True "${FLAGS[@]}" >/dev/null 2>&1
 t1=$(date +%s.%N)
-/usr/bin/time -f "%M" -o "$TMP/rss" "$BUILD/tools/mkpretrain" -q --vocab "$VOCAB" --max-seq-length 128 --max-predictions 20 \
+/usr/bin/time -f "%M %U %S" -o "$TMP/rss" "$BUILD/tools/mkpretrain" -q --vocab "$VOCAB" --max-seq-length 128 --max-predictions 20 \
   --masked-lm-prob 0.15 --seed 12345 --dupe-factor 5 -t 1 -o "$TMP/ours.tfrecord" "$TMP/in.txt"
 t2=$(date +%s.%N)
-TF_CPP_MIN_LOG_LEVEL=3 "$PYTHON" - "$TMP/ref.tfrecord" "$TMP/ours.tfrecord" "$t0" "$t1" "$t2" "$TMP/rss" "$TMP/in.txt" <<'PY' 2>/dev/null
+TF_CPP_MIN_LOG_LEVEL=3 "$PYTHON" - "$TMP/ref.tfrecord" "$TMP/ours.tfrecord" "$t0" "$t1" "$t2" "$TMP/rss" "$TMP/in.txt" "$TMP/ref_cpu" <<'PY' 2>/dev/null
 import os, sys
 import tensorflow as tf
-ref, ours, t0, t1, t2, rss, inp = sys.argv[1:]
+ref, ours, t0, t1, t2, rss, inp, ref_cpu = sys.argv[1:]
 def load(p):
     return [{k: list(v.int64_list.value) or list(v.float_list.value)
              for k, v in tf.train.Example.FromString(r.numpy()).features.feature.items()}
@@ -40,8 +40,12 @@ a, b = load(ref), load(ours)
 same = sum(x == y for x, y in zip(a, b))
 reference, mine = float(t1) - float(t0), float(t2) - float(t1)
 mb = os.path.getsize(inp) / 1e6
-peak = int(open(rss).read().split()[-1]) / 1024
-print(f"create_pretraining_data.py: {reference:8.2f} s")
-print(f"mkpretrain (1 thread):      {mine:8.2f} s   peak RSS {peak:.0f} MB ({peak / mb:.0f} MB per MB of input)")
-print(f"ratio: {reference / mine:.0f}x   identical instances: {same}/{len(a)} (ours {len(b)})")
+rss_kb, user, system = open(rss).read().split()[-3:]
+peak = int(rss_kb) / 1024
+mine_cpu = float(user) + float(system)
+ref_user, ref_system = open(ref_cpu).read().split()[-2:]
+reference_cpu = float(ref_user) + float(ref_system)
+print(f"create_pretraining_data.py: {reference:8.2f} s wall {reference_cpu:8.2f} s CPU")
+print(f"mkpretrain (1 thread):      {mine:8.2f} s wall {mine_cpu:8.2f} s CPU   peak RSS {peak:.0f} MB ({peak / mb:.1f} MB per MB of input)")
+print(f"ratio: {reference / mine:.0f}x wall, {reference_cpu / mine_cpu:.0f}x CPU   identical instances: {same}/{len(a)} (ours {len(b)})")
 PY

@@ -62,21 +62,6 @@ void PyRandom::twist() {
   index_ = 0;
 }
 
-uint32_t PyRandom::genrand_uint32() {
-  if (index_ >= kN) twist();
-  uint32_t y = mt_[index_++];
-  y ^= y >> 11;
-  y ^= (y << 7) & 0x9d2c5680u;
-  y ^= (y << 15) & 0xefc60000u;
-  y ^= y >> 18;
-  return y;
-}
-
-double PyRandom::random() {
-  const uint32_t a = genrand_uint32() >> 5, b = genrand_uint32() >> 6;
-  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-}
-
 std::vector<uint32_t> PyRandom::getrandbits_words(int k) {
   if (k < 0) fail("getrandbits: number of bits must be non-negative, got {}", k);
   std::vector<uint32_t> words;
@@ -99,7 +84,7 @@ uint64_t PyRandom::getrandbits(int k) {
   return low | (high << 32);
 }
 
-uint64_t PyRandom::randbelow(uint64_t n) {
+uint64_t PyRandom::randbelow_wide(uint64_t n) {
   if (n == 0) return 0;
   const int k = bit_length(n);
   uint64_t r = getrandbits(k);

@@ -22,15 +22,35 @@ class PyRandom {
   void seed(int64_t seed);                          // random.seed(seed) for an int seed
   void seed_words(const std::vector<uint32_t>& key);  // key = abs(seed) as 32-bit words, least significant first
 
-  uint32_t genrand_uint32();  // one raw MT19937 output
-  double random();            // [0, 1) with 53 random bits
+  // One raw MT19937 output. Inline, with random() and randbelow(): instance creation draws millions of these.
+  uint32_t genrand_uint32() {
+    if (index_ >= 624) twist();
+    uint32_t y = mt_[static_cast<size_t>(index_++)];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+  }
+  // [0, 1) with 53 random bits.
+  double random() {
+    const uint32_t a = genrand_uint32() >> 5, b = genrand_uint32() >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+  }
 
   // getrandbits(k) for 0 <= k <= 64; for larger k use getrandbits_words.
   uint64_t getrandbits(int k);
   // getrandbits(k) for any k >= 0, as 32-bit words least significant first (ceil(k/32) words, k=0 -> none).
   std::vector<uint32_t> getrandbits_words(int k);
 
-  uint64_t randbelow(uint64_t n);                         // _randbelow(n), n >= 1 (n == 0 returns 0, as CPython 3.10+)
+  // _randbelow(n), n >= 1 (n == 0 returns 0, as CPython 3.10+).
+  uint64_t randbelow(uint64_t n) {
+    if (n == 0 || n > 0xFFFFFFFFull) return randbelow_wide(n);
+    const int shift = 32 - (64 - __builtin_clzll(n));  // 32 - bit_length(n)
+    uint32_t r = genrand_uint32() >> shift;
+    while (r >= n) r = genrand_uint32() >> shift;
+    return r;
+  }
   int64_t randint(int64_t a, int64_t b);                  // a <= result <= b; bk::Error if a > b
   int64_t randrange(int64_t stop);                        // randrange(stop)
   int64_t randrange(int64_t start, int64_t stop, int64_t step = 1);
@@ -63,6 +83,7 @@ class PyRandom {
   }
 
  private:
+  uint64_t randbelow_wide(uint64_t n);
   void init_genrand(uint32_t s);
   void twist();
 

@@ -62,8 +62,13 @@ int64_t round_half_even(double x) { return static_cast<int64_t>(std::nearbyint(x
 void mask_tokens(Instance& inst, const InstanceConfig& cfg, const MaskingVocab& vocab, PyRandom& rng) {
   std::vector<int32_t>& tokens = inst.input_ids;
   // Candidate groups: one per token, or one per whole word when "##" pieces join the previous group.
-  // Stored flat: group g is members[group_begin[g] .. group_begin[g+1]).
-  std::vector<uint32_t> group_begin, members;
+  // Stored flat: group g is members[group_begin[g] .. group_begin[g+1]). Scratch buffers are reused across
+  // instances: this runs once per instance, millions of times.
+  thread_local std::vector<uint32_t> group_begin, members, group_order, masked;
+  thread_local std::vector<int32_t> original;
+  thread_local std::vector<uint8_t> covered;
+  group_begin.clear();
+  members.clear();
   for (size_t i = 0; i < tokens.size(); ++i) {
     int32_t t = tokens[i];
     if (t == vocab.cls_id || t == vocab.sep_id) continue;
@@ -74,16 +79,16 @@ void mask_tokens(Instance& inst, const InstanceConfig& cfg, const MaskingVocab& 
   }
   const size_t num_groups = group_begin.size();
   group_begin.push_back(static_cast<uint32_t>(members.size()));
-  std::vector<uint32_t> group_order(num_groups);
+  group_order.resize(num_groups);
   for (size_t g = 0; g < num_groups; ++g) group_order[g] = static_cast<uint32_t>(g);
   rng.shuffle(group_order);
 
   const size_t num_to_predict = static_cast<size_t>(std::min<int64_t>(
       cfg.max_predictions, std::max<int64_t>(1, round_half_even(static_cast<double>(tokens.size()) * cfg.masked_lm_prob))));
 
-  const std::vector<int32_t> original = tokens;
-  std::vector<uint8_t> covered(tokens.size(), 0);
-  std::vector<uint32_t> masked;  // positions, in masking order
+  original.assign(tokens.begin(), tokens.end());
+  covered.assign(tokens.size(), 0);
+  masked.clear();  // positions, in masking order
   for (uint32_t g : group_order) {
     if (masked.size() >= num_to_predict) break;
     const size_t size = group_begin[g + 1] - group_begin[g];

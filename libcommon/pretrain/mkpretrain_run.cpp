@@ -2,7 +2,7 @@
 
 #include "cli/error.h"
 #include "cli/progress.h"
-#include "data/example.h"
+#include "pretrain/instance_record.h"
 #include "data/hdf5_writer.h"
 #include "data/tfrecord.h"
 #include "io/input.h"
@@ -101,34 +101,9 @@ MaskingVocab masking_vocab(const tok::Vocab& vocab) {
 void write_tfrecord(const std::vector<Instance>& instances, const MkpretrainConfig& cfg) {
   Output out(cfg.output, cfg.force);
   TFRecordWriter writer(out);
-  const size_t L = static_cast<size_t>(cfg.instances.max_seq_length);
-  const size_t P = static_cast<size_t>(cfg.instances.max_predictions);
-  Example example;
   std::string record;
   for (const auto& inst : instances) {
-    Int64List ids(L, 0), mask(L, 0), segments(L, 0), positions(P, 0), masked(P, 0);
-    FloatList weights(P, 0.0f);
-    for (size_t i = 0; i < inst.input_ids.size(); ++i) {
-      ids[i] = inst.input_ids[i];
-      mask[i] = 1;
-      segments[i] = i < static_cast<size_t>(inst.a_length) + 2 ? 0 : 1;
-    }
-    for (size_t k = 0; k < inst.masked_lm_positions.size(); ++k) {
-      positions[k] = inst.masked_lm_positions[k];
-      masked[k] = inst.masked_lm_ids[k];
-      weights[k] = 1.0f;
-    }
-    // The reference's feature order (an OrderedDict), so the bytes match what it writes.
-    example.clear();
-    example.set_int64("input_ids", std::move(ids));
-    example.set_int64("input_mask", std::move(mask));
-    example.set_int64("segment_ids", std::move(segments));
-    example.set_int64("masked_lm_positions", std::move(positions));
-    example.set_int64("masked_lm_ids", std::move(masked));
-    example.set_float("masked_lm_weights", std::move(weights));
-    example.set_int64("next_sentence_labels", {inst.is_random_next ? 1 : 0});
-    record.clear();
-    encode_example(example, record);
+    encode_instance_record(inst, cfg.instances.max_seq_length, cfg.instances.max_predictions, record);
     writer.write(record);
   }
   out.commit();

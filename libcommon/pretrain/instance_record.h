@@ -1,0 +1,15 @@
+// The tf.train.Example of one pretraining instance, serialised directly (no Example object, no allocation per
+// record): the bytes bk::encode_example writes for google-research/bert's feature order (input_ids, input_mask,
+// segment_ids, masked_lm_positions, masked_lm_ids, masked_lm_weights, next_sentence_labels), padded to
+// max_seq_length and max_predictions as the reference pads them.
+#pragma once
+
+#include "pretrain/instances.h"
+
+#include <string>
+
+namespace bk {
+
+void encode_instance_record(const Instance& instance, int max_seq_length, int max_predictions, std::string& out);
+
+}  // namespace bk
