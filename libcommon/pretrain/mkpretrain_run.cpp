@@ -98,14 +98,28 @@ MaskingVocab masking_vocab(const tok::Vocab& vocab) {
   return m;
 }
 
+// Records are serialised and framed (CRCs included) in parallel chunks and written in order.
 void write_tfrecord(const std::vector<Instance>& instances, const MkpretrainConfig& cfg) {
   Output out(cfg.output, cfg.force);
-  TFRecordWriter writer(out);
-  std::string record;
-  for (const auto& inst : instances) {
-    encode_instance_record(inst, cfg.instances.max_seq_length, cfg.instances.max_predictions, record);
-    writer.write(record);
-  }
+  constexpr size_t kChunk = 2048;
+  size_t next = 0;
+  ordered_parallel<std::pair<size_t, size_t>, std::string>(
+      cfg.threads,
+      [&](std::pair<size_t, size_t>& range) {
+        if (next == instances.size()) return false;
+        range = {next, std::min(instances.size(), next + kChunk)};
+        next = range.second;
+        return true;
+      },
+      [&](std::pair<size_t, size_t>& range) {
+        std::string framed, record;
+        for (size_t i = range.first; i < range.second; ++i) {
+          encode_instance_record(instances[i], cfg.instances.max_seq_length, cfg.instances.max_predictions, record);
+          framed += frame_tfrecord(record);
+        }
+        return framed;
+      },
+      [&](std::string& framed) { out.write(framed); });
   out.commit();
 }
 
