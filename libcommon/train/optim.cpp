@@ -62,6 +62,13 @@ void Optimizer::zero_grad() {
   if (!grads.empty()) at::_foreach_zero_(grads);
 }
 
+std::vector<at::Tensor> Optimizer::grads() const {
+  std::vector<at::Tensor> out;
+  out.reserve(param_list_.size());
+  for (const auto& param : param_list_) out.push_back(param.grad());
+  return out;
+}
+
 at::Tensor Optimizer::gather_grads() {
   std::vector<at::Tensor> flat;
   flat.reserve(param_list_.size());

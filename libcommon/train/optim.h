@@ -66,6 +66,8 @@ class Optimizer {
 
   // Sets every parameter's gradient to zero (in one multi-tensor launch).
   void zero_grad();
+  // Every parameter's gradient, in order (undefined where a parameter has none): what LossScaler::unscale takes.
+  std::vector<at::Tensor> grads() const;
 
   // Steps taken so far (what bias correction counts; NVIDIA's schedule reads it as steps() + 1).
   int64_t steps() const { return steps_; }

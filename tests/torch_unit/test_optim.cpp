@@ -242,4 +242,7 @@ TEST_CASE("zero_grad zeroes every gradient") {
   auto opt = bk::make_optimizer({{"w", w}}, config("adamw"));
   opt->zero_grad();
   CHECK(at::equal(w.grad(), at::zeros({2})));
+  auto grads = opt->grads();
+  REQUIRE(grads.size() == 1);
+  CHECK(grads[0].is_same(w.grad()));
 }
