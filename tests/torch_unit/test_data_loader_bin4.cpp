@@ -1,0 +1,138 @@
+// The data loader over bin4 directories: every batch mixes the bins in the configured ratio.
+#include "test_data_loader_util.h"
+
+#include "data/hdf5_bin4.h"
+#include "train/sampler.h"
+
+#include <set>
+
+using namespace loader_test;
+
+namespace {
+
+const std::vector<int> kBounds = {128, 256, 384, 512};
+int bin_of_length(int64_t n) { return bk::bin_index(kBounds, static_cast<size_t>(n)); }
+
+// A bin4 directory made by our bin4 from samples with per_bin[b] samples in bin b; ids numbered 0...
+std::string make_bin4(const ScratchDir& dir, const std::vector<int>& per_bin, int shards) {
+  std::string input = dir / "all.hdf5";
+  {
+    bk::PretrainWriterOptions options;
+    options.seq_len = 512;
+    options.max_predictions = 8;
+    bk::PretrainWriter writer(input, options);
+    int id = 0;
+    for (size_t b = 0; b < per_bin.size(); ++b) {
+      int low = b == 0 ? 4 : kBounds[b - 1] + 1, high = kBounds[b];
+      for (int i = 0; i < per_bin[b]; ++i, ++id) writer.append(make_sample(id, low + (id * 53) % (high - low + 1), 3));
+    }
+    writer.commit();
+  }
+  bk::Bin4Options options;
+  options.inputs = {input};
+  options.output_dir = dir / "bins";
+  options.shards_per_bin = shards;
+  options.quiet = true;
+  bk::run_bin4(options);
+  return options.output_dir;
+}
+
+}  // namespace
+
+TEST_CASE("bin ratio: scaled to the batch size by largest remainder") {
+  CHECK(bk::scale_bin_ratio({6, 3, 2, 5}, 16) == std::vector<int64_t>{6, 3, 2, 5});
+  CHECK(bk::scale_bin_ratio({6, 3, 2, 5}, 32) == std::vector<int64_t>{12, 6, 4, 10});
+  // 8 * (6,3,2,5) / 16 = 3, 1.5, 1, 2.5: one row left, the tie between .5s goes to the lower bin.
+  CHECK(bk::scale_bin_ratio({6, 3, 2, 5}, 8) == std::vector<int64_t>{3, 2, 1, 2});
+  // 4 * ... / 16 = 1.5, .75, .5, 1.25: two rows left, to .75 and then (tie .5/.5) the lower bin.
+  CHECK(bk::scale_bin_ratio({6, 3, 2, 5}, 4) == std::vector<int64_t>{2, 1, 0, 1});
+  CHECK(bk::scale_bin_ratio({1, 0, 1}, 3) == std::vector<int64_t>{2, 0, 1});
+  CHECK_THROWS(bk::scale_bin_ratio({0, 0}, 4));
+  CHECK_THROWS(bk::scale_bin_ratio({1, -1}, 4));
+}
+
+TEST_CASE("bin4 loader: every batch takes 6:3:2:5 from the bins, each sample once") {
+  ScratchDir dir;
+  // 2 shards per bin; with 2 ranks each rank reads one shard of every bin: 30/15/10/25 samples = 5 batches.
+  std::string bins = make_bin4(dir, {60, 30, 20, 50}, 2);
+  std::multiset<int> seen;
+  for (int rank = 0; rank < 2; ++rank) {
+    bk::PretrainDataLoader loader(config_for({bins}, 16, rank, 2));
+    CHECK(loader.binned());
+    CHECK(loader.per_batch() == std::vector<int64_t>{6, 3, 2, 5});
+    CHECK(loader.batches_per_epoch() == 5);
+    bk::PretrainBatch batch;
+    int batches = 0;
+    while (loader.next(batch)) {
+      ++batches;
+      std::vector<int> per_bin(4, 0);
+      int64_t longest = 0;
+      for (int64_t b = 0; b < batch.size(); ++b) {
+        int64_t n = batch.attention_mask[b].sum().item<int64_t>();
+        longest = std::max(longest, n);
+        ++per_bin[static_cast<size_t>(bin_of_length(n))];
+        seen.insert(row_id(batch, b));
+      }
+      CHECK(per_bin == std::vector<int>{6, 3, 2, 5});
+      CHECK(batch.seq_len() == longest);
+    }
+    CHECK(batches == 5);
+  }
+  CHECK(seen.size() == 160);
+  CHECK(std::set<int>(seen.begin(), seen.end()).size() == 160);
+}
+
+TEST_CASE("bin4 loader: scaled ratio for batches of 8, deterministic, resumable") {
+  ScratchDir dir;
+  std::string bins = make_bin4(dir, {40, 30, 12, 20}, 3);
+  auto config = config_for({bins}, 8);
+  bk::PretrainDataLoader loader(config);
+  CHECK(loader.per_batch() == std::vector<int64_t>{3, 2, 1, 2});
+  // The bins last 40/3, 30/2, 12/1, 20/2 batches: the 512 bin (10) ends the epoch.
+  CHECK(loader.batches_per_epoch() == 10);
+  std::vector<std::vector<int>> reference;
+  bk::PretrainBatch batch;
+  for (int e = 0; e < 2; ++e) {
+    while (loader.next(batch)) {
+      std::vector<int> per_bin(4, 0);
+      for (int64_t b = 0; b < batch.size(); ++b)
+        ++per_bin[static_cast<size_t>(bin_of_length(batch.attention_mask[b].sum().item<int64_t>()))];
+      CHECK(per_bin == std::vector<int>{3, 2, 1, 2});
+      reference.push_back(batch_ids(batch));
+    }
+  }
+  REQUIRE(reference.size() == 20);
+  std::set<int> epoch0;
+  for (size_t i = 0; i < 10; ++i) epoch0.insert(reference[i].begin(), reference[i].end());
+  CHECK(epoch0.size() == 80);
+  CHECK(std::vector(reference.begin(), reference.begin() + 10) != std::vector(reference.begin() + 10, reference.end()));
+
+  // Resume from the middle of the first epoch: the rest matches.
+  bk::PretrainDataLoader resumed(config);
+  resumed.restore({0, 7, 0});
+  std::vector<std::vector<int>> rest;
+  for (int e = 0; e < 2; ++e)
+    while (resumed.next(batch)) rest.push_back(batch_ids(batch));
+  CHECK(rest == std::vector(reference.begin() + 7, reference.end()));
+
+  auto custom = config;
+  custom.bin_ratio = {1, 1, 1, 1};
+  CHECK(bk::PretrainDataLoader(custom).per_batch() == std::vector<int64_t>{2, 2, 2, 2});
+  custom.bin_ratio = {1, 1};
+  std::string error = error_of([&] { bk::PretrainDataLoader bad(custom); });
+  CHECK(error.find(bins) != std::string::npos);
+  CHECK(error.find("4 bins") != std::string::npos);
+}
+
+TEST_CASE("bin4 loader: a shard missing from the directory is named; no mixing with plain files") {
+  ScratchDir dir;
+  std::string bins = make_bin4(dir, {10, 10, 10, 10}, 2);
+  ScratchDir other;
+  auto plain = write_files(other, {8});
+  std::string mixed = error_of([&] { bk::PretrainDataLoader bad(config_for({plain[0], bins}, 4)); });
+  CHECK(mixed.find("cannot be mixed") != std::string::npos);
+  fs::remove(fs::path(bins) / "384" / bk::shard_file_name(1, 2));
+  std::string error = error_of([&] { bk::PretrainDataLoader bad(config_for({bins}, 4)); });
+  CHECK(error.find("bin4.json") != std::string::npos);
+  CHECK(error.find("384") != std::string::npos);
+}
