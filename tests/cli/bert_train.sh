@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# bert-train on the CPU: usage, loss falls, exact resume, strict --init-checkpoint, bad inputs that must fail
+# loudly and leave the last checkpoint intact. Needs a build with BERTKIT_WITH_TORCH.
+source "$(dirname "$0")/lib.sh"
+need_fixtures
+if [ ! -x "$BIN/bert-train" ]; then echo "skipped: bert-train not built (BERTKIT_WITH_TORCH=OFF)"; exit 77; fi
+export OMP_NUM_THREADS=1
+VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
+CFG=$SRC/tests/fixtures/tiny_bert_config.json
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-factor 10 -o "$TMP/data.hdf5" \
+  "$FIXTURES/pretraining_text/sample_text.txt"
+train() { bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
+  --learning-rate 2e-2 --warmup-proportion 0.1 --seed 7 "$@"; }
+# The values of a JSON field in a log, one per line (python as an independent reader).
+field() { python3 -c 'import json,sys; [print(json.loads(l)[sys.argv[2]]) for l in open(sys.argv[1])]' "$1" "$2"; }
+
+run bert-train --help
+expect_rc 0 "--help"
+run bert-train --version
+expect_rc 0 "--version"; expect_out "bert-train (bertkit) 0.1.0" "--version text"
+run bert-train --config "$CFG" --input "$TMP/data.hdf5" --output-dir "$TMP/x" --train-batch-size 8 --max-step 3
+expect_rc 2 "misspelt flag"; expect_err "max-step.*try --help" "misspelt flag named"
+run train --output-dir "$TMP/x" --max-steps 2 --precision fp16
+expect_rc 2 "fp16 on the CPU"; expect_err "fp16 needs --device cuda" "fp16 message"
+
+# The loss falls clearly within a short run (AdamW-free default: LAMB).
+run train --output-dir "$TMP/fall" --max-steps 60 --log-every 1
+expect_rc 0 "60 steps"
+CASES=$((CASES + 1))
+python3 - "$TMP/fall/log.jsonl" <<'PY' || fail_case "the loss does not fall: $(field "$TMP/fall/log.jsonl" loss | tr '\n' ' ')"
+import json, sys
+loss = [json.loads(l)["loss"] for l in open(sys.argv[1])]
+first, last = sum(loss[:5]) / 5, sum(loss[-5:]) / 5
+print(f"loss: first 5 steps {first:.3f}, last 5 steps {last:.3f}")
+sys.exit(0 if len(loss) == 60 and last < first - 1.0 else 1)
+PY
+CASES=$((CASES + 1)); [ -f "$TMP/fall/checkpoints/step-00000060/model.safetensors" ] || fail_case "final checkpoint written"
+CASES=$((CASES + 1)); ls "$TMP/fall/tensorboard"/events.out.tfevents.* >/dev/null 2>&1 || fail_case "tensorboard events written"
+
+# Exact resume: 20 steps straight == 10 steps, stop, 10 resumed steps (bit for bit), and == a run killed at a
+# random point and resumed.
+run train --output-dir "$TMP/straight" --max-steps 20
+expect_rc 0 "straight run"
+run train --output-dir "$TMP/split" --max-steps 20 --stop-after 10
+expect_rc 0 "first half"
+CASES=$((CASES + 1)); [ "$(cat "$TMP/split/checkpoints/latest")" = "step-00000010" ] || fail_case "stopped at step 10"
+run train --output-dir "$TMP/split" --max-steps 20 --resume
+expect_rc 0 "resumed half"
+expect_same "$TMP/straight/checkpoints/step-00000020/model.safetensors" "$TMP/split/checkpoints/step-00000020/model.safetensors" \
+  "20 straight steps == 10 + 10 resumed steps (model)"
+expect_same "$TMP/straight/checkpoints/step-00000020/optimizer.safetensors" "$TMP/split/checkpoints/step-00000020/optimizer.safetensors" \
+  "20 straight steps == 10 + 10 resumed steps (optimizer)"
+train --output-dir "$TMP/killed" --max-steps 20 --checkpoint-every 3 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 600); do [ -d "$TMP/killed/checkpoints/step-00000006" ] && break; sleep 0.05; done
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+run train --output-dir "$TMP/killed" --max-steps 20 --checkpoint-every 3 --resume
+expect_rc 0 "resumed after kill -9"
+expect_same "$TMP/straight/checkpoints/step-00000020/model.safetensors" "$TMP/killed/checkpoints/step-00000020/model.safetensors" \
+  "killed and resumed == straight"
+
+# --init-checkpoint is strict: a checkpoint of another shape names the keys.
+sed 's/"num_hidden_layers": 2/"num_hidden_layers": 3/' "$CFG" >"$TMP/three.json"
+run bert-train -q --config "$TMP/three.json" --input "$TMP/data.hdf5" --output-dir "$TMP/init" --train-batch-size 8 \
+  --max-predictions 10 --max-steps 1 --init-checkpoint "$TMP/straight/checkpoints/step-00000020"
+expect_rc 1 "init from a smaller model"; expect_err "missing.*bert.encoder.layer.2" "missing keys listed"
+run train --output-dir "$TMP/init-ok" --max-steps 2 --init-checkpoint "$TMP/straight/checkpoints/step-00000020"
+expect_rc 0 "init from a matching checkpoint"
+
+# Bad inputs: one clear line, exit 1.
+printf '{"hidden_size": 32}\n' >"$TMP/bad.json"
+run bert-train --config "$TMP/bad.json" --input "$TMP/data.hdf5" --output-dir "$TMP/b1" --train-batch-size 8 --max-steps 1
+expect_rc 1 "incomplete config"; expect_err "bad.json: missing \"vocab_size\"" "config key named"
+sed 's/"vocab_size": 30522/"vocab_size": 1000/' "$CFG" >"$TMP/small-vocab.json"
+run bert-train --config "$TMP/small-vocab.json" --input "$TMP/data.hdf5" --output-dir "$TMP/b2" --train-batch-size 8 \
+  --max-predictions 10 --max-steps 1
+expect_rc 1 "vocab-size mismatch"; expect_err "token id [0-9]+, but the model's vocab_size is 1000" "mismatch explained"
+run train --output-dir "$TMP/b3" --max-steps 1 --input "$TMP/missing.hdf5"
+expect_rc 1 "missing data"; expect_err "missing.hdf5" "missing data named"
+head -c 3000 "$TMP/data.hdf5" >"$TMP/cut.hdf5"
+run bert-train -q --config "$CFG" --input "$TMP/cut.hdf5" --output-dir "$TMP/b4" --train-batch-size 8 --max-steps 1
+expect_rc 1 "truncated data"; expect_err "cut.hdf5" "truncated data named"
+# A diverging run (absurd learning rate) stops at the first non-finite loss; the checkpoints before it are whole.
+run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --output-dir "$TMP/nan" \
+  --max-steps 50 --checkpoint-every 1 --learning-rate 1e12 --warmup-proportion 0 --optimizer adamw --max-grad-norm 0
+expect_rc 1 "NaN loss"; expect_err "loss is (NaN|infinite) at step [0-9]+" "NaN named with its step"
+CASES=$((CASES + 1))
+python3 - "$TMP/nan/checkpoints" <<'PY' || fail_case "the last checkpoint before the NaN is intact and finite"
+import json, struct, sys, os, math
+root = sys.argv[1]
+latest = open(os.path.join(root, "latest")).read().strip()
+path = os.path.join(root, latest, "model.safetensors")
+data = open(path, "rb").read()
+n = struct.unpack("<Q", data[:8])[0]
+header = json.loads(data[8:8 + n])
+for name, e in header.items():
+    if name == "__metadata__": continue
+    b, end = e["data_offsets"]
+    vals = struct.unpack(f"<{(end - b) // 4}f", data[8 + n + b:8 + n + end])
+    if not all(math.isfinite(v) for v in vals): sys.exit(1)
+print(f"last checkpoint {latest} is finite")
+PY
+finish
