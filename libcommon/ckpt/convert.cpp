@@ -1,0 +1,159 @@
+// Writing the canonical tensor set out (ckpt/convert.h): native and HF directories, torch .pt through a callback.
+#include "ckpt/convert.h"
+
+#include "ckpt/name_mapping.h"
+#include "cli/error.h"
+#include "cli/progress.h"
+#include "io/output.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace bk {
+namespace fs = std::filesystem;
+namespace {
+
+// A directory built under a hidden temporary name beside its destination and renamed onto it by commit();
+// removed (with whatever was written into it) if commit() is never reached.
+class StagedDirectory {
+ public:
+  StagedDirectory(const std::string& destination, bool overwrite) : destination_(destination) {
+    fs::path dest(destination);
+    if (dest.filename().empty()) dest = dest.parent_path();
+    if (fs::exists(dest) && !overwrite) fail("{}: already exists; use -f/--force to replace it", destination);
+    if (fs::exists(dest) && !fs::is_directory(dest)) fail("{}: exists and is not a directory", destination);
+    destination_ = dest.string();
+    fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
+    if (!fs::is_directory(parent)) fail("{}: parent directory does not exist", destination);
+    staging_ = (parent / fmt::format(".{}.partial-{}", dest.filename().string(), ::getpid())).string();
+    fs::remove_all(staging_);
+    fs::create_directory(staging_);
+  }
+  ~StagedDirectory() {
+    std::error_code ignored;
+    if (!committed_) fs::remove_all(staging_, ignored);
+  }
+  std::string file(const char* name) const { return (fs::path(staging_) / name).string(); }
+  void commit() {
+    std::error_code ec;
+    if (fs::exists(destination_)) {
+      // --force: the old directory goes only once the new one is complete.
+      std::string old = staging_ + ".old";
+      fs::rename(destination_, old);
+      fs::rename(staging_, destination_, ec);
+      if (ec) {
+        fs::rename(old, destination_);
+        fail("{}: cannot rename into place: {}", destination_, ec.message());
+      }
+      fs::remove_all(old);
+    } else {
+      fs::rename(staging_, destination_, ec);
+      if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());
+    }
+    committed_ = true;
+  }
+
+ private:
+  std::string destination_, staging_;
+  bool committed_ = false;
+};
+
+int64_t count_parameters(const std::vector<StTensor>& tensors) {
+  int64_t n = 0;
+  for (const auto& t : tensors) n += t.numel();
+  return n;
+}
+
+uint64_t count_bytes(const std::vector<StTensor>& tensors) {
+  uint64_t n = 0;
+  for (const auto& t : tensors) n += t.bytes.size();
+  return n;
+}
+
+const std::map<std::string, std::string> kPtMetadata = {{"format", "pt"}};
+
+}  // namespace
+
+void pad_vocab_rows(std::vector<StTensor>& tensors, int64_t multiple) {
+  if (multiple <= 1) return;
+  for (auto& t : tensors) {
+    std::string param = t.name;
+    for (const char* suffix : {".exp_avg_sq", ".exp_avg"})
+      if (param.ends_with(suffix)) param.resize(param.size() - std::string_view(suffix).size());
+    if (!is_vocab_tensor(param) || t.shape.empty()) continue;
+    int64_t rows = t.shape[0], padded = (rows + multiple - 1) / multiple * multiple;
+    int64_t row_bytes = rows ? static_cast<int64_t>(t.bytes.size()) / rows : 0;
+    t.bytes.resize(static_cast<size_t>(padded * row_bytes), '\0');
+    t.shape[0] = padded;
+  }
+}
+
+std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model) {
+  std::vector<StTensor> out;
+  out.reserve(model.size() + 2);
+  const StTensor* word = nullptr;
+  const StTensor* bias = nullptr;
+  for (const auto& t : model) {
+    if (t.name == "bert.embeddings.word_embeddings.weight") word = &t;
+    if (t.name == "cls.predictions.bias") bias = &t;
+  }
+  for (const auto& t : model) {
+    out.push_back(t);
+    // The tied decoder copies follow cls.predictions.bias (load_state_dict does not care about order).
+    if (&t == bias && word) {
+      StTensor w = *word;
+      w.name = "cls.predictions.decoder.weight";
+      out.push_back(std::move(w));
+      StTensor b = *bias;
+      b.name = "cls.predictions.decoder.bias";
+      out.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
+void run_ckpt_convert(const CkptConvertConfig& cfg) {
+  if (cfg.list) {
+    Output out("-");
+    out.write(list_checkpoint(cfg.input));
+    out.commit();
+    return;
+  }
+  if (cfg.to != "native" && cfg.to != "hf" && cfg.to != "pt")
+    usage_fail("--to must be native, hf or pt, got '{}'", cfg.to);
+  if (cfg.output.empty()) usage_fail("-o OUT is required with --to");
+  if (cfg.to == "native" && cfg.pad_vocab > 1)
+    usage_fail("--pad-vocab is for hf and pt output; native checkpoints hold the true vocabulary size");
+  if (cfg.to != "native" && cfg.load.keep_optimizer)
+    usage_fail("--keep-optimizer needs --to native (hf and pt output hold the model only)");
+  if (cfg.to == "pt") check_overwrite(cfg.output, cfg.force);
+
+  Progress progress(cfg.quiet);
+  LoadedCheckpoint ck = load_checkpoint(cfg.input, cfg.load);
+  BertConfig out_config = ck.config;
+  if (cfg.pad_vocab > 1) {
+    pad_vocab_rows(ck.model, cfg.pad_vocab);
+    out_config.vocab_size = ck.config.padded_vocab_size(cfg.pad_vocab);
+  }
+
+  if (cfg.to == "pt") {
+    if (!cfg.write_pt) fail("this build of ckpt-convert cannot write .pt files");
+    cfg.write_pt(cfg.output, hf_state_dict(ck.model), cfg.force);
+  } else {
+    StagedDirectory dir(cfg.output, cfg.force);
+    write_safetensors(dir.file("model.safetensors"), ck.model, kPtMetadata);
+    nlohmann::json config_json = cfg.to == "hf" ? out_config.to_hf_json() : out_config.to_json();
+    write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
+    if (cfg.to == "native" && !ck.optimizer.empty())
+      write_safetensors(dir.file("optimizer.safetensors"), ck.optimizer, kPtMetadata);
+    dir.commit();
+  }
+  std::string what = fmt::format("{} tensors ({} parameters)", ck.model.size(), count_parameters(ck.model));
+  if (!ck.optimizer.empty()) what += fmt::format(", {} optimizer tensors", ck.optimizer.size());
+  if (ck.dropped_training_state) what += fmt::format(", {} training variables dropped", ck.dropped_training_state);
+  if (!ck.unmapped.empty()) what += fmt::format(", {} unmapped dropped", ck.unmapped.size());
+  progress.finish(count_bytes(ck.model) + count_bytes(ck.optimizer), what + " -> " + cfg.to);
+}
+
+}  // namespace bk

@@ -1,0 +1,72 @@
+// ckpt-convert's library side (torch-free): reading a BERT pretraining checkpoint in any of the formats we know
+// into one canonical tensor set, and writing it out again.
+//
+// Canonical set: the BertForPreTraining parameters of ckpt/name_mapping.h under HF names, float32, true vocabulary
+// size, HF layout (Linear weights [out, in]), in bert_pretraining_tensors() order; optionally Adam's moments as
+// "<name>.exp_avg" / "<name>.exp_avg_sq" in the same order and layout.
+//
+// Inputs: a TF1 checkpoint prefix (PREFIX.index + PREFIX.data-*), or a directory holding model.safetensors and
+// config.json (a native checkpoint: Google's config keys, optional optimizer.safetensors; or an HF save_pretrained
+// directory). Outputs: native (directory), hf (directory), pt (one torch.load-able file, written by a callback
+// because only that part needs LibTorch).
+#pragma once
+
+#include "ckpt/bert_config.h"
+#include "ckpt/safetensors.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bk {
+
+struct LoadedCheckpoint {
+  BertConfig config;
+  std::string config_path;
+  std::vector<StTensor> model;      // canonical parameters
+  std::vector<StTensor> optimizer;  // Adam moments (only when asked for and present)
+  std::vector<std::string> unmapped;
+  int dropped_training_state = 0;   // TF bookkeeping variables and (unless kept) optimizer slots skipped
+};
+
+struct LoadOptions {
+  std::string config_path;  // empty: bert_config.json or config.json beside the input
+  bool keep_optimizer = false;
+  bool allow_unmapped = false;
+};
+
+// Reads and checks everything: names mapped, shapes against the config (before any data is read), dtypes converted
+// to float32, each TF tensor's CRC32C. Throws bk::Error naming the tensor and the file.
+LoadedCheckpoint load_checkpoint(const std::string& input, const LoadOptions& options);
+
+// Lines "NAME (DT_FLOAT) [30522,128]" for every tensor of a TF1 checkpoint (as TF's inspect_checkpoint prints
+// them), followed by a blank line and "# Total number of params: N"; reads only the index. For a safetensors
+// directory the dtype is the safetensors one, "(F32)".
+std::string list_checkpoint(const std::string& input);
+
+// The tensors with vocabulary rows padded with zeros to a multiple of `multiple` (no-op for 0 or 1).
+void pad_vocab_rows(std::vector<StTensor>& tensors, int64_t multiple);
+
+// The state dict transformers' BertForPreTraining.state_dict() holds: the canonical set plus the tied decoder
+// weight and bias as copies.
+std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model);
+
+using PtWriter = std::function<void(const std::string& path, const std::vector<StTensor>& state_dict, bool overwrite)>;
+
+struct CkptConvertConfig {
+  std::string input;
+  std::string output;
+  std::string to;            // native, hf, pt
+  bool list = false;
+  LoadOptions load;
+  int64_t pad_vocab = 0;     // 0 or 1: none
+  bool force = false;
+  bool quiet = false;
+  PtWriter write_pt;         // required for --to pt
+};
+
+// The whole tool: --list to stdout, or load + write. Output directories are built under a temporary name beside
+// OUT and renamed into place, so a failure leaves nothing behind.
+void run_ckpt_convert(const CkptConvertConfig& config);
+
+}  // namespace bk

@@ -1,0 +1,319 @@
+// Reading any supported checkpoint into the canonical tensor set (ckpt/convert.h).
+#include "ckpt/convert.h"
+
+#include "ckpt/name_mapping.h"
+#include "ckpt/tf_checkpoint.h"
+#include "cli/error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+namespace bk {
+namespace fs = std::filesystem;
+namespace {
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);  // inf / nan
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else {  // subnormal half: normalise
+    int shift = 0;
+    while (!(mant & 0x400)) {
+      mant <<= 1;
+      ++shift;
+    }
+    bits = sign | (uint32_t(113 - shift) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// Converts `count` elements of a floating-point type to float32 bytes; `what` names the tensor for errors.
+std::string to_f32(std::string_view bytes, StDtype dtype, int64_t count, const std::string& what) {
+  if (dtype == StDtype::F32) return std::string(bytes);
+  std::string out(static_cast<size_t>(count) * 4, '\0');
+  auto* dst = reinterpret_cast<float*>(out.data());
+  for (int64_t i = 0; i < count; ++i) {
+    if (dtype == StDtype::F16 || dtype == StDtype::BF16) {
+      uint16_t v;
+      std::memcpy(&v, bytes.data() + 2 * i, 2);
+      if (dtype == StDtype::F16) {
+        dst[i] = half_to_float(v);
+      } else {
+        uint32_t bits = uint32_t(v) << 16;
+        std::memcpy(&dst[i], &bits, 4);
+      }
+    } else if (dtype == StDtype::F64) {
+      double d;
+      std::memcpy(&d, bytes.data() + 8 * i, 8);
+      dst[i] = static_cast<float>(d);
+    } else {
+      fail("{}: dtype {} is not a floating-point type; model weights must be", what, st_dtype_name(dtype));
+    }
+  }
+  return out;
+}
+
+bool tf_to_st_dtype(int dtype, StDtype& out) {
+  switch (dtype) {
+    case kTfFloat: out = StDtype::F32; return true;
+    case kTfHalf: out = StDtype::F16; return true;
+    case kTfBfloat16: out = StDtype::BF16; return true;
+    case kTfDouble: out = StDtype::F64; return true;
+    case kTfInt64: out = StDtype::I64; return true;
+    case kTfInt32: out = StDtype::I32; return true;
+    case kTfInt16: out = StDtype::I16; return true;
+    case kTfInt8: out = StDtype::I8; return true;
+    case kTfUint8: out = StDtype::U8; return true;
+    case kTfBool: out = StDtype::BOOL; return true;
+    default: return false;
+  }
+}
+
+std::string transpose_f32(const std::string& bytes, int64_t rows, int64_t cols) {
+  std::string out(bytes.size(), '\0');
+  const auto* src = reinterpret_cast<const float*>(bytes.data());
+  auto* dst = reinterpret_cast<float*>(out.data());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];
+  return out;
+}
+
+std::string find_config(const std::string& input, bool is_dir, const std::string& given) {
+  if (!given.empty()) return given;
+  fs::path dir = is_dir ? fs::path(input) : fs::path(input).parent_path();
+  if (dir.empty()) dir = ".";
+  const char* names[] = {"bert_config.json", "config.json"};
+  if (is_dir) std::swap(names[0], names[1]);
+  for (const char* n : names)
+    if (fs::is_regular_file(dir / n)) return (dir / n).string();
+  fail("{}: no bert_config.json or config.json beside it; name one with --config", input);
+}
+
+// Where each canonical tensor comes from, decided from names and shapes before any data is read.
+struct Source {
+  std::string source_name;   // the name in the input
+  std::vector<int64_t> shape;  // HF layout as stored (rows may be padded)
+  bool transpose = false;
+  const void* handle = nullptr;  // TfTensorInfo or StEntry
+};
+
+// Checks a source shape against the expected one; vocab tensors may carry padded rows (cut off later).
+void check_shape(const std::vector<int64_t>& got, const ExpectedTensor& want, const BertConfig& config,
+                 const std::string& file, const std::string& source_name, const std::string& config_path,
+                 const std::vector<int64_t>& as_stored) {
+  bool ok = got == want.shape;
+  if (!ok && is_vocab_tensor(want.name) && got.size() == want.shape.size() && !got.empty() &&
+      got[0] == config.padded_vocab_size(8) && std::equal(got.begin() + 1, got.end(), want.shape.begin() + 1))
+    ok = true;
+  if (!ok) {
+    std::vector<int64_t> stored_want = want.shape;
+    if (got != as_stored) std::reverse(stored_want.begin(), stored_want.end());
+    fail("{}: tensor {}: shape {} does not match the config {} (vocab_size {}, hidden_size {}, "
+         "intermediate_size {}), which needs {}", file, source_name, format_tf_shape(as_stored), config_path,
+         config.vocab_size, config.hidden_size, config.intermediate_size, format_tf_shape(stored_want));
+  }
+}
+
+// Cuts padded vocabulary rows down to the true vocabulary.
+void trim_vocab(StTensor& t, int64_t vocab) {
+  if (t.shape.empty() || t.shape[0] <= vocab) return;
+  int64_t row = t.numel() / t.shape[0];
+  t.bytes.resize(static_cast<size_t>(vocab * row) * st_dtype_size(t.dtype));
+  t.shape[0] = vocab;
+}
+
+void order_and_check(LoadedCheckpoint& ck, const std::vector<ExpectedTensor>& expected,
+                     std::map<std::string, StTensor>& weights, std::map<std::string, StTensor>& moments,
+                     const std::string& input) {
+  std::vector<std::string> missing;
+  for (const auto& e : expected) {
+    auto it = weights.find(e.name);
+    if (it == weights.end()) {
+      missing.push_back(e.name);
+      continue;
+    }
+    ck.model.push_back(std::move(it->second));
+    for (TfRole role : {TfRole::kAdamM, TfRole::kAdamV}) {
+      auto m = moments.find(adam_state_name(e.name, role));
+      if (m != moments.end()) ck.optimizer.push_back(std::move(m->second));
+    }
+  }
+  if (!missing.empty())
+    fail("{}: {} of {} model tensors missing: {}{}", input, missing.size(), expected.size(), missing.front(),
+         missing.size() > 1 ? fmt::format(" (and {} more)", missing.size() - 1) : "");
+}
+
+void report_unmapped(const LoadedCheckpoint& ck, const std::string& input, bool allow) {
+  if (ck.unmapped.empty() || allow) return;
+  std::string list;
+  for (size_t i = 0; i < ck.unmapped.size() && i < 8; ++i) list += (i ? ", " : "") + ck.unmapped[i];
+  if (ck.unmapped.size() > 8) list += fmt::format(" (and {} more)", ck.unmapped.size() - 8);
+  fail("{}: {} unmapped tensor(s): {}; --allow-unmapped drops them", input, ck.unmapped.size(), list);
+}
+
+LoadedCheckpoint load_tf(const std::string& input, const LoadOptions& options) {
+  TfCheckpointReader reader(input);
+  LoadedCheckpoint ck;
+  ck.config_path = find_config(reader.prefix(), false, options.config_path);
+  ck.config = BertConfig::load(ck.config_path);
+  auto expected = bert_pretraining_tensors(ck.config);
+  auto names = expected_names(expected);
+  std::map<std::string, const ExpectedTensor*> by_name;
+  for (const auto& e : expected) by_name[e.name] = &e;
+
+  struct Planned {
+    const TfTensorInfo* info;
+    MappedTfName mapped;
+  };
+  std::vector<Planned> plan;
+  std::map<std::string, std::string> claimed;  // output name -> TF name
+  for (const auto& t : reader.index().tensors) {
+    MappedTfName m = map_tf_name(t.name, names);
+    if (m.role == TfRole::kUnmapped) {
+      ck.unmapped.push_back(t.name);
+      continue;
+    }
+    if (m.role == TfRole::kTraining || (m.role != TfRole::kWeight && !options.keep_optimizer)) {
+      ++ck.dropped_training_state;
+      continue;
+    }
+    std::string out_name = m.role == TfRole::kWeight ? m.hf_name : adam_state_name(m.hf_name, m.role);
+    auto [it, fresh] = claimed.emplace(out_name, t.name);
+    if (!fresh) fail("{}: tensors {} and {} both map to {}", reader.index_path(), it->second, t.name, out_name);
+    std::vector<int64_t> hf_shape = t.shape;
+    if (m.transpose) {
+      if (t.shape.size() != 2)
+        fail("{}: tensor {}: a kernel must be 2-D, got {}", reader.index_path(), t.name, format_tf_shape(t.shape));
+      std::reverse(hf_shape.begin(), hf_shape.end());
+    }
+    check_shape(hf_shape, *by_name.at(m.hf_name), ck.config, reader.index_path(), t.name, ck.config_path, t.shape);
+    plan.push_back({&t, std::move(m)});
+  }
+  report_unmapped(ck, reader.index_path(), options.allow_unmapped);
+
+  std::map<std::string, StTensor> weights, moments;
+  for (const auto& p : plan) {
+    const TfTensorInfo& t = *p.info;
+    StTensor out;
+    out.name = p.mapped.role == TfRole::kWeight ? p.mapped.hf_name : adam_state_name(p.mapped.hf_name, p.mapped.role);
+    StDtype dtype;
+    if (!tf_to_st_dtype(t.dtype, dtype))
+      fail("{}: tensor {}: dtype {} is not supported", reader.index_path(), t.name, tf_dtype_name(t.dtype));
+    std::string raw = reader.read(t);
+    out.bytes = to_f32(raw, dtype, t.num_elements(), fmt::format("{}: tensor {}", reader.index_path(), t.name));
+    out.shape = t.shape;
+    if (p.mapped.transpose) {
+      out.bytes = transpose_f32(out.bytes, t.shape[0], t.shape[1]);
+      std::reverse(out.shape.begin(), out.shape.end());
+    }
+    if (is_vocab_tensor(p.mapped.hf_name)) trim_vocab(out, ck.config.vocab_size);
+    (p.mapped.role == TfRole::kWeight ? weights : moments)[out.name] = std::move(out);
+  }
+  order_and_check(ck, expected, weights, moments, reader.index_path());
+  return ck;
+}
+
+LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) {
+  LoadedCheckpoint ck;
+  ck.config_path = find_config(input, true, options.config_path);
+  ck.config = BertConfig::load(ck.config_path);
+  auto expected = bert_pretraining_tensors(ck.config);
+  std::map<std::string, const ExpectedTensor*> by_name;
+  for (const auto& e : expected) by_name[e.name] = &e;
+
+  std::map<std::string, StTensor> weights, moments;
+  std::string model_path = (fs::path(input) / "model.safetensors").string();
+  SafetensorsReader model(model_path);
+  std::vector<const StEntry*> wanted;
+  for (const auto& e : model.entries()) {
+    if (e.name == "cls.predictions.decoder.weight" || e.name == "cls.predictions.decoder.bias" ||
+        e.name == "bert.embeddings.position_ids") {
+      ++ck.dropped_training_state;  // copies of tied tensors and a constant buffer
+      continue;
+    }
+    auto it = by_name.find(e.name);
+    if (it == by_name.end()) {
+      ck.unmapped.push_back(e.name);
+      continue;
+    }
+    check_shape(e.shape, *it->second, ck.config, model_path, e.name, ck.config_path, e.shape);
+    wanted.push_back(&e);
+  }
+  report_unmapped(ck, model_path, options.allow_unmapped);
+  auto load_into = [&](SafetensorsReader& reader, const StEntry& e, std::map<std::string, StTensor>& into) {
+    StTensor t = reader.read(e);
+    t.bytes = to_f32(t.bytes, t.dtype, t.numel(), fmt::format("{}: tensor {}", reader.path(), e.name));
+    t.dtype = StDtype::F32;
+    std::string param = e.name;
+    for (const char* suffix : {".exp_avg_sq", ".exp_avg"})
+      if (param.ends_with(suffix)) param.resize(param.size() - std::strlen(suffix));
+    if (is_vocab_tensor(param)) trim_vocab(t, ck.config.vocab_size);
+    into[t.name] = std::move(t);
+  };
+  for (const StEntry* e : wanted) load_into(model, *e, weights);
+
+  std::string optimizer_path = (fs::path(input) / "optimizer.safetensors").string();
+  if (options.keep_optimizer && fs::exists(optimizer_path)) {
+    SafetensorsReader optimizer(optimizer_path);
+    for (const auto& e : optimizer.entries()) {
+      bool known = false;
+      for (TfRole role : {TfRole::kAdamM, TfRole::kAdamV})
+        for (const auto& x : expected)
+          if (e.name == adam_state_name(x.name, role)) {
+            check_shape(e.shape, x, ck.config, optimizer_path, e.name, ck.config_path, e.shape);
+            known = true;
+          }
+      if (known) load_into(optimizer, e, moments);
+      else ++ck.dropped_training_state;  // other optimizer state (step counts, LAMB norms)
+    }
+  }
+  order_and_check(ck, expected, weights, moments, model_path);
+  return ck;
+}
+
+}  // namespace
+
+LoadedCheckpoint load_checkpoint(const std::string& input, const LoadOptions& options) {
+  if (fs::is_directory(input)) {
+    if (!fs::exists(fs::path(input) / "model.safetensors"))
+      fail("{}: a directory without model.safetensors: not a native or HF checkpoint", input);
+    return load_dir(input, options);
+  }
+  if (!is_tf_checkpoint(input))
+    fail("{}: neither a TF checkpoint prefix ({}.index not found) nor a checkpoint directory", input, input);
+  return load_tf(input, options);
+}
+
+std::string list_checkpoint(const std::string& input) {
+  std::string out;
+  int64_t total = 0;
+  if (fs::is_directory(input)) {
+    SafetensorsReader reader((fs::path(input) / "model.safetensors").string());
+    std::vector<const StEntry*> entries;
+    for (const auto& e : reader.entries()) entries.push_back(&e);
+    std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->name < b->name; });
+    for (const StEntry* e : entries) {
+      out += fmt::format("{} ({}) {}\n", e->name, st_dtype_name(e->dtype), format_tf_shape(e->shape));
+      total += e->numel();
+    }
+  } else {
+    if (!is_tf_checkpoint(input)) fail("{}: no TF checkpoint here ({}.index not found)", input, input);
+    TfCheckpointReader reader(input);
+    for (const auto& t : reader.index().tensors) {
+      out += fmt::format("{} ({}) {}\n", t.name, tf_dtype_name(t.dtype), format_tf_shape(t.shape));
+      total += t.num_elements();
+    }
+  }
+  out += fmt::format("\n# Total number of params: {}\n", total);
+  return out;
+}
+
+}  // namespace bk

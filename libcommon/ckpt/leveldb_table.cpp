@@ -1,0 +1,194 @@
+#include "ckpt/leveldb_table.h"
+
+#include "cli/error.h"
+#include "data/crc32c.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace bk {
+namespace {
+
+constexpr uint64_t kTableMagic = 0xdb4775248b80fb57ull;
+constexpr size_t kFooterSize = 48;   // two handles of at most 20 bytes each, padding, 8-byte magic
+constexpr size_t kTrailerSize = 5;   // compression type byte + masked CRC32C
+constexpr uint8_t kNoCompression = 0, kSnappyCompression = 1;
+
+uint32_t load_u32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;  // the format is little-endian, as is every machine we build for
+}
+uint64_t load_u64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// A cursor over bytes that fails with the file name and absolute offset instead of reading past the end.
+struct Cursor {
+  std::string_view bytes;
+  size_t pos = 0;
+  uint64_t base = 0;  // offset of bytes[0] in the file, for messages
+  const std::string& name;
+  const char* what;
+
+  [[noreturn]] void bad(const char* problem) const {
+    fail("{}: {} at byte {}: {}", name, what, base + pos, problem);
+  }
+  bool done() const { return pos >= bytes.size(); }
+  uint64_t varint(int max_bits) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < max_bits; shift += 7) {
+      if (pos >= bytes.size()) bad("truncated varint");
+      auto b = static_cast<uint8_t>(bytes[pos++]);
+      v |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) {
+        if (max_bits == 32 && v > UINT32_MAX) bad("varint32 out of range");
+        return v;
+      }
+    }
+    bad("varint too long");
+  }
+  std::string_view take(uint64_t n) {
+    if (n > bytes.size() - pos) bad("truncated (entry runs past the block)");
+    auto s = bytes.substr(pos, n);
+    pos += n;
+    return s;
+  }
+};
+
+struct BlockHandle {
+  uint64_t offset = 0, size = 0;
+};
+
+BlockHandle decode_handle(Cursor& c) {
+  BlockHandle h;
+  h.offset = c.varint(64);
+  h.size = c.varint(64);
+  return h;
+}
+
+// The contents of the block at `h`, checksum verified and decompressed.
+std::string read_block(std::string_view file, BlockHandle h, const std::string& name, const char* what) {
+  if (h.offset > file.size() || h.size > file.size() - h.offset || kTrailerSize > file.size() - h.offset - h.size)
+    fail("{}: {} block at byte {} (size {}) runs past the end of the file ({} bytes): truncated", name, what,
+         h.offset, h.size, file.size());
+  std::string_view contents = file.substr(h.offset, h.size);
+  const char* trailer = file.data() + h.offset + h.size;
+  uint32_t stored = crc32c_unmask(load_u32(trailer + 1));
+  uint32_t actual = crc32c_extend(crc32c(contents), trailer, 1);  // the type byte is covered too
+  if (stored != actual)
+    fail("{}: {} block at byte {}: checksum mismatch (stored {:08x}, computed {:08x})", name, what, h.offset,
+         stored, actual);
+  auto type = static_cast<uint8_t>(trailer[0]);
+  if (type == kNoCompression) return std::string(contents);
+  if (type == kSnappyCompression)
+    return snappy_decompress(contents, fmt::format("{}: {} block at byte {}", name, what, h.offset));
+  fail("{}: {} block at byte {}: unknown compression type {}", name, what, h.offset, type);
+}
+
+// Appends the entries of one block to `out`, checking that keys keep increasing.
+void decode_block(std::string_view block, uint64_t base, const std::string& name, const char* what,
+                  std::vector<TableEntry>& out) {
+  Cursor c{block, 0, base, name, what};
+  if (block.size() < 4) c.bad("block shorter than its restart count");
+  uint64_t restarts = load_u32(block.data() + block.size() - 4);
+  if (restarts == 0 || restarts > (block.size() - 4) / 4) c.bad("restart count does not fit the block");
+  c.bytes = block.substr(0, block.size() - 4 - 4 * restarts);
+  std::string key;
+  bool first = true;
+  while (!c.done()) {
+    uint64_t shared = c.varint(32), unshared = c.varint(32), value_size = c.varint(32);
+    if (shared > key.size() || (first && shared != 0)) c.bad("shared key prefix longer than the previous key");
+    std::string_view tail = c.take(unshared);
+    std::string_view value = c.take(value_size);
+    key.resize(shared);
+    key.append(tail);
+    if (!out.empty() && !(out.back().key < key)) c.bad("keys out of order");
+    out.push_back({key, std::string(value)});
+    first = false;
+  }
+}
+
+}  // namespace
+
+std::vector<TableEntry> read_leveldb_table(std::string_view file, const std::string& name) {
+  if (file.size() < kFooterSize)
+    fail("{}: {} bytes, shorter than a table footer ({} bytes): truncated or not a checkpoint index", name,
+         file.size(), kFooterSize);
+  uint64_t footer_at = file.size() - kFooterSize;
+  if (load_u64(file.data() + file.size() - 8) != kTableMagic)
+    fail("{}: no table magic number at byte {}: truncated or not a checkpoint index", name, file.size() - 8);
+  Cursor footer{file.substr(footer_at, kFooterSize - 8), 0, footer_at, name, "footer"};
+  decode_handle(footer);  // the metaindex: TF writes no filter or stats blocks, nothing in it is needed
+  BlockHandle index_handle = decode_handle(footer);
+
+  std::string index = read_block(file, index_handle, name, "index");
+  std::vector<TableEntry> handles;
+  decode_block(index, index_handle.offset, name, "index block", handles);
+
+  std::vector<TableEntry> entries;
+  for (const auto& h : handles) {
+    Cursor hc{h.value, 0, index_handle.offset, name, "index block entry"};
+    BlockHandle data_handle = decode_handle(hc);
+    std::string block = read_block(file, data_handle, name, "data");
+    size_t before = entries.size();
+    decode_block(block, data_handle.offset, name, "data block", entries);
+    // The index key separates blocks: every key of this block is <= it.
+    if (entries.size() > before && h.key < entries.back().key)
+      fail("{}: data block at byte {} holds keys past its index entry", name, data_handle.offset);
+  }
+  return entries;
+}
+
+std::string snappy_decompress(std::string_view compressed, const std::string& where) {
+  Cursor c{compressed, 0, 0, where, "snappy stream"};
+  uint64_t length = c.varint(32);
+  std::string out;
+  // The claimed length bounds the output; a hostile header cannot make us reserve more than 256x the input.
+  if (length > compressed.size() * 256 + 64) c.bad("declared length impossible for the input size");
+  out.reserve(length);
+  while (!c.done()) {
+    auto tag = static_cast<uint8_t>(c.take(1)[0]);
+    uint64_t len = 0, offset = 0;
+    switch (tag & 3) {
+      case 0: {  // literal; lengths of 60+ are spelled out in 1-4 following bytes
+        len = tag >> 2;
+        if (len >= 60) {
+          std::string_view extra = c.take(len - 59);
+          len = 0;
+          for (size_t i = extra.size(); i-- > 0;) len = (len << 8) | static_cast<uint8_t>(extra[i]);
+        }
+        len += 1;
+        if (len > length - out.size()) c.bad("literal longer than the declared length");
+        out.append(c.take(len));
+        continue;
+      }
+      case 1: {
+        len = 4 + ((tag >> 2) & 7);
+        offset = (uint64_t(tag >> 5) << 8) | static_cast<uint8_t>(c.take(1)[0]);
+        break;
+      }
+      case 2: {
+        std::string_view b = c.take(2);
+        len = (tag >> 2) + 1;
+        offset = static_cast<uint8_t>(b[0]) | (uint64_t(static_cast<uint8_t>(b[1])) << 8);
+        break;
+      }
+      default: {
+        std::string_view b = c.take(4);
+        len = (tag >> 2) + 1;
+        offset = load_u32(b.data());
+      }
+    }
+    if (offset == 0 || offset > out.size()) c.bad("copy offset outside the output");
+    if (len > length - out.size()) c.bad("copy longer than the declared length");
+    size_t from = out.size() - offset;
+    for (uint64_t i = 0; i < len; ++i) out.push_back(out[from + i]);  // may overlap itself, byte by byte
+  }
+  if (out.size() != length) c.bad("output shorter than the declared length");
+  return out;
+}
+
+}  // namespace bk

@@ -1,0 +1,132 @@
+#include "ckpt/name_mapping.h"
+
+#include <algorithm>
+
+namespace bk {
+namespace {
+
+std::vector<std::string_view> split_slash(std::string_view s) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t slash = s.find('/', start);
+    parts.push_back(s.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) return parts;
+    start = slash + 1;
+  }
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Bookkeeping variables of TF training loops and optimizers, by any path component.
+bool is_training_state(const std::vector<std::string_view>& parts) {
+  for (std::string_view p : parts) {
+    if (p == "global_step" || p == "beta1_power" || p == "beta2_power" || p.starts_with("LAMB") ||
+        p.starts_with("lamb") || p == "loss_scale" || p == "current_loss_scale" || p == "good_steps")
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+MappedTfName map_tf_name(std::string_view tf_name, const std::vector<std::string>& expected) {
+  MappedTfName out;
+  std::vector<std::string_view> parts = split_slash(tf_name);
+  if (is_training_state(parts)) {
+    out.role = TfRole::kTraining;
+    return out;
+  }
+  TfRole role = TfRole::kWeight;
+  std::string_view slot = parts.back();
+  if (parts.size() > 1 && (slot == "adam_m" || slot == "Adam")) role = TfRole::kAdamM;
+  if (parts.size() > 1 && (slot == "adam_v" || slot == "Adam_1")) role = TfRole::kAdamV;
+  if (role != TfRole::kWeight) parts.pop_back();
+
+  std::string name;
+  auto append = [&](std::string_view piece) {
+    if (!name.empty()) name += '.';
+    name += piece;
+  };
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::string_view p = parts[i];
+    bool last = i + 1 == parts.size();
+    if (p.starts_with("layer_") && all_digits(p.substr(6))) {
+      append("layer");
+      append(p.substr(6));
+    } else if (last && (p == "gamma" || p == "output_weights")) {
+      append("weight");
+    } else if (last && (p == "beta" || p == "output_bias")) {
+      append("bias");
+    } else if (last && p == "kernel") {
+      append("weight");
+      out.transpose = true;
+    } else if (last && p.ends_with("_embeddings")) {
+      append(p);
+      append("weight");
+    } else {
+      append(p);
+    }
+  }
+  if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
+    out.role = TfRole::kUnmapped;
+    out.transpose = false;
+    return out;
+  }
+  out.role = role;
+  out.hf_name = std::move(name);
+  return out;
+}
+
+std::string adam_state_name(const std::string& hf_name, TfRole role) {
+  return hf_name + (role == TfRole::kAdamM ? ".exp_avg" : ".exp_avg_sq");
+}
+
+std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& c) {
+  const int64_t H = c.hidden_size, I = c.intermediate_size;
+  std::vector<ExpectedTensor> t;
+  auto dense = [&](const std::string& prefix, int64_t out, int64_t in) {
+    t.push_back({prefix + ".weight", {out, in}});
+    t.push_back({prefix + ".bias", {out}});
+  };
+  auto layer_norm = [&](const std::string& prefix) {
+    t.push_back({prefix + ".weight", {H}});
+    t.push_back({prefix + ".bias", {H}});
+  };
+  t.push_back({"bert.embeddings.word_embeddings.weight", {c.vocab_size, H}});
+  t.push_back({"bert.embeddings.position_embeddings.weight", {c.max_position_embeddings, H}});
+  t.push_back({"bert.embeddings.token_type_embeddings.weight", {c.type_vocab_size, H}});
+  layer_norm("bert.embeddings.LayerNorm");
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    std::string p = "bert.encoder.layer." + std::to_string(l);
+    dense(p + ".attention.self.query", H, H);
+    dense(p + ".attention.self.key", H, H);
+    dense(p + ".attention.self.value", H, H);
+    dense(p + ".attention.output.dense", H, H);
+    layer_norm(p + ".attention.output.LayerNorm");
+    dense(p + ".intermediate.dense", I, H);
+    dense(p + ".output.dense", H, I);
+    layer_norm(p + ".output.LayerNorm");
+  }
+  dense("bert.pooler.dense", H, H);
+  dense("cls.predictions.transform.dense", H, H);
+  layer_norm("cls.predictions.transform.LayerNorm");
+  t.push_back({"cls.predictions.bias", {c.vocab_size}});
+  dense("cls.seq_relationship", 2, H);
+  return t;
+}
+
+std::vector<std::string> expected_names(const std::vector<ExpectedTensor>& tensors) {
+  std::vector<std::string> names;
+  names.reserve(tensors.size());
+  for (const auto& t : tensors) names.push_back(t.name);
+  return names;
+}
+
+bool is_vocab_tensor(std::string_view hf_name) {
+  return hf_name == "bert.embeddings.word_embeddings.weight" || hf_name == "cls.predictions.bias";
+}
+
+}  // namespace bk

@@ -1,0 +1,58 @@
+// Names of BERT pretraining tensors: google-research/bert's TF1 variables and HF transformers' / NVIDIA's
+// PyTorch parameters (DESIGN.md section 5), and the shapes a config implies.
+//
+//   bert/embeddings/word_embeddings            -> bert.embeddings.word_embeddings.weight
+//   .../LayerNorm/gamma | beta                 -> .../LayerNorm.weight | bias
+//   bert/encoder/layer_3/...                   -> bert.encoder.layer.3....
+//   .../kernel                                 -> .../weight, transposed ([in, out] -> [out, in])
+//   cls/predictions/output_bias                -> cls.predictions.bias
+//   cls/seq_relationship/output_weights | bias -> cls.seq_relationship.weight (not transposed) | bias
+// Optimizer slots: VAR/adam_m, VAR/adam_v (google-research/bert's AdamWeightDecay and NVIDIA's LAMB) and
+// VAR/Adam, VAR/Adam_1 (tf.train.AdamOptimizer) are Adam's first and second moments of VAR; global_step,
+// beta1_power/beta2_power, LAMB* bookkeeping and loss-scale variables are training state we drop.
+#pragma once
+
+#include "ckpt/bert_config.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bk {
+
+enum class TfRole {
+  kWeight,     // a model parameter
+  kAdamM,      // Adam's first moment of a parameter
+  kAdamV,      // Adam's second moment
+  kTraining,   // optimizer or loop bookkeeping, dropped
+  kUnmapped,   // nothing we know
+};
+
+struct MappedTfName {
+  TfRole role = TfRole::kUnmapped;
+  std::string hf_name;     // the parameter's HF name (for kWeight, kAdamM, kAdamV)
+  bool transpose = false;  // TF dense kernels are [in, out]; PyTorch Linear weights are [out, in]
+};
+
+// Maps one TF variable name. A name that follows the rules but is not a BertForPreTraining parameter
+// (checked against `expected`) is kUnmapped.
+MappedTfName map_tf_name(std::string_view tf_name, const std::vector<std::string>& expected);
+
+// The HF name of a parameter's optimizer state in a native checkpoint: "<name>.exp_avg" / "<name>.exp_avg_sq".
+std::string adam_state_name(const std::string& hf_name, TfRole role);
+
+struct ExpectedTensor {
+  std::string name;            // HF name
+  std::vector<int64_t> shape;  // HF layout, true vocab size
+};
+
+// Every parameter of BertForPreTraining under `config`, in a fixed order (embeddings, layers, pooler, heads);
+// the tied decoder weight and bias are not listed (they are the word embeddings and cls.predictions.bias).
+std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& config);
+std::vector<std::string> expected_names(const std::vector<ExpectedTensor>& tensors);
+
+// True for the two tensors that carry one row per vocabulary entry (padded with --pad-vocab).
+bool is_vocab_tensor(std::string_view hf_name);
+
+}  // namespace bk
