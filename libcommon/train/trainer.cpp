@@ -215,10 +215,12 @@ struct StepResult {
   double loss = 0, mlm_loss = 0, nsp_loss = 0, grad_norm = 0, mlm_accuracy = 0, nsp_accuracy = 0;
   int64_t sequences = 0, tokens = 0, max_len = 0, predictions = 0;
   bool skipped = false;
+  double data_seconds = 0;  // waiting for and checking batches: the loop's overhead besides compute
 };
 
 StepResult train_step(Run& run) {
   const auto& cfg = run.cfg;
+  const auto data_start = Clock::now();
   std::vector<PretrainBatch> batches = next_step_batches(run);
   // Global counts, so every micro-batch's loss is a share of the mean over the whole global batch.
   double local_masked = 0, local_sequences = 0;
@@ -230,6 +232,7 @@ StepResult train_step(Run& run) {
     r.tokens += b.attention_mask.sum().item<int64_t>();
     r.max_len = std::max(r.max_len, b.seq_len());
   }
+  r.data_seconds = std::chrono::duration<double>(Clock::now() - data_start).count();
   r.sequences = static_cast<int64_t>(local_sequences);
   r.predictions = static_cast<int64_t>(local_masked);
   const bool synced = run.dist->world() > 1 && !cfg.no_sync_gradients;
@@ -341,7 +344,7 @@ void run_training(const TrainerConfig& config) {
                              {"grad_norm", r.grad_norm}, {"seq_per_s", seq_per_s},
                              {"tokens_per_s", r.tokens * run.dist->world() / seconds},
                              {"loss_scale", run.scaler->scale()}, {"skipped_steps", run.scaler->skipped_steps()},
-                             {"step_seconds", seconds}};
+                             {"step_seconds", seconds}, {"data_seconds", r.data_seconds}};
       if (peak > 0) line["mfu"] = step_flops / seconds / (peak * run.dist->world());
       *run.log << line.dump() << '\n' << std::flush;
       if (run.tensorboard)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bert-train against HF transformers' BertForPreTraining (eager PyTorch) on the CPU: the same config, data,
+# batch size, optimizer (AdamW) and number of steps, one process each with the same number of threads, in one run.
+# Prints seconds per step of both (warm-up steps left out), the ratio, and bert-train's overhead per step (time
+# spent waiting for batches, from its log, as a share of the step).
+#   bench/bert_train.sh [BUILD_DIR] [STEPS] [THREADS]
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$SRC/build}
+STEPS=${2:-30}
+THREADS=${3:-1}
+WARMUP=5
+FIXTURES=${FIXTURES:-$SRC/../shared/fixtures}
+PYTHON=${PYTHON:-$HOME/.cache/bertkit/venv/bin/python}
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+export OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS
+echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $THREADS thread(s) each"
+cat >"$TMP/config.json" <<'JSON'
+{"attention_probs_dropout_prob": 0.1, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 256,
+ "initializer_range": 0.02, "intermediate_size": 1024, "max_position_embeddings": 512, "num_attention_heads": 4,
+ "num_hidden_layers": 4, "type_vocab_size": 2, "vocab_size": 30522}
+JSON
+awk '/^<doc /{t=1; next} /^<\/doc>/{print ""; next} t{t=0; next} NF' "$FIXTURES/wiki/mlperf-extracted/wiki_00" >"$TMP/docs.txt"
+"$BUILD/tools/mkpretrain" -q --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" --max-seq-length 128 \
+  --max-predictions 20 --dupe-factor 1 --short-seq-prob 0 -o "$TMP/data.hdf5" "$TMP/docs.txt"
+echo "model: L=4 H=256 A=4 FF=1024, seq 128, batch 16, AdamW, $STEPS steps ($WARMUP warm-up)"
+
+"$BUILD/tools/bert-train" -q --config "$TMP/config.json" --input "$TMP/data.hdf5" --output-dir "$TMP/run" \
+  --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4
+"$PYTHON" "$SRC/bench/bert_train_hf.py" --config "$TMP/config.json" --data "$TMP/data.hdf5" --batch-size 16 \
+  --steps "$STEPS" --warmup "$WARMUP" --lr 1e-4 >"$TMP/hf.json"
+"$PYTHON" - "$TMP/run/log.jsonl" "$TMP/hf.json" "$WARMUP" <<'PY'
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[3]):]
+hf = json.load(open(sys.argv[2]))
+ours = sum(l["step_seconds"] for l in log) / len(log)
+overhead = sum(l["data_seconds"] for l in log) / sum(l["step_seconds"] for l in log)
+print(f"bert-train:      {ours * 1000:8.1f} ms/step   overhead (waiting for data) {overhead:.1%} of a step")
+print(f"HF transformers: {hf['seconds_per_step'] * 1000:8.1f} ms/step")
+print(f"ratio: {hf['seconds_per_step'] / ours:.2f}x (HF time / bert-train time)")
+PY
