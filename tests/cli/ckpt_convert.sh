@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# ckpt-convert: usage, --list of the real TF checkpoints, and bad inputs (missing shard, CRC mismatch, truncated
+# index, unknown dtype, shape against the config, unmapped variables), each exit 1 naming the tensor, no output.
+source "$(dirname "$0")/lib.sh"
+need_fixtures
+if [ ! -x "$BIN/ckpt-convert" ]; then echo "skipped: ckpt-convert not built (needs -DBERTKIT_WITH_TORCH=ON)"; exit 77; fi
+TINY=$FIXTURES/tf_checkpoint/keras-bert-tiny
+RELEASE=$FIXTURES/tf_checkpoint/uncased_L-2_H-128_A-2.index-only
+
+run ckpt-convert --help
+expect_rc 0 "--help"
+run ckpt-convert --version
+expect_rc 0 "--version"; expect_out "ckpt-convert (bertkit) 0.1.0" "--version text"
+run ckpt-convert "$TINY/bert_model.ckpt"
+expect_rc 2 "neither --list nor --to"; expect_err "either --list or --to" "mode required"
+run ckpt-convert --to onnx -o "$TMP/x" "$TINY/bert_model.ckpt"
+expect_rc 2 "unknown format"; expect_err "native, hf or pt" "formats named"
+run ckpt-convert --to native --pad-vocab 8 -o "$TMP/x" "$TINY/bert_model.ckpt"
+expect_rc 2 "--pad-vocab with native"
+
+# --list reads only the index: the release index has no data shard beside it.
+run ckpt-convert --list "$RELEASE/bert_model.ckpt"
+expect_rc 0 "--list of an index without data"
+CASES=$((CASES + 1))
+[ "$(printf '%s\n' "$OUT" | grep -c ' (DT_')" -eq 46 ] || fail_case "release index: 46 tensors"
+CASES=$((CASES + 1))
+printf '%s\n' "$OUT" | grep -qx 'bert/embeddings/word_embeddings (DT_FLOAT) \[30522,128\]' ||
+  fail_case "release index: word_embeddings [30522,128]"
+CASES=$((CASES + 1))
+printf '%s\n' "$OUT" | grep -qx 'bert/encoder/layer_1/intermediate/dense/kernel (DT_FLOAT) \[128,512\]' ||
+  fail_case "release index: layer 1 FFN kernel [128,512]"
+run ckpt-convert --list "$TINY/bert_model.ckpt.index"
+expect_rc 0 "--list with .index spelled out"
+CASES=$((CASES + 1))
+[ "$(printf '%s\n' "$OUT" | grep -c ' (DT_')" -eq 139 ] || fail_case "keras-bert-tiny: 139 tensors"
+CASES=$((CASES + 1))
+printf '%s\n' "$OUT" | grep -qx 'global_step (DT_INT64) \[\]' || fail_case "scalar global_step"
+
+# Converting the release index needs its missing data shard.
+run ckpt-convert --to native -o "$TMP/release" "$RELEASE/bert_model.ckpt"
+expect_rc 1 "missing data shard"
+expect_err "bert_model.ckpt.data-00000-of-00001: tensor bert/[a-z/_0-9A-Za-z]+: cannot open" "missing shard named"
+expect_file_absent "$TMP/release" "no output without data"
+
+# A copy of the tiny checkpoint to damage.
+copy_tiny() { rm -rf "$TMP/ck"; mkdir "$TMP/ck"; cp "$TINY"/bert_config.json "$TINY"/bert_model.ckpt.* "$TMP/ck/"; chmod u+w "$TMP/ck"/*; }
+copy_tiny
+# Flip a byte inside bert/embeddings/word_embeddings' data (15x4 floats): find it by its bytes in the file.
+WORD_AT=$("$PYTHON" -c '
+import sys, numpy as np, tensorflow as tf
+r = tf.train.load_checkpoint(sys.argv[1])
+w = r.get_tensor("bert/embeddings/word_embeddings").astype("<f4").tobytes()
+print(open(sys.argv[1] + ".data-00000-of-00001", "rb").read().find(w))' "$TINY/bert_model.ckpt" 2>/dev/null)
+if [ -n "$WORD_AT" ] && [ "$WORD_AT" -ge 0 ]; then
+  printf '\x55' | dd of="$TMP/ck/bert_model.ckpt.data-00000-of-00001" bs=1 seek=$((WORD_AT + 17)) conv=notrunc status=none
+  run ckpt-convert --to hf -o "$TMP/conv" "$TMP/ck/bert_model.ckpt"
+  expect_rc 1 "CRC mismatch"
+  expect_err "data-00000-of-00001: tensor bert/embeddings/word_embeddings at byte $WORD_AT: CRC32C mismatch" "CRC error names tensor and offset"
+  expect_file_absent "$TMP/conv" "no output after a CRC mismatch"
+else
+  fail_case "could not locate word_embeddings with TensorFlow"
+fi
+
+copy_tiny
+head -c 3000 "$TINY/bert_model.ckpt.index" >"$TMP/ck/bert_model.ckpt.index"
+run ckpt-convert --to hf -o "$TMP/conv" "$TMP/ck/bert_model.ckpt"
+expect_rc 1 "truncated index"; expect_err "bert_model.ckpt.index: .*truncated" "truncation named"
+expect_file_absent "$TMP/conv" "no output after a truncated index"
+run ckpt-convert --list "$TMP/ck/bert_model.ckpt"
+expect_rc 1 "--list of a truncated index"
+
+# Unknown dtype: rewrite global_step's entry (dtype field 1 = DT_INT64 9 -> 99) and fix the block checksum.
+copy_tiny
+# Patch the entry, then re-checksum the data block holding it (found through the footer and index handles).
+"$PYTHON" - "$TMP/ck/bert_model.ckpt.index" <<'EOF'
+import sys
+path = sys.argv[1]
+d = bytearray(open(path, "rb").read())
+k = d.find(b"global_step")
+v = d.find(b"\x08\x09", k)  # BundleEntryProto field 1 (dtype) = 9 (DT_INT64)
+d[v + 1] = 99
+def crc32c(b):
+    c = 0xFFFFFFFF
+    for x in b:
+        c ^= x
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+    return c ^ 0xFFFFFFFF
+def mask(c):
+    return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+def varint(b, p):
+    v = s = 0
+    while True:
+        x = b[p]; p += 1; v |= (x & 0x7F) << s; s += 7
+        if x < 0x80: return v, p
+footer = bytes(d[-48:])
+_, p = varint(footer, 0); _, p = varint(footer, p)
+index_off, p = varint(footer, p); index_size, p = varint(footer, p)
+index = bytes(d[index_off:index_off + index_size])
+nrestarts = int.from_bytes(index[-4:], "little")
+end = len(index) - 4 - 4 * nrestarts
+q = 0; blocks = []
+while q < end:
+    shared, q = varint(index, q); unshared, q = varint(index, q); vlen, q = varint(index, q)
+    q += unshared
+    off, r = varint(index, q); size, r = varint(index, r)
+    blocks.append((off, size)); q += vlen
+for off, size in blocks:
+    if off <= d.find(b"global_step") < off + size:
+        c = mask(crc32c(bytes(d[off:off + size + 1])))
+        d[off + size + 1:off + size + 5] = c.to_bytes(4, "little")
+open(path, "wb").write(d)
+EOF
+run ckpt-convert --list "$TMP/ck/bert_model.ckpt"
+expect_rc 1 "unknown dtype"; expect_err "bert_model.ckpt.index: tensor global_step: unknown dtype 99" "unknown dtype named"
+run ckpt-convert --to native -o "$TMP/conv" "$TMP/ck/bert_model.ckpt"
+expect_rc 1 "unknown dtype when converting"; expect_file_absent "$TMP/conv" "no output after an unknown dtype"
+
+# Shape against the config: a config with hidden_size 8 (heads 4) for the hidden-4 checkpoint.
+copy_tiny
+sed 's/"hidden_size": *4/"hidden_size": 8/' "$TINY/bert_config.json" >"$TMP/hidden8.json"
+run ckpt-convert --config "$TMP/hidden8.json" --to hf -o "$TMP/conv" "$TMP/ck/bert_model.ckpt"
+expect_rc 1 "shape mismatch"
+expect_err "tensor bert/embeddings/(LayerNorm/beta|position_embeddings|word_embeddings|token_type_embeddings): shape \[[0-9,]+\] does not match the config .*hidden8.json" "mismatch names tensor and config"
+expect_file_absent "$TMP/conv" "no output after a shape mismatch"
+
+# A variable with no BERT name: an error unless --allow-unmapped (made by TensorFlow, added to a copy).
+"$PYTHON" - "$TINY/bert_model.ckpt" "$TMP/extra/bert_model.ckpt" <<'EOF' 2>/dev/null
+import sys, os
+import tensorflow as tf
+r = tf.train.load_checkpoint(sys.argv[1])
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+tf.compat.v1.disable_eager_execution()
+with tf.Graph().as_default():
+    vs = [tf.compat.v1.Variable(r.get_tensor(n), name=n) for n in r.get_variable_to_shape_map()]
+    vs.append(tf.compat.v1.Variable(tf.zeros([3]), name="output_bias"))
+    saver = tf.compat.v1.train.Saver(vs)
+    with tf.compat.v1.Session() as s:
+        s.run(tf.compat.v1.global_variables_initializer())
+        saver.save(s, sys.argv[2], write_meta_graph=False)
+EOF
+cp "$TINY/bert_config.json" "$TMP/extra/"
+run ckpt-convert --to hf -o "$TMP/conv" "$TMP/extra/bert_model.ckpt"
+expect_rc 1 "unmapped variable"; expect_err "1 unmapped tensor\(s\): output_bias; --allow-unmapped" "unmapped listed"
+expect_file_absent "$TMP/conv" "no output with unmapped variables"
+run ckpt-convert -q --allow-unmapped --to hf -o "$TMP/conv" "$TMP/extra/bert_model.ckpt"
+expect_rc 0 "--allow-unmapped"
+
+# Refusing to overwrite; --force replaces.
+run ckpt-convert -q --to native -o "$TMP/conv" "$TINY/bert_model.ckpt"
+expect_rc 1 "existing output"; expect_err "already exists" "overwrite refused"
+run ckpt-convert -q -f --to native -o "$TMP/conv" "$TINY/bert_model.ckpt"
+expect_rc 0 "--force"
+CASES=$((CASES + 1))
+[ -z "$(ls -A "$TMP" | grep partial)" ] || fail_case "no staging directory left behind"
+finish
