@@ -144,11 +144,13 @@ TEST_CASE("leveldb table: several blocks, restart points, snappy, keys out of or
                                                    b = {{"beta", "3"}, {"betamax", std::string(300, 'x')}};
   std::string file;
   std::string ha = add_block(file, make_block(a, 2));
-  // Block b snappy-compressed as one literal (tag (len-1)<<2 for len <= 60, else 60 + one length byte).
+  // Block b snappy-compressed as one literal: tag 61 << 2 says two little-endian bytes of (length - 1) follow.
   std::string raw_b = make_block(b, 1), snappy;
+  REQUIRE(raw_b.size() > 256);
   put_varint(snappy, raw_b.size());
-  snappy.push_back(static_cast<char>(60 << 2));
-  snappy.push_back(static_cast<char>(raw_b.size() - 1));
+  snappy.push_back(static_cast<char>(61 << 2));
+  snappy.push_back(static_cast<char>((raw_b.size() - 1) & 0xff));
+  snappy.push_back(static_cast<char>((raw_b.size() - 1) >> 8));
   snappy += raw_b;
   std::string hb = add_block(file, snappy, 1);
   std::string index_handle = add_block(file, make_block({{"alphabet", ha}, {"betamax", hb}}, 16));
