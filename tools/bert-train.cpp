@@ -49,7 +49,9 @@ int main(int argc, char** argv) {
       ("local-clip", po::bool_switch(&cfg.local_clip), "clip each worker's gradients before the all-reduce")
       ("lr-scaling", po::value(&cfg.lr_scaling)->default_value("none")->value_name("S"), "scale the rate with workers: none, linear, sqrt")
       ("dist-timeout", po::value(&cfg.dist_timeout_seconds)->default_value(300)->value_name("S"), "seconds before a silent peer is an error")
-      ("prefetch", po::value(&cfg.prefetch)->default_value(4)->value_name("N"), "batches prepared ahead by a background thread");
+      ("prefetch", po::value(&cfg.prefetch)->default_value(4)->value_name("N"), "batches prepared ahead by a background thread")
+      ("global-data-order", po::bool_switch(&cfg.global_data_order),
+       "every worker reads the single-process sample order and keeps its slice of each global batch");
     bk::add_launcher_options(opts, launch);
     opts.epilog("Exit status: 0 ok, 1 error (the last checkpoint is left intact), 2 usage error, 130 interrupted.");
     if (!opts.parse(argc, argv)) return 0;

@@ -177,6 +177,15 @@ DataPosition DataPosition::from_json(const std::string& text) {
   return p;
 }
 
+// Batches per rank in an epoch; with global_order, the global batches of world * per_batch one stream holds.
+int64_t count_epoch_batches(const DataLoaderConfig& config, const std::vector<std::vector<SampleFile>>& sources,
+                            const std::vector<int64_t>& per_batch, int64_t epoch) {
+  if (!config.global_order) return epoch_batch_count(sources, per_batch, config.seed, epoch, config.world);
+  std::vector<int64_t> global(per_batch);
+  for (auto& n : global) n *= config.world;
+  return epoch_batch_count(sources, global, config.seed, epoch, 1);
+}
+
 // Builds this rank's batches from a position on; runs in the prefetch thread (or in next() without one).
 class BatchProducer {
  public:
@@ -193,7 +202,10 @@ class BatchProducer {
       return false;
     }
     samples_.clear();
+    const int64_t before = config_.global_order ? config_.rank : 0;
+    const int64_t after = config_.global_order ? config_.world - 1 - config_.rank : 0;
     for (size_t s = 0; s < sources_.size(); ++s) {
+      streams_[s]->skip(static_cast<uint64_t>(before * per_batch_[s]));  // global order: the lower ranks' part
       for (int64_t k = 0; k < per_batch_[s]; ++k) {
         PretrainSample& sample = samples_.emplace_back();
         if (!streams_[s]->next(sample)) {
@@ -201,6 +213,7 @@ class BatchProducer {
           fail("source {} ran out of samples in epoch {} (input files changed?)", s, epoch_);
         }
       }
+      streams_[s]->skip(static_cast<uint64_t>(after * per_batch_[s]));
     }
     batch = collate_pretrain_batch(samples_, config_.max_predictions, config_.pin_memory);
     ++batch_;
@@ -211,7 +224,7 @@ class BatchProducer {
   void open_epoch(int64_t epoch, int64_t skip_batches) {
     epoch_ = epoch;
     batch_ = skip_batches;
-    batches_ = epoch_batch_count(sources_, per_batch_, config_.seed, epoch, config_.world);
+    batches_ = count_epoch_batches(config_, sources_, per_batch_, epoch);
     if (batches_ == 0)
       fail("{}: too few samples for a batch of {} on each of {} ranks in epoch {}", fmt::join(config_.inputs, ", "),
            config_.batch_size, config_.world, epoch);
@@ -219,9 +232,12 @@ class BatchProducer {
     for (size_t s = 0; s < sources_.size(); ++s) {
       auto source = static_cast<int>(s);
       streams_.push_back(std::make_unique<SampleStream>(
-          sources_[s], epoch_slices(sources_[s], config_.seed, epoch, source, config_.rank, config_.world),
+          sources_[s],
+          config_.global_order ? epoch_slices(sources_[s], config_.seed, epoch, source, 0, 1)
+                               : epoch_slices(sources_[s], config_.seed, epoch, source, config_.rank, config_.world),
           config_.seed, epoch, source, config_.max_predictions, cancel_));
-      streams_.back()->skip(static_cast<uint64_t>(skip_batches * per_batch_[s]));
+      const int64_t ranks_read = config_.global_order ? config_.world : 1;
+      streams_.back()->skip(static_cast<uint64_t>(skip_batches * per_batch_[s] * ranks_read));
     }
   }
 
@@ -265,7 +281,7 @@ struct PretrainDataLoader::Impl {
   int64_t batches_in(int64_t epoch) const {
     std::lock_guard lock(count_mutex);
     if (counted_epoch != epoch) {
-      counted_batches = epoch_batch_count(sources, per_batch, config.seed, epoch, config.world);
+      counted_batches = count_epoch_batches(config, sources, per_batch, epoch);
       counted_epoch = epoch;
     }
     return counted_batches;
@@ -333,8 +349,9 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
   m.config = std::move(config);
 
   uint64_t hash = 0xcbf29ce484222325ull;
-  hash = fnv1a(hash, fmt::format("{} {} {} {} {}|", m.config.seed, m.config.world, m.config.batch_size,
-                                 m.config.max_predictions, fmt::join(m.per_batch, ",")));
+  hash = fnv1a(hash, fmt::format("{} {} {} {} {}{}|", m.config.seed, m.config.world, m.config.batch_size,
+                                 m.config.max_predictions, fmt::join(m.per_batch, ","),
+                                 m.config.global_order ? " global" : ""));
   for (const auto& source : m.sources) {
     for (const auto& file : source) {
       hash = fnv1a(hash, fmt::format("{}:{};", fs::path(file.path).filename().string(), file.rows));

@@ -1,7 +1,6 @@
 #include "train/trainer.h"
 
 #include "cli/error.h"
-#include "data/tensorboard.h"
 #include "io/output.h"
 #include "model/bert.h"
 #include "model/model_dir.h"
@@ -14,6 +13,7 @@
 #include "train/grad_scaler.h"
 #include "train/optim.h"
 #include "train/schedule.h"
+#include "train/train_log.h"
 #include "train/trainer_parts.h"
 
 #include <ATen/ATen.h>
@@ -25,7 +25,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <unistd.h>
 
 namespace bk {
@@ -52,8 +51,7 @@ struct Run {
   double lr_scale = 1;
   int64_t step = 0;     // optimizer steps done (skipped fp16 steps included)
   int64_t micro_batch = 0;
-  std::unique_ptr<TensorBoardWriter> tensorboard;
-  std::unique_ptr<std::ofstream> log;
+  std::unique_ptr<TrainLog> log;  // rank 0 only
 };
 
 at::Device pick_device(const std::string& name, const DistEnv& env) {
@@ -100,7 +98,7 @@ void save(Run& run, const std::string& why) {
                 {"precision", run.cfg.precision},
                 {"saved_because", why}};
   std::string dir = save_checkpoint(run.cfg.output_dir, run.step, ckpt, run.cfg.keep_checkpoints);
-  if (!run.cfg.quiet) std::fprintf(stderr, "bert-train: step %lld: checkpoint %s\n", static_cast<long long>(run.step), dir.c_str());
+  run.log->note(run.step, "saved checkpoint " + dir);
 }
 
 void restore(Run& run, const std::string& dir) {
@@ -178,6 +176,7 @@ void setup(Run& run) {
   dc.world = world;
   dc.prefetch = cfg.prefetch;
   dc.pin_memory = run.device.is_cuda();
+  dc.global_order = cfg.global_data_order;
   run.loader = std::make_unique<PretrainDataLoader>(dc);
   if (run.loader->batches_per_epoch() == 0)
     fail("the inputs hold {} samples: not one batch of {} per process for {} processes", run.loader->total_samples(),
@@ -193,11 +192,13 @@ void setup(Run& run) {
 
   if (run.dist->is_main()) {
     fs::create_directories(cfg.output_dir);
-    const std::string log_path = cfg.log_file.empty() ? (fs::path(cfg.output_dir) / "log.jsonl").string() : cfg.log_file;
-    // Appending: a resumed run continues the same log.
-    run.log = std::make_unique<std::ofstream>(log_path, std::ios::app);
-    if (!*run.log) fail("{}: cannot open the log file", log_path);
-    if (cfg.tensorboard) run.tensorboard = std::make_unique<TensorBoardWriter>((fs::path(cfg.output_dir) / "tensorboard").string());
+    TrainLogOptions lo;
+    lo.log_file = cfg.log_file.empty() ? (fs::path(cfg.output_dir) / "log.jsonl").string() : cfg.log_file;
+    if (cfg.tensorboard) lo.tensorboard_dir = (fs::path(cfg.output_dir) / "tensorboard").string();
+    lo.append = cfg.resume;  // a resumed run continues the same log; a new run never appends to an old one
+    lo.quiet = cfg.quiet;
+    lo.total_steps = cfg.max_steps;
+    run.log = std::make_unique<TrainLog>(lo);
   }
 }
 
@@ -314,8 +315,6 @@ void run_training(const TrainerConfig& config) {
                cfg.gradient_accumulation_steps);
   setup(run);
   const bool main = run.dist->is_main();
-  // On a terminal a progress line is redrawn in place; otherwise (logs of batch jobs) one line per logging step.
-  const bool tty = main && !cfg.quiet && ::isatty(STDERR_FILENO);
   const int64_t first_step = run.step;
   int64_t timed_steps = 0, timed_sequences = 0, timed_tokens = 0;
   double timed_seconds = 0, flops = 0, last_loss = 0;
@@ -336,40 +335,32 @@ void run_training(const TrainerConfig& config) {
                run.model_config.training_flops_per_sequence(r.max_len, cfg.max_predictions);
     }
     if (main && (run.step % cfg.log_every == 0 || run.step == cfg.max_steps)) {
-      const double seq_per_s = global_sequences / seconds;
-      const double step_flops = static_cast<double>(global_sequences) * run.model_config.training_flops_per_sequence(r.max_len, cfg.max_predictions);
-      nlohmann::json line = {{"step", run.step}, {"loss", r.loss}, {"mlm_loss", r.mlm_loss}, {"nsp_loss", r.nsp_loss},
-                             {"mlm_accuracy", r.mlm_accuracy}, {"nsp_accuracy", r.nsp_accuracy},
-                             {"lr", run.schedule.at(std::max<int64_t>(run.optimizer->steps(), 1)) * run.lr_scale},
-                             {"grad_norm", r.grad_norm}, {"seq_per_s", seq_per_s},
-                             {"tokens_per_s", r.tokens * run.dist->world() / seconds},
-                             {"loss_scale", run.scaler->scale()}, {"skipped_steps", run.scaler->skipped_steps()},
-                             {"step_seconds", seconds}, {"data_seconds", r.data_seconds}};
-      if (peak > 0) line["mfu"] = step_flops / seconds / (peak * run.dist->world());
-      *run.log << line.dump() << '\n' << std::flush;
-      if (run.tensorboard)
-        run.tensorboard->add_scalars(run.step, {{"loss", r.loss}, {"mlm_loss", r.mlm_loss}, {"nsp_loss", r.nsp_loss},
-                                                {"lr", line["lr"].get<double>()}, {"seq_per_s", seq_per_s},
-                                                {"mlm_accuracy", r.mlm_accuracy}});
-      if (!cfg.quiet)
-        std::fprintf(stderr, "%sbert-train: step %lld/%lld loss %.4f (mlm %.4f nsp %.4f) lr %.3g %.1f seq/s%s%s",
-                     tty ? "\r\033[K" : "", static_cast<long long>(run.step), static_cast<long long>(cfg.max_steps),
-                     r.loss, r.mlm_loss, r.nsp_loss, line["lr"].get<double>(), seq_per_s,
-                     r.skipped ? " (skipped: fp16 overflow)" : "", tty ? "" : "\n");
+      const double step_flops =
+          static_cast<double>(global_sequences) * run.model_config.training_flops_per_sequence(r.max_len, cfg.max_predictions);
+      Scalars fields = {{"loss", r.loss}, {"mlm_loss", r.mlm_loss}, {"nsp_loss", r.nsp_loss},
+                        {"mlm_accuracy", r.mlm_accuracy}, {"nsp_accuracy", r.nsp_accuracy},
+                        {"lr", run.schedule.at(std::max<int64_t>(run.optimizer->steps(), 1)) * run.lr_scale},
+                        {"grad_norm", r.grad_norm}, {"seq_per_s", global_sequences / seconds},
+                        {"tokens_per_s", static_cast<double>(r.tokens * run.dist->world()) / seconds},
+                        {"loss_scale", run.scaler->scale()}, {"skipped_steps", static_cast<double>(run.scaler->skipped_steps())},
+                        {"step_seconds", seconds}, {"data_seconds", r.data_seconds}};
+      if (peak > 0) fields.emplace_back("mfu", step_flops / seconds / (peak * run.dist->world()));
+      run.log->log(run.step, fields);
     }
+    if (main) run.log->progress(run.step);
     const bool stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
     if (run.step == cfg.max_steps && cfg.no_sync_gradients) keep_best_worker(run, last_loss);
     if ((cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps || stopping)
       save(run, run.step == cfg.max_steps ? "end" : stopping ? "stop" : "periodic");
     if (stopping) break;
   }
-  if (run.tensorboard) run.tensorboard->flush();
+  if (main) run.log->finish();
   if (main && timed_steps > 0) {
     const double seq_per_s = timed_sequences / timed_seconds;
     std::string mfu = peak > 0 ? fmt::format(", MFU {:.1f}%", 100 * flops / timed_seconds / (peak * run.dist->world())) : "";
     if (!cfg.quiet)
-      std::fprintf(stderr, "%sbert-train: %lld steps, final loss %.4f, %.1f seq/s, %.0f tokens/s over %lld timed steps%s\n",
-                   tty ? "\r\033[K" : "", static_cast<long long>(run.step - first_step), last_loss, seq_per_s, timed_tokens / timed_seconds,
+      std::fprintf(stderr, "bert-train: %lld steps, final loss %.4f, %.1f seq/s, %.0f tokens/s over %lld timed steps%s\n",
+                   static_cast<long long>(run.step - first_step), last_loss, seq_per_s, timed_tokens / timed_seconds,
                    static_cast<long long>(timed_steps), mfu.c_str());
   }
 }

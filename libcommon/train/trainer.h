@@ -52,6 +52,7 @@ struct TrainerConfig {
   std::string lr_scaling = "none";      // none | linear | sqrt
   int dist_timeout_seconds = 300;
   int prefetch = 4;
+  bool global_data_order = false;       // see DataLoaderConfig::global_order
   double peak_tflops = 0;               // for MFU; 0 = known GPUs only
   bool quiet = false;
 };
