@@ -1,0 +1,91 @@
+// BertForPreTraining's parameter lists and state dicts (the vocabulary padding is hidden here).
+#include "model/bert.h"
+
+#include "cli/error.h"
+
+#include <ATen/ATen.h>
+
+#include <set>
+
+namespace bk {
+
+namespace {
+
+// Tensors HF checkpoints may carry that a tied, buffer-free model does not need.
+bool ignorable_key(const std::string& name) {
+  return name == "cls.predictions.decoder.weight" || name == "cls.predictions.decoder.bias" ||
+         name == "bert.embeddings.position_ids";
+}
+
+std::string shape_text(at::IntArrayRef shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string join_keys(const std::vector<std::string>& keys) {
+  std::string s;
+  for (const auto& k : keys) s += (s.empty() ? "" : ", ") + k;
+  return s;
+}
+
+}  // namespace
+
+std::vector<NamedParameter> BertForPreTraining::named_parameter_list() const { return params_; }
+
+std::map<std::string, at::Tensor> BertForPreTraining::state_dict() const {
+  std::map<std::string, at::Tensor> out;
+  for (const auto& [name, t] : params_) {
+    at::Tensor v = t.detach();
+    if (t.is_same(word_emb_) || t.is_same(mlm_bias_)) v = v.narrow(0, 0, config_.vocab_size);
+    out.emplace(name, v);
+  }
+  return out;
+}
+
+void BertForPreTraining::load_state_dict(const std::map<std::string, at::Tensor>& tensors, bool strict,
+                                         const std::string& where) {
+  std::vector<std::string> missing, unexpected;
+  std::set<std::string> known;
+  for (const auto& p : params_) {
+    known.insert(p.name);
+    if (!tensors.count(p.name)) missing.push_back(p.name);
+  }
+  for (const auto& [name, t] : tensors)
+    if (!known.count(name) && !ignorable_key(name)) unexpected.push_back(name);
+  if (strict && (!missing.empty() || !unexpected.empty())) {
+    std::string msg = where + ": does not match the model";
+    if (!missing.empty()) msg += "; missing keys (" + std::to_string(missing.size()) + "): " + join_keys(missing);
+    if (!unexpected.empty())
+      msg += "; unexpected keys (" + std::to_string(unexpected.size()) + "): " + join_keys(unexpected);
+    fail("{}", msg);
+  }
+  // Check every shape before copying anything, so a failed load leaves the model as it was.
+  for (const auto& p : params_) {
+    auto it = tensors.find(p.name);
+    if (it == tensors.end()) continue;
+    const bool vocab_rows = p.tensor.is_same(word_emb_) || p.tensor.is_same(mlm_bias_);
+    std::vector<int64_t> want = p.tensor.sizes().vec();
+    if (vocab_rows) want[0] = config_.vocab_size;
+    if (!it->second.defined() || it->second.sizes().vec() != want)
+      fail("{}: tensor {} has shape {}, but the config needs {}", where, p.name,
+           it->second.defined() ? shape_text(it->second.sizes()) : "undefined", shape_text(want));
+    if (!at::isFloatingType(it->second.scalar_type()))
+      fail("{}: tensor {} has dtype {}, expected a floating-point type", where, p.name,
+           c10::toString(it->second.scalar_type()));
+  }
+  at::NoGradGuard no_grad;
+  for (auto& p : params_) {
+    auto it = tensors.find(p.name);
+    if (it == tensors.end()) continue;
+    const bool vocab_rows = p.tensor.is_same(word_emb_) || p.tensor.is_same(mlm_bias_);
+    if (vocab_rows) {
+      p.tensor.narrow(0, 0, config_.vocab_size).copy_(it->second);
+      if (padded_vocab_ > config_.vocab_size) p.tensor.narrow(0, config_.vocab_size, padded_vocab_ - config_.vocab_size).zero_();
+    } else {
+      p.tensor.copy_(it->second);
+    }
+  }
+}
+
+}  // namespace bk

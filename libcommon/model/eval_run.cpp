@@ -1,0 +1,167 @@
+#include "model/eval_run.h"
+
+#include "cli/error.h"
+#include "cli/progress.h"
+#include "data/hdf5_reader.h"
+#include "model/model_dir.h"
+#include "model/pretrain_loss.h"
+
+#include <ATen/ATen.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+namespace bk {
+
+namespace {
+
+// Packs samples [begin, end) into a PretrainBatch (train/batch.h conventions) padded to the longest of them.
+PretrainBatch make_batch(const std::vector<PretrainSample>& samples, size_t begin, size_t end, int64_t max_predictions,
+                         const std::string& file, uint64_t first_row) {
+  const int64_t b = static_cast<int64_t>(end - begin);
+  int64_t t = 0, p = max_predictions;
+  for (size_t i = begin; i < end; ++i) {
+    t = std::max<int64_t>(t, static_cast<int64_t>(samples[i].length()));
+    const auto n = static_cast<int64_t>(samples[i].masked_lm_positions.size());
+    if (max_predictions > 0 && n > max_predictions)
+      fail("{}: row {}: {} masked positions, more than --max-predictions {}", file, first_row + (i - begin), n,
+           max_predictions);
+    if (max_predictions == 0) p = std::max(p, n);
+  }
+  p = std::max<int64_t>(p, 1);
+  PretrainBatch batch;
+  batch.input_ids = at::zeros({b, t}, at::kLong);
+  batch.segment_ids = at::zeros({b, t}, at::kLong);
+  batch.attention_mask = at::zeros({b, t}, at::kLong);
+  batch.masked_lm_positions = at::zeros({b, p}, at::kLong);
+  batch.masked_lm_ids = at::full({b, p}, -1, at::kLong);
+  batch.next_sentence_labels = at::zeros({b}, at::kLong);
+  int64_t* ids = batch.input_ids.data_ptr<int64_t>();
+  int64_t* seg = batch.segment_ids.data_ptr<int64_t>();
+  int64_t* mask = batch.attention_mask.data_ptr<int64_t>();
+  int64_t* pos = batch.masked_lm_positions.data_ptr<int64_t>();
+  int64_t* mid = batch.masked_lm_ids.data_ptr<int64_t>();
+  int64_t* nsp = batch.next_sentence_labels.data_ptr<int64_t>();
+  for (int64_t r = 0; r < b; ++r) {
+    const PretrainSample& s = samples[begin + static_cast<size_t>(r)];
+    for (size_t j = 0; j < s.length(); ++j) {
+      ids[r * t + static_cast<int64_t>(j)] = s.input_ids[j];
+      seg[r * t + static_cast<int64_t>(j)] = s.segment_ids[j];
+      mask[r * t + static_cast<int64_t>(j)] = 1;
+    }
+    for (size_t j = 0; j < s.masked_lm_positions.size(); ++j) {
+      pos[r * p + static_cast<int64_t>(j)] = s.masked_lm_positions[j];
+      mid[r * p + static_cast<int64_t>(j)] = s.masked_lm_ids[j];
+    }
+    nsp[r] = s.next_sentence_label;
+  }
+  return batch;
+}
+
+at::Device model_device(const BertForPreTraining& model) { return model.named_parameter_list().front().tensor.device(); }
+
+}  // namespace
+
+nlohmann::ordered_json EvalTotals::to_json() const {
+  nlohmann::ordered_json j;
+  j["samples"] = samples;
+  j["mlm_accuracy"] = mlm_accuracy();
+  j["nsp_accuracy"] = nsp_accuracy();
+  j["mlm_loss"] = mlm_loss();
+  j["nsp_loss"] = nsp_loss();
+  j["masked_predictions"] = mlm_total;
+  j["seconds"] = seconds;
+  j["samples_per_second"] = seconds > 0 ? static_cast<double>(samples) / seconds : 0.0;
+  return j;
+}
+
+EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& settings, Progress* progress) {
+  const auto start = std::chrono::steady_clock::now();
+  model.eval();
+  at::InferenceMode inference;
+  const at::Device device = model_device(model);
+  const int64_t vocab = model.config().vocab_size;
+  EvalTotals totals;
+  std::vector<PretrainSample> block;
+  for (const auto& path : settings.inputs) {
+    PretrainReader reader(path);
+    while (settings.max_samples == 0 || totals.samples < settings.max_samples) {
+      const uint64_t first_row = reader.next_row();
+      if (!reader.read_block(block, 4096)) break;
+      if (settings.max_samples > 0 && block.size() > settings.max_samples - totals.samples)
+        block.resize(settings.max_samples - totals.samples);
+      // An id beyond the vocabulary would be an index error deep inside LibTorch (a device assert on CUDA).
+      for (size_t i = 0; i < block.size(); ++i)
+        for (const auto* ids : {&block[i].input_ids, &block[i].masked_lm_ids})
+          for (int32_t id : *ids)
+            if (id < 0 || id >= vocab)
+              fail("{}: row {}: token id {} is outside the model's vocabulary of {}", path, first_row + i, id, vocab);
+      for (size_t i = 0; i < block.size(); ++i)
+        for (int32_t seg : block[i].segment_ids)
+          if (seg >= model.config().type_vocab_size)
+            fail("{}: row {}: segment id {} but the model's type_vocab_size is {}", path, first_row + i, seg,
+                 model.config().type_vocab_size);
+      for (size_t begin = 0; begin < block.size(); begin += static_cast<size_t>(settings.batch_size)) {
+        const size_t end = std::min(block.size(), begin + static_cast<size_t>(settings.batch_size));
+        const PretrainBatch batch =
+            make_batch(block, begin, end, settings.max_predictions, path, first_row + begin).to(device);
+        const PretrainLoss r = pretraining_loss(model, batch);
+        const auto mlm_total = r.mlm_total.item<int64_t>();
+        const auto n = static_cast<uint64_t>(end - begin);
+        totals.samples += n;
+        totals.mlm_correct += static_cast<uint64_t>(r.mlm_correct.item<int64_t>());
+        totals.mlm_total += static_cast<uint64_t>(mlm_total);
+        totals.nsp_correct += static_cast<uint64_t>(r.nsp_correct.item<int64_t>());
+        if (mlm_total > 0) totals.mlm_loss_sum += r.mlm_loss.item<double>() * static_cast<double>(mlm_total);
+        totals.nsp_loss_sum += r.nsp_loss.item<double>() * static_cast<double>(n);
+        if (progress && progress->wants_update()) progress->update(0, fmt::format("{} samples", totals.samples));
+      }
+    }
+    if (settings.max_samples > 0 && totals.samples >= settings.max_samples) break;
+  }
+  totals.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return totals;
+}
+
+at::Device parse_eval_device(const std::string& text) {
+  if (text == "cpu") return at::Device(at::kCPU);
+  if (text == "cuda" || text.starts_with("cuda:")) {
+    if (!at::hasCUDA()) usage_fail("--device {}: CUDA is not available on this machine", text);
+    try {
+      return at::Device(text);
+    } catch (const std::exception&) {
+      usage_fail("--device must be cpu, cuda or cuda:N, got '{}'", text);
+    }
+  }
+  usage_fail("--device must be cpu, cuda or cuda:N, got '{}'", text);
+}
+
+void run_eval(const EvalOptions& options) {
+  const at::Device device = parse_eval_device(options.device);
+  auto model = load_model_dir(options.checkpoint, options.config);
+  model->to(device);
+  model->eval();
+  if (!options.fill_mask_texts.empty()) {
+    const tok::Vocab vocab = tok::Vocab::load(options.vocab);
+    if (static_cast<int64_t>(vocab.size()) != model->config().vocab_size)
+      fail("{}: {} tokens, but the model's vocab_size is {}", options.vocab, vocab.size(), model->config().vocab_size);
+    for (const auto& text : options.fill_mask_texts)
+      std::cout << fill_mask(*model, vocab, text, options.top_k, options.cased).dump() << '\n';
+    std::cout.flush();
+    return;
+  }
+  Progress progress(options.quiet);
+  EvalTotals totals = evaluate_pretraining(*model, options.settings, &progress);
+  nlohmann::ordered_json out;
+  out["checkpoint"] = options.checkpoint;
+  out["device"] = device.str();
+  for (auto& [k, v] : totals.to_json().items()) out[k] = v;
+  std::cout << out.dump() << std::endl;
+  progress.finish(0, fmt::format("{} samples, mlm_accuracy {:.4f}, nsp_accuracy {:.4f}", totals.samples,
+                                 totals.mlm_accuracy(), totals.nsp_accuracy()));
+}
+
+}  // namespace bk

@@ -1,0 +1,64 @@
+#include "model/model_dir.h"
+
+#include "cli/error.h"
+#include "io/output.h"
+#include "model/safetensors_torch.h"
+
+#include <ATen/ATen.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace bk {
+
+std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetensors_path) {
+  std::map<std::string, at::Tensor> out;
+  for (auto& [name, tensor] : load_safetensors(safetensors_path)) {
+    std::string key = name;
+    if (key.ends_with("LayerNorm.gamma")) key.replace(key.size() - 5, 5, "weight");
+    else if (key.ends_with("LayerNorm.beta")) key.replace(key.size() - 4, 4, "bias");
+    out[key] = tensor;
+  }
+  return out;
+}
+
+std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, const std::string& config_path,
+                                                   bool strict) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) fail("{}: no such checkpoint directory or file", path);
+  std::string weights, config = config_path;
+  if (fs::is_directory(path, ec)) {
+    weights = (fs::path(path) / "model.safetensors").string();
+    if (!fs::exists(weights, ec)) {
+      if (fs::exists(fs::path(path) / "model.safetensors.index.json", ec))
+        fail("{}: sharded safetensors checkpoints are not supported; save it as one model.safetensors", path);
+      fail("{}: no model.safetensors (expected an HF or bertkit model directory)", path);
+    }
+    if (config.empty()) config = (fs::path(path) / "config.json").string();
+  } else {
+    weights = path;
+    if (config.empty()) config = (fs::path(path).parent_path() / "config.json").string();
+  }
+  if (!fs::exists(config, ec)) fail("{}: no config.json (give one with --config)", config);
+  const BertConfig cfg = BertConfig::load(config);
+  auto model = std::make_shared<BertForPreTraining>(cfg);
+  model->load_state_dict(load_model_tensors(weights), strict, weights);
+  return model;
+}
+
+void save_model_dir(const std::string& dir, const BertForPreTraining& model, bool overwrite) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir, ec)) fail("{}: cannot create the model directory", dir);
+  const std::string config = (fs::path(dir) / "config.json").string();
+  const std::string weights = (fs::path(dir) / "model.safetensors").string();
+  check_overwrite(config, overwrite);
+  check_overwrite(weights, overwrite);
+  std::map<std::string, at::Tensor> tensors;
+  for (auto& [name, t] : model.state_dict()) tensors[name] = t.to(at::kFloat);
+  save_safetensors(weights, tensors, {{"format", "pt"}}, overwrite);
+  write_file_atomic(config, model.config().to_hf_json().dump(2) + "\n", true);
+}
+
+}  // namespace bk
