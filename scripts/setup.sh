@@ -10,7 +10,7 @@ want_python=0
 [ "${1:-}" = "--python" ] && want_python=1
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config libboost-program-options-dev libicu-dev zlib1g-dev
-              libbz2-dev libfmt-dev doctest-dev nlohmann-json3-dev libhdf5-dev libgloo-dev bzip2 python3-venv)
+              libbz2-dev libfmt-dev doctest-dev nlohmann-json3-dev libhdf5-dev libgloo-dev openmpi-bin bzip2 python3-venv)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

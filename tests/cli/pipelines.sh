@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The scripts in pipelines/ run, with tiny settings on the CPU: the streaming text pipe, phase 1 -> phase 2 on one
+# node (--nproc-per-node), mpirun, and the Slurm batch script (srun stood in for by a launcher that sets the
+# variables srun sets, as there is no Slurm here).
+source "$(dirname "$0")/lib.sh"
+export BIN OMP_NUM_THREADS=1
+
+run "$SRC/pipelines/stream-text.sh" "$SRC/demo/enwiki-demo.xml" "$TMP/text" 1
+expect_rc 0 "stream-text.sh"
+CASES=$((CASES + 1)); [ -f "$TMP/text/wiki.done" ] && ls "$TMP/text"/wiki_training-*-of-00008.txt >/dev/null || fail_case "shards and marker written"
+CASES=$((CASES + 1))
+[ "$(cat "$TMP/text"/wiki_training-* "$TMP/text"/wiki_test-* | grep -c '^$')" = "$(grep -c '^$' "$TMP/text/sentences.txt")" ] \
+  || fail_case "every document of the pipe is in a shard"
+
+if [ ! -x "$BIN/bert-train" ]; then echo "training pipelines skipped: bert-train not built"; finish; exit; fi
+need_fixtures
+VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
+CFG=$SRC/tests/fixtures/tiny_bert_config.json
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 20 --dupe-factor 5 -o "$TMP/p1.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 128 --max-predictions 80 --dupe-factor 5 -o "$TMP/p2.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
+tiny=(NPROC=2 DEVICE=cpu PRECISION=fp32 CKPT_EVERY=2 P1_BATCH=8 P1_ACCUM=2 P1_STEPS=4 P1_LR=1e-3 P1_WARMUP=0.25
+      P2_BATCH=4 P2_ACCUM=1 P2_STEPS=3 P2_LR=1e-3 P2_WARMUP=0.3)
+run env "${tiny[@]}" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/p1.hdf5" "$TMP/p2.hdf5" "$CFG" "$TMP/pre"
+expect_rc 0 "pretrain-single-node.sh"
+expect_out "phase 2 done: $TMP/pre/phase2/checkpoints/step-00000003" "phase 2 finished from phase 1"
+run env "${tiny[@]}" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/p1.hdf5" "$TMP/p2.hdf5" "$CFG" "$TMP/pre"
+expect_rc 0 "running it again resumes (nothing left to do)"
+
+if command -v mpirun >/dev/null; then
+  : >"$TMP/hosts"
+  run env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MASTER_PORT=$((20000 + RANDOM % 20000)) \
+    "$SRC/pipelines/mpirun.sh" 2 "$TMP/hosts" -- -q --config "$CFG" --input "$TMP/p1.hdf5" --output-dir "$TMP/mpi" \
+    --train-batch-size 4 --max-steps 2 --device cpu
+  expect_rc 0 "mpirun.sh with 2 ranks"
+  CASES=$((CASES + 1)); [ -f "$TMP/mpi/checkpoints/step-00000002/model.safetensors" ] || fail_case "mpirun run saved"
+else
+  echo "mpirun.sh skipped: no mpirun (apt-get install openmpi-bin)"
+fi
+
+# srun sets SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE, SLURM_JOB_NODELIST, SLURM_JOB_ID
+# per task; this stand-in does the same for 2 tasks on this host.
+cat >"$TMP/srun" <<'SH'
+#!/usr/bin/env bash
+job=$((4000 + RANDOM % 20000))
+for r in 0 1; do
+  SLURM_PROCID=$r SLURM_NTASKS=2 SLURM_LOCALID=$r SLURM_NTASKS_PER_NODE=2 SLURM_JOB_NODELIST=localhost \
+    SLURM_JOB_ID=$job MASTER_ADDR=127.0.0.1 "$@" &
+done
+wait -n && wait -n
+SH
+chmod +x "$TMP/srun"
+run env SRUN="$TMP/srun" DEVICE=cpu PRECISION=fp32 BATCH=4 ACCUM=1 STEPS=2 LR=1e-3 WARMUP=0.5 CKPT_EVERY=1 \
+  bash "$SRC/pipelines/slurm.sbatch" "$CFG" "$TMP/p1.hdf5" "$TMP/slurm" -q --max-predictions 20
+expect_rc 0 "slurm.sbatch"
+CASES=$((CASES + 1)); [ -f "$TMP/slurm/checkpoints/step-00000002/model.safetensors" ] || fail_case "slurm run saved"
+finish
