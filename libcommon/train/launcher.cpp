@@ -222,7 +222,12 @@ void add_launcher_options(Options& options, LaunchOptions& launch) {
      "address of node 0's rendezvous (default: MASTER_ADDR, first Slurm host, or 127.0.0.1)")
     ("master-port", po::value<int>(&launch.master_port)->default_value(0),
      "port of the rendezvous (default: MASTER_PORT, else a free port on one host, else 29500)")
-    ("numa-bind", po::bool_switch(&launch.numa_bind), "pin each worker's CPUs and memory to one NUMA node");
+    ("numa-bind", po::bool_switch(&launch.numa_bind), "pin each worker's CPUs and memory to one NUMA node")
+    ("dist-timeout",
+     po::value<int>(&launch.dist_timeout_seconds)->default_value(300)->notifier([](int s) {
+       if (s < 1) usage_fail("--dist-timeout must be positive, got {}", s);
+     }),
+     "seconds to wait for the other processes at the rendezvous and in each collective");
 }
 
 std::vector<std::string> strip_launcher_args(int argc, char** argv) {

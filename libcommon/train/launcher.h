@@ -31,11 +31,14 @@ struct LaunchOptions {
   int master_port = 0;     // 0: MASTER_PORT, else a free port on one node, else 29500
   bool numa_bind = false;
   int grace_seconds = 10;  // after SIGTERM, before SIGKILL
+  // --dist-timeout: for Dist::create in each worker (rendezvous and collectives); passed through to the workers.
+  int dist_timeout_seconds = 300;
 
   bool launch() const { return nproc_per_node > 1 || nnodes > 1; }
 };
 
-// Adds --nproc-per-node, --nnodes, --node-rank, --master-addr, --master-port, --numa-bind.
+// Adds --nproc-per-node, --nnodes, --node-rank, --master-addr, --master-port, --numa-bind (the launcher's, removed
+// from the workers' arguments) and --dist-timeout (kept: the workers use it).
 void add_launcher_options(Options& options, LaunchOptions& launch);
 
 // Starts the workers and waits for them; returns 0, or the exit status of the first worker that failed

@@ -131,7 +131,6 @@ int main(int argc, char** argv) {
     bk::Options opts("dist_probe", "[options]", "Check the distributed layer: collectives with known inputs.");
     bk::add_launcher_options(opts, launch);
     opts.add()
-      ("dist-timeout", bk::po::value<int>(&cfg.timeout)->default_value(300), "rendezvous and collective timeout, s")
       ("steps", bk::po::value<int>(&cfg.steps)->default_value(3), "extra all-reduce rounds")
       ("bucket-bytes", bk::po::value<long long>(&cfg.bucket_bytes)->default_value(16), "bucket size in bytes")
       ("exit-rank", bk::po::value<int>(&cfg.exit_rank)->default_value(-1), "this rank exits at --fail-step")
@@ -139,6 +138,7 @@ int main(int argc, char** argv) {
       ("fail-step", bk::po::value<int>(&cfg.fail_step)->default_value(0), "step of the failure drill");
     if (!opts.parse(argc, argv)) return 0;
     if (launch.launch()) return bk::run_local_workers(launch, argc, argv);
+    cfg.timeout = launch.dist_timeout_seconds;
     return probe(cfg);
   });
 }

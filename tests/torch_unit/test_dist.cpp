@@ -207,11 +207,11 @@ TEST_CASE("bucket plans") {
 TEST_CASE("launcher: its own flags are removed from the workers' arguments") {
   std::vector<std::string> args{"bert-train", "--nproc-per-node", "4", "--steps=3", "--numa-bind",
                                 "--master-port=1234", "in.h5", "--nnodes", "2", "--node-rank=1", "--master-addr",
-                                "h", "--", "--nproc-per-node"};
+                                "h", "--dist-timeout", "7", "--", "--nproc-per-node"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   CHECK(bk::strip_launcher_args(static_cast<int>(argv.size()), argv.data()) ==
-        std::vector<std::string>{"--steps=3", "in.h5", "--", "--nproc-per-node"});
+        std::vector<std::string>{"--steps=3", "in.h5", "--dist-timeout", "7", "--", "--nproc-per-node"});
 }
 
 TEST_CASE("launcher: CPU lists and NUMA placement") {
