@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# README command 1: installs what it needs, builds, and runs the pipeline on the embedded corpus
-# (demo/enwiki-demo.xml, a small MediaWiki export written for this project). No network, no ../shared.
+# README command 1: installs what it needs, builds, and runs the whole pipeline on the embedded corpus
+# (demo/enwiki-demo.xml, a small MediaWiki export written for this project): text, vocabulary, pretraining data,
+# a tiny BERT trained on the CPU, its evaluation, and its conversion to HF safetensors. Needs no ../shared.
 # Outputs go to demo-out/ (or $1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --torch
+PYTHON=${BERTKIT_CACHE:-$HOME/.cache/bertkit}/venv/bin/python
 BIN=${BERTKIT_BUILD:-build}/tools
 OUT=${1:-demo-out}
 rm -rf "$OUT" && mkdir -p "$OUT"
@@ -46,5 +48,30 @@ echo "   also as a TFRecord (Google's layout): $OUT/demo_training-00000.tfrecord
 
 step "6. bin4: samples split by length into bins (32/64/96/128 here: the demo uses 128-token sequences)"
 "$BIN/bin4" --bins 32,64,96,128 -o "$OUT/bins" "$OUT"/hdf5/*.hdf5
+
+step "7. bert-train: a tiny BERT (2 layers, hidden 64) pretrained on the CPU"
+cat >"$OUT/bert_config.json" <<'JSON'
+{"attention_probs_dropout_prob": 0.1, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 64,
+ "initializer_range": 0.02, "intermediate_size": 256, "max_position_embeddings": 128, "num_attention_heads": 2,
+ "num_hidden_layers": 2, "type_vocab_size": 2, "vocab_size": VOCAB_SIZE}
+JSON
+sed -i "s/VOCAB_SIZE/$(wc -l <"$OUT/vocab.txt")/" "$OUT/bert_config.json"
+OMP_NUM_THREADS=$(nproc) "$BIN/bert-train" --config "$OUT/bert_config.json" --input "$OUT/hdf5" \
+  --output-dir "$OUT/train" --train-batch-size 32 --max-steps 300 --learning-rate 2e-2 --warmup-proportion 0.05 \
+  --log-every 25 --checkpoint-every 100 --keep-checkpoints 2
+"$PYTHON" scripts/plot_loss.py "$OUT/train/log.jsonl" "$OUT/loss.png" | sed 's/^/   /' >&2
+CKPT="$OUT/train/checkpoints/$(cat "$OUT/train/checkpoints/latest")"
+echo "   checkpoint: $CKPT; loss curve: $OUT/loss.png; TensorBoard: $OUT/train/tensorboard" >&2
+
+step "8. bert-eval: masked-LM and next-sentence accuracy on the held-out test shard"
+"$BIN/mkpretrain" -q --vocab "$OUT/vocab.txt" --dupe-factor 5 --seed 999 -o "$OUT/test.hdf5" \
+  "$OUT"/shards/demo_test-00000-of-00001.txt
+"$BIN/bert-eval" --checkpoint "$CKPT" --input "$OUT/test.hdf5" | tee "$OUT/eval.json" | sed 's/^/   /' >&2
+"$BIN/bert-eval" --checkpoint "$CKPT" --vocab "$OUT/vocab.txt" --top-k 3 \
+  --fill-mask "The river flows through the [MASK] of the county." | sed 's/^/   /' >&2
+
+step "9. ckpt-convert: the checkpoint as HF safetensors (transformers' BertForPreTraining.from_pretrained reads it)"
+"$BIN/ckpt-convert" --to hf -o "$OUT/hf" "$CKPT"
+ls -l "$OUT/hf" | sed 's/^/   /' >&2
 
 step "done: outputs in $OUT/"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what bertkit needs and builds it. Idempotent: a second run only rebuilds what changed.
 #   scripts/setup.sh            system packages + build
-#   scripts/setup.sh --python   also the Python environment of compat tests and benchmarks
+#   scripts/setup.sh --python   also the Python environment of compat tests and benchmarks (and LibTorch)
+#   scripts/setup.sh --torch    only the torch wheel LibTorch comes from (what the demo needs)
 # The Python environment lives outside the checkout (BERTKIT_CACHE, default ~/.cache/bertkit) so that a fresh
 # clone reuses it; it is rebuilt when tests/requirements.txt changes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-want_python=0
-[ "${1:-}" = "--python" ] && want_python=1
+want_python=0 want_torch=0
+[ "${1:-}" = "--python" ] && want_python=1 want_torch=1
+[ "${1:-}" = "--torch" ] && want_torch=1
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config libboost-program-options-dev libicu-dev zlib1g-dev
               libbz2-dev libfmt-dev doctest-dev nlohmann-json3-dev libhdf5-dev libgloo-dev openmpi-bin bzip2 python3-venv)
@@ -36,11 +38,18 @@ if [ "$want_python" = 1 ]; then
   fi
 fi
 
-BUILD=${BERTKIT_BUILD:-build}
 CACHE=${BERTKIT_CACHE:-$HOME/.cache/bertkit}
+if [ "$want_torch" = 1 ] && ! "$CACHE/venv/bin/python" -c 'import torch' 2>/dev/null; then
+  echo "setup: installing the torch wheel (LibTorch) into $CACHE/venv" >&2
+  mkdir -p "$CACHE"
+  [ -x "$CACHE/venv/bin/python" ] || "$(command -v python3)" -m venv "$CACHE/venv"
+  "$CACHE/venv/bin/pip" install -q --disable-pip-version-check "$(grep -E '^torch==' tests/requirements.txt)"
+fi
+
+BUILD=${BERTKIT_BUILD:-build}
 cmake_args=(-G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBERTKIT_PYTHON="$CACHE/venv/bin/python")
 # The LibTorch tools are built when the Python environment (which brings the torch wheel) is there.
-if [ "$want_python" = 1 ] || [ -n "${BERTKIT_WITH_TORCH:-}" ]; then
+if [ "$want_torch" = 1 ] || [ -n "${BERTKIT_WITH_TORCH:-}" ]; then
   torch_prefix=$("$CACHE/venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
   [ -n "$torch_prefix" ] && cmake_args+=(-DBERTKIT_WITH_TORCH=ON -DCMAKE_PREFIX_PATH="$torch_prefix")
 fi

@@ -48,7 +48,6 @@ int main(int argc, char** argv) {
       ("no-sync-gradients", po::bool_switch(&cfg.no_sync_gradients), "independent workers; the best is kept at the end")
       ("local-clip", po::bool_switch(&cfg.local_clip), "clip each worker's gradients before the all-reduce")
       ("lr-scaling", po::value(&cfg.lr_scaling)->default_value("none")->value_name("S"), "scale the rate with workers: none, linear, sqrt")
-      ("dist-timeout", po::value(&cfg.dist_timeout_seconds)->default_value(300)->value_name("S"), "seconds before a silent peer is an error")
       ("prefetch", po::value(&cfg.prefetch)->default_value(4)->value_name("N"), "batches prepared ahead by a background thread")
       ("global-data-order", po::bool_switch(&cfg.global_data_order),
        "every worker reads the single-process sample order and keeps its slice of each global batch");
@@ -57,6 +56,7 @@ int main(int argc, char** argv) {
     if (!opts.parse(argc, argv)) return 0;
     if (launch.launch()) return bk::run_local_workers(launch, argc, argv);
     cfg.tensorboard = !no_tensorboard;
+    cfg.dist_timeout_seconds = launch.dist_timeout_seconds;  // --dist-timeout belongs to the launcher's options
     cfg.quiet = opts.quiet();
     if (cfg.log_every <= 0) bk::usage_fail("--log-every must be positive");
     if (cfg.keep_checkpoints < 1) bk::usage_fail("--keep-checkpoints must be at least 1");
