@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 namespace bk {
@@ -158,9 +159,16 @@ void run_eval(const EvalOptions& options) {
   nlohmann::ordered_json out;
   out["checkpoint"] = options.checkpoint;
   out["device"] = device.str();
-  for (auto& [k, v] : totals.to_json().items()) out[k] = v;
+  const nlohmann::ordered_json metrics = totals.to_json();  // named: items() of a temporary would dangle
+  for (const auto& [k, v] : metrics.items()) out[k] = v;
   std::cout << out.dump() << std::endl;
-  progress.finish(0, fmt::format("{} samples, mlm_accuracy {:.4f}, nsp_accuracy {:.4f}", totals.samples,
+  uint64_t input_bytes = 0;
+  for (const auto& path : options.settings.inputs) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) input_bytes += size;
+  }
+  progress.finish(input_bytes, fmt::format("{} samples, mlm_accuracy {:.4f}, nsp_accuracy {:.4f}", totals.samples,
                                  totals.mlm_accuracy(), totals.nsp_accuracy()));
 }
 

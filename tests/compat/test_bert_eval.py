@@ -10,6 +10,7 @@ the same tokens as HF's model with HF's tokenizer, with the same probabilities.
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -208,7 +209,10 @@ def main():
                             "--max-predictions", "20", path)
         compare_metrics(f"{name}, first 10 samples", ours, hf_metrics(model, load_hdf5(path)[:10]))
 
-        tokenizer = BertTokenizer(vocab_file=VOCAB, do_lower_case=True)
+        tok_dir = os.path.join(tmp, "tokenizer")
+        os.makedirs(tok_dir)
+        shutil.copy(VOCAB, os.path.join(tok_dir, "vocab.txt"))
+        tokenizer = BertTokenizer.from_pretrained(tok_dir, do_lower_case=True)
         compare_fill_mask(model, tokenizer, model_dir, [
             "The man went to the [MASK].",
             "[MASK] is a town in the north of England, and it was [MASK] in 1066.",
