@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# bert-eval: usage errors, unreadable or mismatched checkpoints (one-line errors naming files and tensors), the
+# JSON it prints, --fill-mask's handling of [MASK].
+source "$(dirname "$0")/lib.sh"
+need_fixtures
+if [ ! -x "$BIN/bert-eval" ] || [ ! -x "${TORCH_TEST_TOOLS:-}/model_probe" ]; then
+  echo "skipped: bert-eval or model_probe not built (needs -DBERTKIT_WITH_TORCH=ON)"; exit 77
+fi
+VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
+
+run bert-eval --help
+expect_rc 0 "--help"
+run bert-eval --version
+expect_rc 0 "--version"; expect_out "bert-eval (bertkit) 0.1.0" "--version text"
+run bert-eval --input x.hdf5
+expect_rc 2 "no --checkpoint"; expect_err "checkpoint.*try --help" "missing --checkpoint named"
+run bert-eval --checkpoint "$TMP/m"
+expect_rc 2 "no inputs"; expect_err "give HDF5 files with --input, or --fill-mask TEXT; try --help" "no inputs message"
+run bert-eval --checkpoint "$TMP/m" --fill-mask "a [MASK]"
+expect_rc 2 "--fill-mask without --vocab"; expect_err "--fill-mask needs --vocab" "--vocab named"
+run bert-eval --checkpoint "$TMP/m" --batch-size 0 x.hdf5
+expect_rc 2 "--batch-size 0"
+run bert-eval --checkpoint "$TMP/m" --device tpu x.hdf5
+expect_rc 2 "unknown device"; expect_err "--device must be cpu, cuda or cuda:N, got 'tpu'" "device message"
+
+# Checkpoints.
+run bert-eval --checkpoint "$TMP/nothing" x.hdf5
+expect_rc 1 "missing checkpoint"; expect_err "^bert-eval: error: $TMP/nothing: no such checkpoint" "missing checkpoint message"
+mkdir "$TMP/empty"
+run bert-eval --checkpoint "$TMP/empty" x.hdf5
+expect_rc 1 "empty directory"; expect_err "empty: no model.safetensors" "empty directory message"
+
+cat >"$TMP/config.json" <<'JSON'
+{"vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64,
+ "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+ "max_position_embeddings": 128, "type_vocab_size": 2, "initializer_range": 0.02}
+JSON
+"$TORCH_TEST_TOOLS/model_probe" init "$TMP/config.json" 1 "$TMP/m"
+sed 's/"num_hidden_layers": 2/"num_hidden_layers": 3/' "$TMP/config.json" >"$TMP/three.json"
+run bert-eval --checkpoint "$TMP/m" --config "$TMP/three.json" x.hdf5
+expect_rc 1 "one layer too many"
+expect_err "m/model.safetensors: does not match the model; missing keys \(16\): bert.encoder.layer.2.attention.self.query.weight, " \
+  "missing keys listed"
+sed 's/"intermediate_size": 64/"intermediate_size": 48/' "$TMP/config.json" >"$TMP/wide.json"
+run bert-eval --checkpoint "$TMP/m" --config "$TMP/wide.json" x.hdf5
+expect_rc 1 "shape mismatch"
+expect_err "tensor bert.encoder.layer.0.intermediate.dense.weight has shape \[64, 32\], but the config needs \[48, 32\]" \
+  "shape mismatch names the tensor"
+cp -r "$TMP/m" "$TMP/cut"
+truncate -s 2000 "$TMP/cut/model.safetensors"
+run bert-eval --checkpoint "$TMP/cut" x.hdf5
+expect_rc 1 "truncated weights"; expect_err "cut/model.safetensors: " "truncated weights name the file"
+[ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] || fail_case "truncated weights: error is not one line: $ERR"
+
+# Data.
+run bert-eval --checkpoint "$TMP/m" "$TMP/missing.hdf5"
+expect_rc 1 "missing input"; expect_err "missing.hdf5" "missing input named"
+mkpretrain --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-factor 1 -q -o "$TMP/s.hdf5" \
+  "$FIXTURES/pretraining_text/sample_text.txt"
+run bert-eval -q --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --max-samples 5
+expect_rc 0 "eval"
+printf '%s' "$OUT" | grep -Eq '^\{"checkpoint":".*","device":"cpu","samples":5,"mlm_accuracy":[0-9.e-]+,"nsp_accuracy":[0-9.e-]+,"mlm_loss":[0-9.e-]+,"nsp_loss":[0-9.e-]+,"masked_predictions":[0-9]+,"seconds":' \
+  || fail_case "eval JSON: $OUT"
+CASES=$((CASES + 1))
+run bert-eval -q --checkpoint "$TMP/m" --max-predictions 3 "$TMP/s.hdf5"
+expect_rc 1 "more predictions than --max-predictions"; expect_err "s.hdf5: row 0: [0-9]+ masked positions, more than --max-predictions 3" "row named"
+
+# --fill-mask.
+run bert-eval --checkpoint "$TMP/m" --vocab "$VOCAB" --top-k 2 --fill-mask "Paris is the [MASK] of France." --fill-mask "[MASK]"
+expect_rc 0 "fill-mask"
+[ "$(printf '%s\n' "$OUT" | wc -l)" -eq 2 ] || fail_case "fill-mask: one line per text expected: $OUT"
+CASES=$((CASES + 1))
+printf '%s\n' "$OUT" | head -1 | grep -q '"tokens":\["\[CLS\]","paris","is","the","\[MASK\]","of","france",".","\[SEP\]"\],"masks":\[{"position":4,"predictions":\[{"token":' \
+  || fail_case "fill-mask tokens: $OUT"
+CASES=$((CASES + 1))
+run bert-eval --checkpoint "$TMP/m" --vocab "$VOCAB" --fill-mask "no mask here"
+expect_rc 1 "no [MASK]"; expect_err "has no \[MASK\]" "no [MASK] message"
+head -100 "$VOCAB" >"$TMP/small-vocab.txt"
+run bert-eval --checkpoint "$TMP/m" --vocab "$TMP/small-vocab.txt" --fill-mask "[MASK]"
+expect_rc 1 "vocab size mismatch"; expect_err "100 tokens, but the model's vocab_size is 30522" "vocab size message"
+finish
