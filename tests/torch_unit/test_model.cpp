@@ -4,6 +4,8 @@
 #include "model/bert.h"
 #include "model/pretrain_loss.h"
 
+#include <ATen/autocast_mode.h>
+
 #include <ATen/ATen.h>
 
 #include <cmath>
@@ -269,4 +271,31 @@ TEST_CASE("loss: the model's loss is finite, differentiable, and counts the real
     CAPTURE(p.name);
     CHECK(p.tensor.grad().defined());
   }
+}
+
+TEST_CASE("model: Module::to keeps the parameters the model computes with; autocast runs in bf16") {
+  const auto c = tiny_config();
+  auto m = make_model(c, 10);
+  const auto b = tiny_batch();
+  const auto fp32 = m->forward(b.input_ids, b.segment_ids, b.attention_mask, b.masked_lm_positions);
+  m->to(at::kDouble);
+  CHECK((m->named_parameter_list()[0].tensor.scalar_type() == at::kDouble));
+  CHECK((m->state_dict().at("cls.predictions.bias").scalar_type() == at::kDouble));
+  const auto fp64 = m->forward(b.input_ids, b.segment_ids, b.attention_mask, b.masked_lm_positions);
+  CHECK((fp64.mlm_logits.scalar_type() == at::kDouble));
+  CHECK(at::allclose(fp64.mlm_logits.to(at::kFloat), fp32.mlm_logits, 1e-4, 1e-5));
+  m->to(at::kFloat);
+
+  // CPU autocast (bf16): the fused QKV weight goes through autocast's cast cache; results close to fp32.
+  at::autocast::set_autocast_enabled(at::kCPU, true);
+  at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+  bk::BertOutput low;
+  {
+    at::autocast::increment_nesting();  // as torch.autocast does, so the cast cache is cleared at the end
+    low = m->forward(b.input_ids, b.segment_ids, b.attention_mask, b.masked_lm_positions);
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  }
+  at::autocast::set_autocast_enabled(at::kCPU, false);
+  CHECK((low.mlm_logits.scalar_type() == at::kBFloat16));
+  CHECK(at::allclose(low.mlm_logits.to(at::kFloat), fp32.mlm_logits, 0.05, 0.05));
 }
