@@ -12,6 +12,8 @@ sed 's/"attention_probs_dropout_prob": 0.1/"attention_probs_dropout_prob": 0.0/;
   "$SRC/tests/fixtures/tiny_bert_config.json" >"$TMP/config.json"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-factor 10 -o "$TMP/data.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
+loud=(--config "$TMP/config.json" --input "$TMP/data.hdf5" --max-predictions 10 --max-steps 10 --seed 7
+      --no-tensorboard --dist-timeout 60)
 common=(-q --config "$TMP/config.json" --input "$TMP/data.hdf5" --max-predictions 10 --max-steps 10 --seed 7
         --no-tensorboard --dist-timeout 60)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -46,6 +48,23 @@ run bert-train "${common[@]}" --optimizer lamb --learning-rate 5e-3 --train-batc
 expect_rc 0 "2 ranks, own shares"
 d=$(diff_models "$TMP/one-lamb/checkpoints/step-00000010/model.safetensors" "$TMP/two-own/checkpoints/step-00000010/model.safetensors")
 CASES=$((CASES + 1)); within "$d" ">" 1e-4 || fail_case "other batches should give other weights (diff $d)"
+
+# Intel's independent workers: no all-reduce; the worker with the lowest final loss is kept and saved.
+run bert-train "${loud[@]}" --optimizer lamb --learning-rate 5e-3 --train-batch-size 8 --nproc-per-node 2 \
+  --master-port "$port" --no-sync-gradients --lr-scaling sqrt --output-dir "$TMP/independent"
+expect_rc 0 "--no-sync-gradients"
+expect_err "independent workers: rank [01] had the lowest loss" "the best worker is named"
+d=$(diff_models "$TMP/two-own/checkpoints/step-00000010/model.safetensors" "$TMP/independent/checkpoints/step-00000010/model.safetensors")
+CASES=$((CASES + 1)); within "$d" ">" 1e-4 || fail_case "independent workers train apart from synchronised ones (diff $d)"
+# Samsung's local clipping before the all-reduce: a small --max-grad-norm makes it matter.
+run bert-train "${common[@]}" --optimizer adamw --learning-rate 1e-3 --max-grad-norm 0.01 --train-batch-size 8 \
+  --nproc-per-node 2 --master-port "$port" --local-clip --output-dir "$TMP/local-clip"
+expect_rc 0 "--local-clip"
+run bert-train "${common[@]}" --optimizer adamw --learning-rate 1e-3 --max-grad-norm 0.01 --train-batch-size 8 \
+  --nproc-per-node 2 --master-port "$port" --output-dir "$TMP/global-clip"
+expect_rc 0 "global clipping"
+d=$(diff_models "$TMP/local-clip/checkpoints/step-00000010/model.safetensors" "$TMP/global-clip/checkpoints/step-00000010/model.safetensors")
+CASES=$((CASES + 1)); within "$d" ">" 0 || fail_case "clipping before the all-reduce changes the result (diff $d)"
 
 # torchrun-style variables, two processes started by hand: the same result as --nproc-per-node.
 for r in 0 1; do
