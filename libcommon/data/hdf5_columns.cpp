@@ -15,7 +15,8 @@ Hdf5ColumnWriter::Hdf5ColumnWriter(const std::string& path, std::vector<ColumnSp
     hsize_t chunk[2] = {chunk_rows_, spec.width};
     Hid space = hid_space(H5Screate_simple(rank, dims, max_dims));
     Hid create = hid_plist(H5Pcreate(H5P_DATASET_CREATE));
-    bool ok = space.valid() && create.valid() && H5Pset_chunk(create, rank, chunk) >= 0 &&
+    bool ok = space.valid() && create.valid() && H5Pset_obj_track_times(create, false) >= 0 &&
+              H5Pset_chunk(create, rank, chunk) >= 0 &&
               (gzip_level == 0 || H5Pset_deflate(create, static_cast<unsigned>(gzip_level)) >= 0);
     hid_t type = spec.kind == Kind::int64 ? H5T_STD_I64LE : H5T_IEEE_F32LE;
     Hid dataset;

@@ -56,7 +56,9 @@ void PretrainWriter::create_column(Column& column, const char* name, hid_t file_
   Hid space = hid_space(H5Screate_simple(rank, dims, max_dims));
   Hid create = hid_plist(H5Pcreate(H5P_DATASET_CREATE));
   Hid access = hid_plist(H5Pcreate(H5P_DATASET_ACCESS));
-  bool ok = space.valid() && create.valid() && access.valid() && H5Pset_chunk(create, rank, chunk) >= 0 &&
+  // No modification times in the object headers: the same samples give the same bytes on every run.
+  bool ok = space.valid() && create.valid() && access.valid() && H5Pset_obj_track_times(create, false) >= 0 &&
+            H5Pset_chunk(create, rank, chunk) >= 0 &&
             (options_.gzip_level == 0 || H5Pset_deflate(create, options_.gzip_level) >= 0) &&
             // Rows arrive in whole chunks, so HDF5's chunk cache would only hold memory (one per dataset and
             // file, which adds up with many shards open at once); writes go straight to disk instead.
