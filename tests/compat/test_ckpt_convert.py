@@ -204,6 +204,28 @@ w8 = model8.bert.embeddings.word_embeddings.weight.detach()
 check(w8.shape[0] == 16 and torch.count_nonzero(w8[15:]) == 0 and torch.equal(w8[:15], state["bert.embeddings.word_embeddings.weight"])
       and not info8["missing_keys"], "--pad-vocab 8: 16 rows, the extra one zero, loads in transformers")
 
+# bert-eval on the native conversion: its masked-token probabilities are the softmax of the same logits.
+EVAL = os.path.join(BIN, "bert-eval")
+if os.access(EVAL, os.X_OK):
+    text = "all work and [MASK] play makes jack a dull boy"
+    vocab = os.path.join(os.path.dirname(TINY), "vocab.txt")
+    got = json.loads(subprocess.run([EVAL, "-q", "--checkpoint", native, "--vocab", vocab, "--top-k", "15",
+                                     "--fill-mask", text], check=True, capture_output=True, text=True).stdout)
+    words = [line.strip() for line in open(vocab)]
+    tokens = ["[CLS]"] + text.split() + ["[SEP]"]
+    ids1 = np.array([[words.index(t) for t in tokens]])
+    mlm, _ = tf_forward(ids1, np.zeros_like(ids1), np.ones(ids1.shape, np.float32))
+    logits = mlm[0, tokens.index("[MASK]")]
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    ours = {p["id"]: p["probability"] for p in got["masks"][0]["predictions"]}
+    diff = max(abs(ours[i] - probs[i]) for i in range(len(words)))
+    print(f"bert-eval --fill-mask on the native conversion vs the forward on TF's variables: max |p| diff {diff:.3g}")
+    check(got["masks"][0]["position"] == tokens.index("[MASK]") and len(ours) == 15 and diff <= 1e-6,
+          "bert-eval on the native conversion gives TF's masked-token distribution (<= 1e-6)")
+else:
+    print("bert-eval not built: its check on the native conversion is skipped")
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)
