@@ -5,6 +5,7 @@
 #include "data/hdf5_reader.h"
 #include "model/model_dir.h"
 #include "model/pretrain_loss.h"
+#include "train/data_loader.h"
 
 #include <ATen/ATen.h>
 
@@ -22,10 +23,8 @@ namespace {
 // Packs samples [begin, end) into a PretrainBatch (train/batch.h conventions) padded to the longest of them.
 PretrainBatch make_batch(const std::vector<PretrainSample>& samples, size_t begin, size_t end, int64_t max_predictions,
                          const std::string& file, uint64_t first_row) {
-  const int64_t b = static_cast<int64_t>(end - begin);
-  int64_t t = 0, p = max_predictions;
+  int64_t p = max_predictions;
   for (size_t i = begin; i < end; ++i) {
-    t = std::max<int64_t>(t, static_cast<int64_t>(samples[i].length()));
     const auto n = static_cast<int64_t>(samples[i].masked_lm_positions.size());
     if (max_predictions > 0 && n > max_predictions)
       fail("{}: row {}: {} masked positions, more than --max-predictions {}", file, first_row + (i - begin), n,
@@ -33,33 +32,9 @@ PretrainBatch make_batch(const std::vector<PretrainSample>& samples, size_t begi
     if (max_predictions == 0) p = std::max(p, n);
   }
   p = std::max<int64_t>(p, 1);
-  PretrainBatch batch;
-  batch.input_ids = at::zeros({b, t}, at::kLong);
-  batch.segment_ids = at::zeros({b, t}, at::kLong);
-  batch.attention_mask = at::zeros({b, t}, at::kLong);
-  batch.masked_lm_positions = at::zeros({b, p}, at::kLong);
-  batch.masked_lm_ids = at::full({b, p}, -1, at::kLong);
-  batch.next_sentence_labels = at::zeros({b}, at::kLong);
-  int64_t* ids = batch.input_ids.data_ptr<int64_t>();
-  int64_t* seg = batch.segment_ids.data_ptr<int64_t>();
-  int64_t* mask = batch.attention_mask.data_ptr<int64_t>();
-  int64_t* pos = batch.masked_lm_positions.data_ptr<int64_t>();
-  int64_t* mid = batch.masked_lm_ids.data_ptr<int64_t>();
-  int64_t* nsp = batch.next_sentence_labels.data_ptr<int64_t>();
-  for (int64_t r = 0; r < b; ++r) {
-    const PretrainSample& s = samples[begin + static_cast<size_t>(r)];
-    for (size_t j = 0; j < s.length(); ++j) {
-      ids[r * t + static_cast<int64_t>(j)] = s.input_ids[j];
-      seg[r * t + static_cast<int64_t>(j)] = s.segment_ids[j];
-      mask[r * t + static_cast<int64_t>(j)] = 1;
-    }
-    for (size_t j = 0; j < s.masked_lm_positions.size(); ++j) {
-      pos[r * p + static_cast<int64_t>(j)] = s.masked_lm_positions[j];
-      mid[r * p + static_cast<int64_t>(j)] = s.masked_lm_ids[j];
-    }
-    nsp[r] = s.next_sentence_label;
-  }
-  return batch;
+  // The training loader's collation, so evaluation and training batches are built the same way.
+  return collate_pretrain_batch(std::vector<PretrainSample>(samples.begin() + static_cast<ptrdiff_t>(begin),
+                                                            samples.begin() + static_cast<ptrdiff_t>(end)), p);
 }
 
 at::Device model_device(const BertForPreTraining& model) { return model.named_parameter_list().front().tensor.device(); }
