@@ -59,8 +59,44 @@ void truncate_pair(Window& a, Window& b, size_t max_num_tokens, PyRandom& rng) {
 // Python's round() of a float: round half to even.
 int64_t round_half_even(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
 
+// One masked position: 80% [MASK], 10% kept, 10% a random vocabulary entry, in the reference's draw order.
+inline int32_t masked_token(int32_t original, const MaskingVocab& vocab, PyRandom& rng) {
+  if (rng.random() < 0.8) return vocab.mask_id;
+  if (rng.random() < 0.5) return original;
+  const auto& words = vocab.random_word_ids;
+  return words[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(words.size()) - 1))];
+}
+
+// Without whole-word masking every candidate is one position, so the groups, the coverage check and the copy of
+// the tokens fall away; the random draws are exactly those of the general path below.
+void mask_single_tokens(Instance& inst, size_t num_to_predict, const MaskingVocab& vocab, PyRandom& rng) {
+  std::vector<int32_t>& tokens = inst.input_ids;
+  thread_local std::vector<uint32_t> candidates;
+  thread_local std::vector<std::pair<uint32_t, int32_t>> masked;  // (position, original token)
+  candidates.clear();
+  masked.clear();
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] != vocab.cls_id && tokens[i] != vocab.sep_id) candidates.push_back(static_cast<uint32_t>(i));
+  rng.shuffle(candidates);
+  for (uint32_t pos : candidates) {
+    if (masked.size() >= num_to_predict) break;
+    masked.emplace_back(pos, tokens[pos]);
+    tokens[pos] = masked_token(tokens[pos], vocab, rng);
+  }
+  std::sort(masked.begin(), masked.end());
+  inst.masked_lm_positions.resize(masked.size());
+  inst.masked_lm_ids.resize(masked.size());
+  for (size_t k = 0; k < masked.size(); ++k) {
+    inst.masked_lm_positions[k] = static_cast<int32_t>(masked[k].first);
+    inst.masked_lm_ids[k] = masked[k].second;
+  }
+}
+
 void mask_tokens(Instance& inst, const InstanceConfig& cfg, const MaskingVocab& vocab, PyRandom& rng) {
   std::vector<int32_t>& tokens = inst.input_ids;
+  const size_t num_to_predict = static_cast<size_t>(std::min<int64_t>(
+      cfg.max_predictions, std::max<int64_t>(1, round_half_even(static_cast<double>(tokens.size()) * cfg.masked_lm_prob))));
+  if (!cfg.whole_word_mask) return mask_single_tokens(inst, num_to_predict, vocab, rng);
   // Candidate groups: one per token, or one per whole word when "##" pieces join the previous group.
   // Stored flat: group g is members[group_begin[g] .. group_begin[g+1]). Scratch buffers are reused across
   // instances: this runs once per instance, millions of times.
@@ -83,9 +119,6 @@ void mask_tokens(Instance& inst, const InstanceConfig& cfg, const MaskingVocab& 
   for (size_t g = 0; g < num_groups; ++g) group_order[g] = static_cast<uint32_t>(g);
   rng.shuffle(group_order);
 
-  const size_t num_to_predict = static_cast<size_t>(std::min<int64_t>(
-      cfg.max_predictions, std::max<int64_t>(1, round_half_even(static_cast<double>(tokens.size()) * cfg.masked_lm_prob))));
-
   original.assign(tokens.begin(), tokens.end());
   covered.assign(tokens.size(), 0);
   masked.clear();  // positions, in masking order
@@ -99,14 +132,7 @@ void mask_tokens(Instance& inst, const InstanceConfig& cfg, const MaskingVocab& 
     for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
       uint32_t pos = members[k];
       covered[pos] = 1;
-      if (rng.random() < 0.8) {
-        tokens[pos] = vocab.mask_id;
-      } else if (rng.random() < 0.5) {
-        // keep the original token
-      } else {
-        const auto& words = vocab.random_word_ids;
-        tokens[pos] = words[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(words.size()) - 1))];
-      }
+      tokens[pos] = masked_token(tokens[pos], vocab, rng);
       masked.push_back(pos);
     }
   }
