@@ -1,6 +1,7 @@
 #include "data/example.h"
 
 #include "cli/error.h"
+#include "data/protobuf_wire.h"
 
 #include <algorithm>
 #include <cstring>
@@ -76,21 +77,6 @@ namespace {
 constexpr uint8_t kLengthDelimited = 2;
 constexpr char tag(int field, int wire_type) { return static_cast<char>((field << 3) | wire_type); }
 
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 // A length-delimited field's size given its payload size (tag bytes are 1 for fields 1-15).
 size_t field_size(size_t payload) { return 1 + varint_size(payload) + payload; }
 

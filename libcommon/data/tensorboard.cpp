@@ -1,6 +1,7 @@
 #include "data/tensorboard.h"
 
 #include "cli/error.h"
+#include "data/protobuf_wire.h"
 #include "data/tfrecord.h"
 
 #include <fmt/format.h>
@@ -19,14 +20,6 @@ namespace {
 // Protocol buffer wire format: a key is (field << 3 | wire type); 0 = varint, 1 = 64-bit, 2 = length-delimited,
 // 5 = 32-bit. Fixed-width values are little-endian.
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
-
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 
 void put_key(std::string& out, uint32_t field, WireType type) { put_varint(out, (field << 3) | type); }
 

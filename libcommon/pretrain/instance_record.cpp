@@ -1,26 +1,11 @@
 #include "pretrain/instance_record.h"
 
+#include "data/protobuf_wire.h"
+
 #include <cstring>
 
 namespace bk {
 namespace {
-
-size_t varint_size(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
-}
-
-void put_varint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
 
 // One map entry {1: key, 2: Feature{kind: List{1: packed values}}}, given the packed payload.
 void put_entry(std::string& out, std::string_view key, int kind_field, std::string_view packed) {
