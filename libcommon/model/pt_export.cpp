@@ -2,6 +2,7 @@
 
 #include "cli/error.h"
 #include "io/output.h"
+#include "model/safetensors_torch.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/Dict.h>
@@ -12,25 +13,6 @@
 #include <cstring>
 
 namespace bk {
-namespace {
-
-at::ScalarType scalar_type(StDtype dtype) {
-  switch (dtype) {
-    case StDtype::F64: return at::kDouble;
-    case StDtype::F32: return at::kFloat;
-    case StDtype::F16: return at::kHalf;
-    case StDtype::BF16: return at::kBFloat16;
-    case StDtype::I64: return at::kLong;
-    case StDtype::I32: return at::kInt;
-    case StDtype::I16: return at::kShort;
-    case StDtype::I8: return at::kChar;
-    case StDtype::U8: return at::kByte;
-    case StDtype::BOOL: return at::kBool;
-  }
-  return at::kFloat;
-}
-
-}  // namespace
 
 void write_pt_state_dict(const std::string& path, const std::vector<StTensor>& state_dict, bool overwrite) {
   // torch.save's zip layout: archive/data.pkl (pickle protocol 2; tensors as persistent ids of storages) and
@@ -39,11 +21,7 @@ void write_pt_state_dict(const std::string& path, const std::vector<StTensor>& s
   // string-keyed dict is a plain Python dict in insertion (model) order.
   c10::Dict<std::string, at::Tensor> model;
   for (const auto& t : state_dict) {
-    at::Tensor tensor = at::empty(t.shape, at::TensorOptions().dtype(scalar_type(t.dtype)));
-    if (static_cast<size_t>(tensor.nbytes()) != t.bytes.size())
-      fail("{}: tensor {}: {} bytes for shape of {}", path, t.name, t.bytes.size(), tensor.nbytes());
-    std::memcpy(tensor.data_ptr(), t.bytes.data(), t.bytes.size());
-    model.insert(t.name, tensor);
+    model.insert(t.name, to_torch(t));
   }
   c10::Dict<std::string, c10::Dict<std::string, at::Tensor>> checkpoint;
   checkpoint.insert("model", model);
