@@ -28,13 +28,7 @@ bool at_line_start(std::string_view in, size_t pos) {
   return true;
 }
 
-struct Stops {
-  bool table[256] = {};
-  constexpr Stops() {
-    for (unsigned char c : std::string_view("{}|")) table[c] = true;
-  }
-};
-constexpr Stops kStops;
+constexpr ByteSet kStops("{}|");
 
 }  // namespace
 

@@ -48,13 +48,7 @@ Special classify(std::string_view utf8) {
 }
 
 // Bytes that need a look in render_inline; everything else is copied in runs.
-struct InlineSpecials {
-  bool table[256] = {};
-  constexpr InlineSpecials() {
-    for (unsigned char c : std::string_view("<'&_ \t\r\xC2\xE2\xE3\xEF")) table[c] = true;
-  }
-};
-constexpr InlineSpecials kSpecials;
+constexpr ByteSet kSpecials("<'&_ \t\r\xC2\xE2\xE3\xEF");
 
 struct Writer {
   std::string& out;

@@ -88,13 +88,7 @@ void append_pipe_trick(std::string_view target, std::string& out) {
   out.append(target);
 }
 
-struct Stops {
-  bool table[256] = {};
-  constexpr Stops() {
-    for (unsigned char c : std::string_view("[]|")) table[c] = true;
-  }
-};
-constexpr Stops kStops;
+constexpr ByteSet kStops("[]|");
 
 }  // namespace
 

@@ -31,6 +31,14 @@ struct Tag {
 };
 bool parse_tag(std::string_view in, size_t pos, Tag& tag, bool allow_newlines);
 
+// A set of bytes known at compile time, for the scanners' "copy until one of these" loops.
+struct ByteSet {
+  bool table[256] = {};
+  constexpr explicit ByteSet(std::string_view bytes) {
+    for (unsigned char c : bytes) table[c] = true;
+  }
+};
+
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
