@@ -55,10 +55,15 @@ void PyRandom::seed(int64_t seed) {
 }
 
 void PyRandom::twist() {
-  for (int k = 0; k < kN; ++k) {
-    uint32_t y = (mt_[k] & kUpperMask) | (mt_[(k + 1) % kN] & kLowerMask);
-    mt_[k] = mt_[(k + kM) % kN] ^ (y >> 1) ^ ((y & 1) ? kMatrixA : 0);
-  }
+  // The reference recurrence, split where (k + 1) and (k + kM) wrap around so the loops need no modulo.
+  auto step = [this](int k, int next, int far) {
+    const uint32_t y = (mt_[k] & kUpperMask) | (mt_[next] & kLowerMask);
+    mt_[k] = mt_[far] ^ (y >> 1) ^ ((y & 1) ? kMatrixA : 0);
+  };
+  int k = 0;
+  for (; k < kN - kM; ++k) step(k, k + 1, k + kM);
+  for (; k < kN - 1; ++k) step(k, k + 1, k + kM - kN);
+  step(kN - 1, 0, kM - 1);
   index_ = 0;
 }
 

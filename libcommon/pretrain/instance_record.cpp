@@ -33,6 +33,15 @@ std::string_view pack(std::string& scratch, const T* values, size_t n, size_t pa
   char* p = scratch.data();
   for (size_t i = 0; i < n; ++i) {
     uint64_t v = static_cast<uint64_t>(static_cast<int64_t>(values[i]));
+    if (v < 0x4000) {  // every token id of a real vocabulary: one or two bytes, no loop
+      if (v < 0x80) {
+        *p++ = static_cast<char>(v);
+      } else {
+        *p++ = static_cast<char>(v | 0x80);
+        *p++ = static_cast<char>(v >> 7);
+      }
+      continue;
+    }
     while (v >= 0x80) {
       *p++ = static_cast<char>(v | 0x80);
       v >>= 7;
