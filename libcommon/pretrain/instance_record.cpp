@@ -3,6 +3,7 @@
 #include "data/protobuf_wire.h"
 
 #include <cstring>
+#include <vector>
 
 namespace bk {
 namespace {
@@ -26,11 +27,12 @@ void put_entry(std::string& out, std::string_view key, int kind_field, std::stri
   out.append(packed);
 }
 
-// Packed varints of `values`, then `pad` zeros (each a single 0 byte).
+// Packed varints of `values`, then `pad` zeros (each a single 0 byte), in a buffer that only ever grows (resizing
+// a string down and up again would zero-fill it on every record).
 template <typename T>
-std::string_view pack(std::string& scratch, const T* values, size_t n, size_t pad) {
-  scratch.resize(n * 10 + pad);  // 10 bytes = the longest varint
-  char* p = scratch.data();
+std::string_view pack(std::vector<char>& buffer, const T* values, size_t n, size_t pad) {
+  if (buffer.size() < n * 10 + pad) buffer.resize(n * 10 + pad);  // 10 bytes = the longest varint
+  char* p = buffer.data();
   for (size_t i = 0; i < n; ++i) {
     uint64_t v = static_cast<uint64_t>(static_cast<int64_t>(values[i]));
     if (v < 0x4000) {  // every token id of a real vocabulary: one or two bytes, no loop
@@ -49,19 +51,19 @@ std::string_view pack(std::string& scratch, const T* values, size_t n, size_t pa
     *p++ = static_cast<char>(v);
   }
   std::memset(p, 0, pad);
-  scratch.resize(static_cast<size_t>(p - scratch.data()) + pad);
-  return scratch;
+  return {buffer.data(), static_cast<size_t>(p - buffer.data()) + pad};
 }
 
 }  // namespace
 
 void encode_instance_record(const Instance& inst, int max_seq_length, int max_predictions, std::string& out) {
   thread_local std::string features, scratch;
+  thread_local std::vector<char> packed;
   features.clear();
   const size_t L = static_cast<size_t>(max_seq_length), P = static_cast<size_t>(max_predictions);
   const size_t n = inst.input_ids.size(), p = inst.masked_lm_positions.size();
 
-  put_entry(features, "input_ids", 3, pack(scratch, inst.input_ids.data(), n, L - n));
+  put_entry(features, "input_ids", 3, pack(packed, inst.input_ids.data(), n, L - n));
   scratch.assign(n, '\x01');
   scratch.append(L - n, '\0');
   put_entry(features, "input_mask", 3, scratch);
@@ -70,8 +72,8 @@ void encode_instance_record(const Instance& inst, int max_seq_length, int max_pr
   scratch.append(n - a, '\x01');
   scratch.append(L - n, '\0');
   put_entry(features, "segment_ids", 3, scratch);
-  put_entry(features, "masked_lm_positions", 3, pack(scratch, inst.masked_lm_positions.data(), p, P - p));
-  put_entry(features, "masked_lm_ids", 3, pack(scratch, inst.masked_lm_ids.data(), p, P - p));
+  put_entry(features, "masked_lm_positions", 3, pack(packed, inst.masked_lm_positions.data(), p, P - p));
+  put_entry(features, "masked_lm_ids", 3, pack(packed, inst.masked_lm_ids.data(), p, P - p));
   scratch.clear();
   const float one = 1.0f;
   char one_bytes[4];
