@@ -6,44 +6,18 @@
 #include "text/documents.h"
 #include "text/utf8.h"
 #include "util/ordered_parallel.h"
-
-#include <bzlib.h>
-#include <zlib.h>
+#include "test_support.h"
 
 #include <filesystem>
 #include <fstream>
 
 namespace fs = std::filesystem;
 
+using bk_test::bzip2_bytes;
+using bk_test::gzip_bytes;
+using bk_test::write_bytes;
 namespace {
-fs::path temp_dir() {
-  auto dir = fs::temp_directory_path() / ("bertkit-unit-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-void write_raw(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary) << bytes;
-}
-std::string gzip(const std::string& s) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, s.size()) + 32, '\0');
-  z.next_in = (Bytef*)s.data();
-  z.avail_in = s.size();
-  z.next_out = (Bytef*)out.data();
-  z.avail_out = out.size();
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-std::string bzip2(const std::string& s) {
-  std::string out(s.size() * 2 + 1000, '\0');
-  unsigned len = out.size();
-  BZ2_bzBuffToBuffCompress(out.data(), &len, const_cast<char*>(s.data()), s.size(), 9, 0, 0);
-  out.resize(len);
-  return out;
-}
+fs::path temp_dir() { return bk_test::temp_dir("common"); }
 }  // namespace
 
 TEST_CASE("utf8 validation finds the first bad byte") {
@@ -65,19 +39,19 @@ TEST_CASE("Input reads plain, gzip, bzip2 and concatenated streams alike") {
   auto dir = temp_dir();
   std::string text;
   for (int i = 0; i < 20000; ++i) text += "line " + std::to_string(i) + "\n";
-  write_raw(dir / "plain.txt", text);
-  write_raw(dir / "a.gz", gzip(text));
-  write_raw(dir / "a.bz2", bzip2(text));
-  write_raw(dir / "multi.bz2", bzip2(text.substr(0, 1000)) + bzip2(text.substr(1000)));
-  write_raw(dir / "multi.gz", gzip(text.substr(0, 777)) + gzip(text.substr(777)));
+  write_bytes(dir / "plain.txt", text);
+  write_bytes(dir / "a.gz", gzip_bytes(text));
+  write_bytes(dir / "a.bz2", bzip2_bytes(text));
+  write_bytes(dir / "multi.bz2", bzip2_bytes(text.substr(0, 1000)) + bzip2_bytes(text.substr(1000)));
+  write_bytes(dir / "multi.gz", gzip_bytes(text.substr(0, 777)) + gzip_bytes(text.substr(777)));
   for (const char* name : {"plain.txt", "a.gz", "a.bz2", "multi.bz2", "multi.gz"}) {
     CAPTURE(name);
     CHECK(bk::read_file((dir / name).string()) == text);
   }
   bk::Input gz((dir / "a.gz").string());
   CHECK(gz.compression() == "gzip");
-  std::string trunc = bzip2(text);
-  write_raw(dir / "trunc.bz2", trunc.substr(0, trunc.size() / 2));
+  std::string trunc = bzip2_bytes(text);
+  write_bytes(dir / "trunc.bz2", trunc.substr(0, trunc.size() / 2));
   CHECK_THROWS_WITH_AS(bk::read_file((dir / "trunc.bz2").string()), doctest::Contains("truncated"), bk::Error);
   CHECK_THROWS_WITH_AS(bk::read_file((dir / "missing").string()), doctest::Contains("cannot open"), bk::Error);
   fs::remove_all(dir);
@@ -86,7 +60,7 @@ TEST_CASE("Input reads plain, gzip, bzip2 and concatenated streams alike") {
 TEST_CASE("LineReader splits lines, strips CR, and handles a last line without newline and long lines") {
   auto dir = temp_dir();
   std::string longline(3000, 'x');
-  write_raw(dir / "l.txt", "a\r\nb\n\n" + longline + "\nlast");
+  write_bytes(dir / "l.txt", "a\r\nb\n\n" + longline + "\nlast");
   bk::Input in((dir / "l.txt").string());
   bk::LineReader reader(in, 64);
   std::vector<std::string> got;
@@ -125,7 +99,7 @@ TEST_CASE("Output is atomic: nothing appears until commit, nothing is left on fa
 
 TEST_CASE("DocumentReader: blank lines end documents, runs of blanks collapse, bad UTF-8 names the line") {
   auto dir = temp_dir();
-  write_raw(dir / "d.txt", "\n\na1\na2\n\n  \n\nb1\n\nc1\nc2\nc3");
+  write_bytes(dir / "d.txt", "\n\na1\na2\n\n  \n\nb1\n\nc1\nc2\nc3");
   bk::Input in((dir / "d.txt").string());
   bk::DocumentReader reader(in);
   bk::Document doc;
@@ -137,7 +111,7 @@ TEST_CASE("DocumentReader: blank lines end documents, runs of blanks collapse, b
   }
   CHECK(docs == std::vector<std::vector<std::string>>{{"a1", "a2"}, {"b1"}, {"c1", "c2", "c3"}});
   CHECK(first == std::vector<uint64_t>{3, 8, 10});
-  write_raw(dir / "bad.txt", "ok\nfine\nbad \xff here\n");
+  write_bytes(dir / "bad.txt", "ok\nfine\nbad \xff here\n");
   bk::Input bad((dir / "bad.txt").string());
   bk::DocumentReader bad_reader(bad);
   CHECK_THROWS_WITH_AS(bad_reader.next(doc), doctest::Contains("line 3: invalid UTF-8 at column 5"), bk::Error);

@@ -6,8 +6,7 @@
 #include "data/tfrecord.h"
 #include "io/input.h"
 #include "io/output.h"
-
-#include <zlib.h>
+#include "test_support.h"
 
 #include <cmath>
 #include <filesystem>
@@ -18,31 +17,15 @@
 namespace fs = std::filesystem;
 
 namespace {
-fs::path tfrecord_temp_dir() {
-  auto dir = fs::temp_directory_path() / ("bertkit-unit-tfrecord-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-void write_bytes(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+fs::path tfrecord_temp_dir() { return bk_test::temp_dir("tfrecord"); }
+using bk_test::write_bytes;
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
-std::string gzip_bytes(const std::string& s) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, s.size()) + 32, '\0');
-  z.next_in = (Bytef*)s.data();
-  z.avail_in = s.size();
-  z.next_out = (Bytef*)out.data();
-  z.avail_out = out.size();
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
+using bk_test::gzip_bytes;
 // Three records "alpha" (5 bytes), "" and 10000 bytes, framed by TFRecordWriter into a file.
 std::vector<std::string> sample_records() { return {"alpha", "", std::string(10000, 'x')}; }
 fs::path write_sample(const fs::path& p) {
