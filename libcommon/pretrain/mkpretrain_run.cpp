@@ -6,6 +6,7 @@
 #include "data/hdf5_writer.h"
 #include "data/tfrecord.h"
 #include "io/input.h"
+#include "io/line_batch.h"
 #include "io/output.h"
 #include "text/utf8.h"
 #include "tok/full_tokenizer.h"
@@ -23,11 +24,6 @@ struct TokenizedLine {
   bool blank = false;
   std::vector<int32_t> ids;
 };
-struct LineBatch {
-  std::vector<std::string> lines;
-  uint64_t first_line = 0;
-  std::string file;
-};
 
 // Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
 // after Python's str.strip() starts a new document, a line whose tokens are empty is skipped, and documents run
@@ -37,13 +33,7 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
   for (const auto& path : cfg.inputs) {
     Input input(path);
     LineReader reader(input);
-    auto produce = [&](LineBatch& batch) {
-      batch.first_line = reader.line_number() + 1;
-      batch.file = input.name();
-      std::string_view line;
-      while (batch.lines.size() < 4096 && reader.next(line)) batch.lines.emplace_back(line);
-      return !batch.lines.empty();
-    };
+    auto produce = [&](LineBatch& batch) { return read_line_batch(reader, batch); };
     auto work = [&](LineBatch& batch) {
       thread_local std::unique_ptr<tok::FullTokenizer> tokenizer;
       thread_local const tok::Vocab* tokenizer_vocab = nullptr;
@@ -53,9 +43,9 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
         tokenizer_vocab = &vocab;
         tokenizer_cased = cfg.cased;
       }
-      std::vector<TokenizedLine> out(batch.lines.size());
-      for (size_t i = 0; i < batch.lines.size(); ++i) {
-        const std::string& line = batch.lines[i];
+      std::vector<TokenizedLine> out(batch.size());
+      for (size_t i = 0; i < batch.size(); ++i) {
+        const std::string_view line = batch.line(i);
         if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
           fail("{}: line {}: invalid UTF-8 at column {}", batch.file, batch.first_line + i, bad + 1);
         if (tok::python_strip(line).empty()) out[i].blank = true;

@@ -3,6 +3,7 @@
 #include "cli/error.h"
 #include "cli/progress.h"
 #include "io/input.h"
+#include "io/line_batch.h"
 #include "io/output.h"
 #include "text/utf8.h"
 #include "tok/full_tokenizer.h"
@@ -14,12 +15,6 @@
 namespace bk::tok {
 namespace {
 
-// Lines handed to one worker: about 1 MiB of text, so thread hand-off costs nothing next to the work.
-struct LineBatch {
-  std::string text;
-  std::vector<uint32_t> ends;  // line i is text[ends[i-1] .. ends[i])
-  uint64_t first_line = 0;     // 1-based number of line 0
-};
 
 struct EncodedBatch {
   std::string text;
@@ -73,15 +68,8 @@ void run_encode(const EncodeConfig& config) {
 
   ordered_parallel<LineBatch, EncodedBatch>(
       config.threads,
-      [&](LineBatch& batch) {
-        std::string_view line;
-        batch.first_line = reader.line_number() + 1;
-        while (batch.text.size() < kBatchBytes && batch.ends.size() < kBatchLines && reader.next(line)) {
-          batch.text.append(line);
-          batch.ends.push_back(static_cast<uint32_t>(batch.text.size()));
-        }
-        return !batch.ends.empty();
-      },
+      // About 1 MiB of text per worker, so thread hand-off costs nothing next to the work.
+      [&](LineBatch& batch) { return read_line_batch(reader, batch, kBatchLines, kBatchBytes); },
       [&](const LineBatch& batch) { return encode_batch(batch, vocab, config, input.name()); },
       [&](EncodedBatch& result) {
         output.write(result.text);

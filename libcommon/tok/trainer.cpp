@@ -2,6 +2,7 @@
 
 #include "cli/error.h"
 #include "io/input.h"
+#include "io/line_batch.h"
 #include "text/utf8.h"
 #include "tok/basic_tokenizer.h"
 #include "util/ordered_parallel.h"
@@ -144,31 +145,20 @@ std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<st
 std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const TrainConfig& cfg, TrainStats& stats) {
   if (cfg.vocab_size < cfg.special_tokens.size()) usage_fail("--vocab-size is smaller than the special tokens");
   std::unordered_map<std::string, uint64_t> word_counts;
-  struct Batch {
-    std::vector<std::string> lines;
-    uint64_t first_line = 0;
-    std::string file;
-  };
   using Counts = std::vector<std::pair<std::string, uint64_t>>;
   for (const auto& path : inputs) {
     Input input(path);
     LineReader reader(input);
-    auto produce = [&](Batch& b) {
-      b.first_line = reader.line_number() + 1;
-      b.file = input.name();
-      std::string_view line;
-      while (b.lines.size() < 4096 && reader.next(line)) b.lines.emplace_back(line);
-      return !b.lines.empty();
-    };
-    auto work = [&](Batch& b) {
+    auto produce = [&](LineBatch& b) { return read_line_batch(reader, b); };
+    auto work = [&](LineBatch& b) {
       BasicTokenizer basic(cfg.lower_case);
       Words words;
       std::unordered_map<std::string, uint64_t> local;
-      for (size_t i = 0; i < b.lines.size(); ++i) {
-        if (size_t bad = utf8_invalid_offset(b.lines[i]); bad != std::string_view::npos)
+      for (size_t i = 0; i < b.size(); ++i) {
+        if (size_t bad = utf8_invalid_offset(b.line(i)); bad != std::string_view::npos)
           fail("{}: line {}: invalid UTF-8 at column {}", b.file, b.first_line + i, bad + 1);
         words.clear();
-        basic.tokenize(b.lines[i], words);
+        basic.tokenize(b.line(i), words);
         for (size_t k = 0; k < words.size(); ++k) ++local[std::string(words[k])];
       }
       Counts out(local.begin(), local.end());
@@ -180,7 +170,7 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
         stats.words += c;
       }
     };
-    ordered_parallel<Batch, Counts>(cfg.threads, produce, work, consume);
+    ordered_parallel<LineBatch, Counts>(cfg.threads, produce, work, consume);
     stats.lines += reader.line_number();
     stats.bytes += input.offset();
   }
