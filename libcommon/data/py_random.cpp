@@ -65,6 +65,18 @@ void PyRandom::twist() {
   for (; k < kN - 1; ++k) step(k, k + 1, k + kM - kN);
   step(kN - 1, 0, kM - 1);
   index_ = 0;
+  temper_all();
+}
+
+void PyRandom::temper_all() {
+  for (int i = 0; i < kN; ++i) {
+    uint32_t y = mt_[i];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    tempered_[i] = y;
+  }
 }
 
 std::vector<uint32_t> PyRandom::getrandbits_words(int k) {

@@ -7,6 +7,7 @@
 // each 32-bit output, _randbelow(n) rejects getrandbits(bit_length(n)) draws >= n.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -23,14 +24,10 @@ class PyRandom {
   void seed_words(const std::vector<uint32_t>& key);  // key = abs(seed) as 32-bit words, least significant first
 
   // One raw MT19937 output. Inline, with random() and randbelow(): instance creation draws millions of these.
+  // The twist tempers all 624 outputs at once (a loop the compiler vectorises), so a draw is one load.
   uint32_t genrand_uint32() {
     if (index_ >= 624) twist();
-    uint32_t y = mt_[static_cast<size_t>(index_++)];
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    y ^= y >> 18;
-    return y;
+    return tempered_[static_cast<size_t>(index_++)];
   }
   // [0, 1) with 53 random bits.
   double random() {
@@ -58,12 +55,51 @@ class PyRandom {
   // random.shuffle(x): i from len-1 down to 1, j = _randbelow(i + 1), swap x[i] and x[j].
   template <typename T>
   void shuffle(std::vector<T>& x) {
-    for (size_t i = x.size(); i-- > 1;) {
-      size_t j = static_cast<size_t>(randbelow(i + 1));
-      using std::swap;
-      swap(x[i], x[j]);
-    }
+    shuffle(x.data(), x.size());
   }
+  template <typename T>
+  void shuffle(T* x, size_t n) {
+    size_t i = n;
+    for (; i > 0xFFFFFFFFull; --i) {  // over 2**32 elements: the general _randbelow
+      using std::swap;
+      swap(x[i - 1], x[randbelow(i)]);
+    }
+    // The common case, a block of bounds at a time in two passes. First the draws: picks[m] = _randbelow(m).
+    // Within a band of bounds of one bit length the shift is fixed, and a draw at or above the bound (CPython's
+    // rejection, taken at random about a third of the time) is absorbed without a branch: m stays and the next
+    // draw overwrites picks[m]. Then the swaps, free of the generator's dependency chain.
+    constexpr uint32_t kBlock = 1024;
+    uint32_t picks_storage[kBlock + 1];
+    uint32_t m = static_cast<uint32_t>(i);
+    int index = index_;
+    while (m > 1) {
+      const uint32_t block_low = m > kBlock ? m - kBlock + 1 : 2;  // this block: bounds m down to block_low
+      uint32_t* picks = picks_storage - (block_low - 1);          // picks[b] for block_low <= b <= m
+      uint32_t b = m;
+      while (b >= block_low) {
+        const int shift = __builtin_clz(b);  // 32 - bit_length(b)
+        const uint32_t band_low = std::max(uint32_t{1} << (31 - shift), block_low);
+        while (b >= band_low) {
+          if (index >= 624) {
+            twist();
+            index = 0;
+          }
+          for (; index < 624 && b >= band_low; ++index) {
+            const uint32_t j = tempered_[static_cast<size_t>(index)] >> shift;
+            picks[b] = j;
+            b -= j < b;
+          }
+        }
+      }
+      for (b = m; b >= block_low; --b) {
+        using std::swap;
+        swap(x[b - 1], x[picks[b]]);
+      }
+      m = block_low - 1;
+    }
+    index_ = index;
+  }
+
   // random.choice(seq): seq[_randbelow(len(seq))]; bk::Error on an empty sequence.
   template <typename T>
   const T& choice(const std::vector<T>& seq) {
@@ -80,14 +116,17 @@ class PyRandom {
   void set_state(const State& s) {
     mt_ = s.mt;
     index_ = s.index;
+    temper_all();
   }
 
  private:
   uint64_t randbelow_wide(uint64_t n);
   void init_genrand(uint32_t s);
-  void twist();
+  void twist();        // the next 624 states, then temper_all()
+  void temper_all();   // tempered_[i] = MT19937's tempering of mt_[i]
 
   std::array<uint32_t, 624> mt_{};
+  std::array<uint32_t, 624> tempered_{};
   int index_ = 625;
 };
 

@@ -39,7 +39,8 @@ def make_ops(meta):
                                              (0, 2**40, 3)])
             ops.append(f"randrange:{start}:{stop}:{step}")
         elif kind == "shuffle":
-            ops.append(f"shuffle:{meta.choice([0, 1, 2, 3, 10, 100, 1000])}")
+            # Lengths either side of powers of two and of the 1024-bound blocks the shuffle draws in.
+            ops.append(f"shuffle:{meta.choice([0, 1, 2, 3, 4, 5, 10, 100, 1000, 1024, 1025, 1026, 2049, 5000, 70000])}")
         else:
             ops.append(f"choice:{meta.choice([1, 2, 10, 30522])}")
     # Long runs cross MT's 624-word regeneration several times.
