@@ -92,12 +92,27 @@ bool TFRecordReader::next(std::string_view& record) {
 }
 
 std::string frame_tfrecord(std::string_view record) {
-  std::string framed(kTFRecordHeaderSize + record.size() + kTFRecordFooterSize, '\0');
-  store_le(framed.data(), record.size(), 8);
-  store_le(framed.data() + 8, masked_crc32c(std::string_view(framed.data(), 8)), 4);
-  std::memcpy(framed.data() + kTFRecordHeaderSize, record.data(), record.size());
-  store_le(framed.data() + kTFRecordHeaderSize + record.size(), masked_crc32c(record), 4);
+  std::string framed;
+  framed.reserve(kTFRecordHeaderSize + record.size() + kTFRecordFooterSize);
+  const size_t start = open_tfrecord(framed);
+  framed.append(record);
+  close_tfrecord(framed, start);
   return framed;
+}
+
+size_t open_tfrecord(std::string& out) {
+  out.append(kTFRecordHeaderSize, '\0');
+  return out.size();
+}
+
+void close_tfrecord(std::string& out, size_t record_start) {
+  const size_t size = out.size() - record_start;
+  char* header = out.data() + record_start - kTFRecordHeaderSize;
+  store_le(header, size, 8);
+  store_le(header + 8, masked_crc32c(std::string_view(header, 8)), 4);
+  char footer[kTFRecordFooterSize];
+  store_le(footer, masked_crc32c(std::string_view(out.data() + record_start, size)), 4);
+  out.append(footer, kTFRecordFooterSize);
 }
 
 void TFRecordWriter::write(std::string_view record) {

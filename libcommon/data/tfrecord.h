@@ -70,6 +70,10 @@ class TFRecordWriter {
 
 // The framing of one record as a string (header + data + footer); what TFRecordWriter writes.
 std::string frame_tfrecord(std::string_view record);
+// The same framing for a record serialised in place at the end of `out`: open_tfrecord appends room for the
+// header and returns where the record will start; close_tfrecord fills the header in and appends the footer.
+size_t open_tfrecord(std::string& out);
+void close_tfrecord(std::string& out, size_t record_start);
 
 // Reads every record of a (small) file into memory; for tests and tools that need random access.
 std::vector<std::string> read_tfrecord_file(const std::string& path, TFRecordReaderOptions options = {});

@@ -10,6 +10,7 @@
 
 namespace bk {
 
-void encode_instance_record(const Instance& instance, int max_seq_length, int max_predictions, std::string& out);
+// Appends the serialised Example to `out`.
+void append_instance_record(const InstanceTokens& instance, int max_seq_length, int max_predictions, std::string& out);
 
 }  // namespace bk

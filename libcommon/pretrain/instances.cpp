@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 
 namespace bk {
 
@@ -19,17 +18,18 @@ void Corpus::end_document() {
 
 namespace {
 
-using Segment = std::span<const int32_t>;
-
-// A view of the corpus in the shuffled document order of the reference's all_documents list.
+// The corpus in the shuffled document order of the reference's all_documents list. The sentences of a document
+// are contiguous in Corpus::tokens, so any run of them is one span: [begin(d, i), begin(d, j)).
 class ShuffledDocs {
  public:
   ShuffledDocs(const Corpus& corpus, std::vector<uint32_t> order) : corpus_(corpus), order_(std::move(order)) {}
   size_t size() const { return order_.size(); }
-  size_t num_segments(size_t d) const { return corpus_.doc_begin[order_[d] + 1] - corpus_.doc_begin[order_[d]]; }
-  Segment segment(size_t d, size_t i) const {
-    uint64_t s = corpus_.doc_begin[order_[d]] + i;
-    return {corpus_.tokens.data() + corpus_.sentence_begin[s], corpus_.sentence_begin[s + 1] - corpus_.sentence_begin[s]};
+  int64_t num_segments(size_t d) const {
+    return static_cast<int64_t>(corpus_.doc_begin[order_[d] + 1] - corpus_.doc_begin[order_[d]]);
+  }
+  // Offset in Corpus::tokens of document d's segment i (i == num_segments(d) is the end of the document).
+  uint64_t begin(size_t d, int64_t i) const {
+    return corpus_.sentence_begin[corpus_.doc_begin[order_[d]] + static_cast<uint64_t>(i)];
   }
 
  private:
@@ -37,23 +37,25 @@ class ShuffledDocs {
   std::vector<uint32_t> order_;
 };
 
-void append(std::vector<int32_t>& to, Segment s) { to.insert(to.end(), s.begin(), s.end()); }
-
 // truncate_seq_pair: trim the longer side (b on ties), front or back by a coin, until the pair fits.
-// Both sides are kept as [begin, end) windows so that trimming the front is O(1).
-struct Window {
-  const std::vector<int32_t>* tokens;
-  size_t begin, end;
-  size_t size() const { return end - begin; }
-};
-
-void truncate_pair(Window& a, Window& b, size_t max_num_tokens, PyRandom& rng) {
-  while (a.size() + b.size() > max_num_tokens) {
-    Window& longer = a.size() > b.size() ? a : b;
-    if (longer.size() == 0) fail("internal error: truncating an empty segment");
-    if (rng.random() < 0.5) ++longer.begin;
-    else --longer.end;
+void truncate_pair(Instance& inst, size_t max_num_tokens, PyRandom& rng) {
+  uint64_t a_begin = inst.a_begin, b_begin = inst.b_begin;
+  uint32_t a_length = inst.a_length, b_length = inst.b_length;
+  while (a_length + b_length > max_num_tokens) {
+    const bool trim_a = a_length > b_length;
+    const bool front = rng.random() < 0.5;
+    if (trim_a) {
+      a_begin += front;
+      --a_length;
+    } else {
+      b_begin += front;
+      --b_length;
+    }
   }
+  inst.a_begin = a_begin;
+  inst.b_begin = b_begin;
+  inst.a_length = a_length;
+  inst.b_length = b_length;
 }
 
 // Python's round() of a float: round half to even.
@@ -67,51 +69,101 @@ inline int32_t masked_token(int32_t original, const MaskingVocab& vocab, PyRando
   return words[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(words.size()) - 1))];
 }
 
-// Without whole-word masking every candidate is one position, so the groups, the coverage check and the copy of
-// the tokens fall away; the random draws are exactly those of the general path below.
-void mask_single_tokens(Instance& inst, size_t num_to_predict, const MaskingVocab& vocab, PyRandom& rng) {
-  std::vector<int32_t>& tokens = inst.input_ids;
+// The token at position `pos` of an instance's unmasked input_ids, read from the corpus.
+class InstanceView {
+ public:
+  InstanceView(const Corpus& corpus, const Instance& inst, const MaskingVocab& vocab)
+      : a_(corpus.tokens.data() + inst.a_begin), b_(corpus.tokens.data() + inst.b_begin), a_length_(inst.a_length),
+        b_length_(inst.b_length), vocab_(vocab) {}
+  int32_t operator[](uint32_t pos) const {
+    if (pos == 0) return vocab_.cls_id;
+    if (pos <= a_length_) return a_[pos - 1];
+    if (pos == a_length_ + 1 || pos == a_length_ + b_length_ + 2) return vocab_.sep_id;
+    return b_[pos - a_length_ - 2];
+  }
+  // The positions whose token is neither [CLS] nor [SEP] (the reference's cand_indexes, one per token).
+  void candidates(std::vector<uint32_t>& out) const {
+    out.resize(a_length_ + b_length_);
+    size_t n = 0;
+    for (uint32_t k = 0; k < a_length_; ++k) {  // written unconditionally, kept when the test passes: no branch
+      out[n] = k + 1;
+      n += a_[k] != vocab_.cls_id && a_[k] != vocab_.sep_id;
+    }
+    for (uint32_t k = 0; k < b_length_; ++k) {
+      out[n] = k + a_length_ + 2;
+      n += b_[k] != vocab_.cls_id && b_[k] != vocab_.sep_id;
+    }
+    out.resize(n);
+  }
+ private:
+  const int32_t* a_;  // segment A, positions 1 .. a_length
+  const int32_t* b_;  // segment B, positions a_length + 2 .. a_length + b_length + 1
+  uint32_t a_length_, b_length_;
+  const MaskingVocab& vocab_;
+};
+
+// The masked positions of one instance, collected in masking order and handed out in position order (the
+// reference sorts them): a bitset over the positions, so no comparison sort.
+class MaskedSet {
+ public:
+  void reset(uint32_t length) {
+    bits_.assign((length + 63) / 64, 0);
+    replacement_.resize(length);
+    count_ = 0;
+  }
+  bool contains(uint32_t pos) const { return bits_[pos / 64] >> (pos % 64) & 1; }
+  void add(uint32_t pos, int32_t replacement) {
+    bits_[pos / 64] |= uint64_t{1} << (pos % 64);
+    replacement_[pos] = replacement;
+    ++count_;
+  }
+  size_t size() const { return count_; }
+  void append_sorted(std::vector<MaskedToken>& masks) const {
+    for (size_t w = 0; w < bits_.size(); ++w)
+      for (uint64_t bits = bits_[w]; bits != 0; bits &= bits - 1) {
+        const uint32_t pos = static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+        masks.push_back({pos, replacement_[pos]});
+      }
+  }
+
+ private:
+  std::vector<uint64_t> bits_;
+  std::vector<int32_t> replacement_;
+  size_t count_ = 0;
+};
+
+// Without whole-word masking every candidate is one position: the first num_to_predict of the shuffled
+// candidates are masked. The random draws are exactly those of the general path below.
+void mask_single_tokens(const InstanceView& view, uint32_t length, size_t num_to_predict, const MaskingVocab& vocab,
+                        PyRandom& rng, std::vector<MaskedToken>& masks) {
   thread_local std::vector<uint32_t> candidates;
-  thread_local std::vector<std::pair<uint32_t, int32_t>> masked;  // (position, original token)
-  candidates.clear();
-  masked.clear();
-  for (size_t i = 0; i < tokens.size(); ++i)
-    if (tokens[i] != vocab.cls_id && tokens[i] != vocab.sep_id) candidates.push_back(static_cast<uint32_t>(i));
+  thread_local MaskedSet masked;
+  view.candidates(candidates);
   rng.shuffle(candidates);
-  for (uint32_t pos : candidates) {
-    if (masked.size() >= num_to_predict) break;
-    masked.emplace_back(pos, tokens[pos]);
-    tokens[pos] = masked_token(tokens[pos], vocab, rng);
+  masked.reset(length);
+  const size_t count = std::min(num_to_predict, candidates.size());
+  for (size_t k = 0; k < count; ++k) {
+    const uint32_t pos = candidates[k];
+    masked.add(pos, masked_token(view[pos], vocab, rng));
   }
-  std::sort(masked.begin(), masked.end());
-  inst.masked_lm_positions.resize(masked.size());
-  inst.masked_lm_ids.resize(masked.size());
-  for (size_t k = 0; k < masked.size(); ++k) {
-    inst.masked_lm_positions[k] = static_cast<int32_t>(masked[k].first);
-    inst.masked_lm_ids[k] = masked[k].second;
-  }
+  masked.append_sorted(masks);
 }
 
-void mask_tokens(Instance& inst, const InstanceConfig& cfg, const MaskingVocab& vocab, PyRandom& rng) {
-  std::vector<int32_t>& tokens = inst.input_ids;
-  const size_t num_to_predict = static_cast<size_t>(std::min<int64_t>(
-      cfg.max_predictions, std::max<int64_t>(1, round_half_even(static_cast<double>(tokens.size()) * cfg.masked_lm_prob))));
-  if (!cfg.whole_word_mask) return mask_single_tokens(inst, num_to_predict, vocab, rng);
-  // Candidate groups: one per token, or one per whole word when "##" pieces join the previous group.
-  // Stored flat: group g is members[group_begin[g] .. group_begin[g+1]). Scratch buffers are reused across
-  // instances: this runs once per instance, millions of times.
-  thread_local std::vector<uint32_t> group_begin, members, group_order, masked;
-  thread_local std::vector<int32_t> original;
-  thread_local std::vector<uint8_t> covered;
+// Whole-word masking: a candidate is a group of positions, a word and its "##" pieces.
+void mask_whole_words(const InstanceView& view, uint32_t length, size_t num_to_predict, const MaskingVocab& vocab,
+                      PyRandom& rng, std::vector<MaskedToken>& masks) {
+  // Group g is members[group_begin[g] .. group_begin[g+1]). Scratch buffers are reused across instances.
+  thread_local std::vector<uint32_t> group_begin, members, group_order;
+  thread_local MaskedSet masked;
   group_begin.clear();
   members.clear();
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    int32_t t = tokens[i];
+  for (uint32_t pos = 0; pos < length; ++pos) {
+    const int32_t t = view[pos];
     if (t == vocab.cls_id || t == vocab.sep_id) continue;
-    bool joins = cfg.whole_word_mask && !group_begin.empty() && t >= 0 &&
-                 static_cast<size_t>(t) < vocab.is_continuation.size() && vocab.is_continuation[t];
+    const bool joins = !group_begin.empty() && t >= 0 && static_cast<size_t>(t) < vocab.is_continuation.size() &&
+                       vocab.is_continuation[static_cast<size_t>(t)];
     if (!joins) group_begin.push_back(static_cast<uint32_t>(members.size()));
-    members.push_back(static_cast<uint32_t>(i));
+    members.push_back(pos);
   }
   const size_t num_groups = group_begin.size();
   group_begin.push_back(static_cast<uint32_t>(members.size()));
@@ -119,103 +171,119 @@ void mask_tokens(Instance& inst, const InstanceConfig& cfg, const MaskingVocab& 
   for (size_t g = 0; g < num_groups; ++g) group_order[g] = static_cast<uint32_t>(g);
   rng.shuffle(group_order);
 
-  original.assign(tokens.begin(), tokens.end());
-  covered.assign(tokens.size(), 0);
-  masked.clear();  // positions, in masking order
+  masked.reset(length);
   for (uint32_t g : group_order) {
     if (masked.size() >= num_to_predict) break;
     const size_t size = group_begin[g + 1] - group_begin[g];
     if (masked.size() + size > num_to_predict) continue;  // a whole word that does not fit is skipped
     bool any_covered = false;
-    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) any_covered |= covered[members[k]] != 0;
+    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) any_covered |= masked.contains(members[k]);
     if (any_covered) continue;
-    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) {
-      uint32_t pos = members[k];
-      covered[pos] = 1;
-      tokens[pos] = masked_token(tokens[pos], vocab, rng);
-      masked.push_back(pos);
-    }
+    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k)
+      masked.add(members[k], masked_token(view[members[k]], vocab, rng));
   }
-  std::sort(masked.begin(), masked.end());
-  inst.masked_lm_positions.assign(masked.begin(), masked.end());
-  inst.masked_lm_ids.clear();
-  for (uint32_t pos : masked) inst.masked_lm_ids.push_back(original[pos]);
+  masked.append_sorted(masks);
 }
 
-void instances_from_document(const ShuffledDocs& docs, size_t doc_index, const InstanceConfig& cfg,
-                             const MaskingVocab& vocab, PyRandom& rng, std::vector<Instance>& out) {
+void mask_tokens(const Corpus& corpus, Instance& inst, const InstanceConfig& cfg, const MaskingVocab& vocab,
+                 PyRandom& rng, std::vector<MaskedToken>& masks) {
+  const uint32_t length = static_cast<uint32_t>(inst.length());
+  const size_t num_to_predict = static_cast<size_t>(std::min<int64_t>(
+      cfg.max_predictions, std::max<int64_t>(1, round_half_even(static_cast<double>(length) * cfg.masked_lm_prob))));
+  const InstanceView view(corpus, inst, vocab);
+  inst.masks_begin = masks.size();
+  if (cfg.whole_word_mask) mask_whole_words(view, length, num_to_predict, vocab, rng, masks);
+  else mask_single_tokens(view, length, num_to_predict, vocab, rng, masks);
+  inst.num_masked = static_cast<uint32_t>(masks.size() - inst.masks_begin);
+}
+
+void instances_from_document(const Corpus& corpus, const ShuffledDocs& docs, size_t doc_index,
+                             const InstanceConfig& cfg, const MaskingVocab& vocab, PyRandom& rng, Instances& out) {
   const int64_t max_num_tokens = cfg.max_seq_length - 3;  // room for [CLS], [SEP], [SEP]
   int64_t target_seq_length = max_num_tokens;
   if (rng.random() < cfg.short_seq_prob) target_seq_length = rng.randint(2, max_num_tokens);
 
-  const int64_t num_segments = static_cast<int64_t>(docs.num_segments(doc_index));
+  const int64_t num_segments = docs.num_segments(doc_index);
   int64_t chunk_begin = 0;  // current_chunk = segments [chunk_begin, i]
-  int64_t current_length = 0;
-  std::vector<int32_t> tokens_a, tokens_b;
   for (int64_t i = 0; i < num_segments; ++i) {
-    current_length += static_cast<int64_t>(docs.segment(doc_index, i).size());
+    const int64_t current_length = static_cast<int64_t>(docs.begin(doc_index, i + 1) - docs.begin(doc_index, chunk_begin));
     if (i != num_segments - 1 && current_length < target_seq_length) continue;
     const int64_t chunk_size = i - chunk_begin + 1;
     int64_t a_end = 1;
     if (chunk_size >= 2) a_end = rng.randint(1, chunk_size - 1);
-    tokens_a.clear();
-    tokens_b.clear();
-    for (int64_t j = 0; j < a_end; ++j) append(tokens_a, docs.segment(doc_index, chunk_begin + j));
+    Instance inst;
+    inst.a_begin = docs.begin(doc_index, chunk_begin);
+    inst.a_length = static_cast<uint32_t>(docs.begin(doc_index, chunk_begin + a_end) - inst.a_begin);
 
-    bool is_random_next = false;
     if (chunk_size == 1 || rng.random() < 0.5) {
-      is_random_next = true;
-      const int64_t target_b_length = target_seq_length - static_cast<int64_t>(tokens_a.size());
+      inst.is_random_next = true;
+      const int64_t target_b_length = target_seq_length - static_cast<int64_t>(inst.a_length);
       int64_t random_doc = 0;
       for (int attempt = 0; attempt < 10; ++attempt) {
         random_doc = rng.randint(0, static_cast<int64_t>(docs.size()) - 1);
         if (random_doc != static_cast<int64_t>(doc_index)) break;
       }
-      const int64_t random_segments = static_cast<int64_t>(docs.num_segments(random_doc));
-      for (int64_t j = rng.randint(0, random_segments - 1); j < random_segments; ++j) {
-        append(tokens_b, docs.segment(random_doc, j));
-        if (static_cast<int64_t>(tokens_b.size()) >= target_b_length) break;
-      }
+      const size_t rd = static_cast<size_t>(random_doc);
+      const int64_t random_segments = docs.num_segments(rd);
+      const int64_t random_start = rng.randint(0, random_segments - 1);
+      int64_t j = random_start;  // segments [random_start, j] until they reach target_b_length
+      while (j + 1 < random_segments &&
+             static_cast<int64_t>(docs.begin(rd, j + 1) - docs.begin(rd, random_start)) < target_b_length)
+        ++j;
+      inst.b_begin = docs.begin(rd, random_start);
+      inst.b_length = static_cast<uint32_t>(docs.begin(rd, j + 1) - inst.b_begin);
       i -= chunk_size - a_end;  // the unused segments go back to be read again
     } else {
-      for (int64_t j = a_end; j < chunk_size; ++j) append(tokens_b, docs.segment(doc_index, chunk_begin + j));
+      inst.b_begin = docs.begin(doc_index, chunk_begin + a_end);
+      inst.b_length = static_cast<uint32_t>(docs.begin(doc_index, chunk_begin + chunk_size) - inst.b_begin);
     }
 
-    Window a{&tokens_a, 0, tokens_a.size()}, b{&tokens_b, 0, tokens_b.size()};
-    truncate_pair(a, b, static_cast<size_t>(max_num_tokens), rng);
-    if (a.size() < 1 || b.size() < 1) fail("internal error: an empty segment after truncation");
-
-    Instance inst;
-    inst.input_ids.reserve(a.size() + b.size() + 3);
-    inst.input_ids.push_back(vocab.cls_id);
-    inst.input_ids.insert(inst.input_ids.end(), tokens_a.begin() + a.begin, tokens_a.begin() + a.end);
-    inst.input_ids.push_back(vocab.sep_id);
-    inst.input_ids.insert(inst.input_ids.end(), tokens_b.begin() + b.begin, tokens_b.begin() + b.end);
-    inst.input_ids.push_back(vocab.sep_id);
-    inst.a_length = static_cast<int32_t>(a.size());
-    inst.is_random_next = is_random_next;
-    mask_tokens(inst, cfg, vocab, rng);
-    out.push_back(std::move(inst));
-
+    truncate_pair(inst, static_cast<size_t>(max_num_tokens), rng);
+    if (inst.a_length < 1 || inst.b_length < 1) fail("internal error: an empty segment after truncation");
+    mask_tokens(corpus, inst, cfg, vocab, rng, out.masks);
+    out.list.push_back(inst);
     chunk_begin = i + 1;
-    current_length = 0;
   }
 }
 
 }  // namespace
 
-std::vector<Instance> create_instances(Corpus& corpus, const InstanceConfig& config, const MaskingVocab& vocab,
-                                       PyRandom& rng) {
+Instances create_instances(const Corpus& corpus, const InstanceConfig& config, const MaskingVocab& vocab,
+                           PyRandom& rng) {
   std::vector<uint32_t> order(corpus.num_docs());
   for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<uint32_t>(d);
   rng.shuffle(order);
   ShuffledDocs docs(corpus, std::move(order));
 
-  std::vector<Instance> instances;
+  Instances instances;
   for (int pass = 0; pass < config.dupe_factor; ++pass)
-    for (size_t d = 0; d < docs.size(); ++d) instances_from_document(docs, d, config, vocab, rng, instances);
-  rng.shuffle(instances);
+    for (size_t d = 0; d < docs.size(); ++d) instances_from_document(corpus, docs, d, config, vocab, rng, instances);
+  rng.shuffle(instances.list);
   return instances;
+}
+
+void instance_tokens(const Corpus& corpus, const Instances& instances, size_t index, const MaskingVocab& vocab,
+                     InstanceTokens& out) {
+  const Instance& inst = instances.list[index];
+  const int32_t* a = corpus.tokens.data() + inst.a_begin;
+  const int32_t* b = corpus.tokens.data() + inst.b_begin;
+  auto& ids = out.input_ids;
+  ids.resize(inst.length());
+  ids[0] = vocab.cls_id;
+  std::copy(a, a + inst.a_length, ids.begin() + 1);
+  ids[inst.a_length + 1] = vocab.sep_id;
+  std::copy(b, b + inst.b_length, ids.begin() + inst.a_length + 2);
+  ids.back() = vocab.sep_id;
+  out.a_length = static_cast<int32_t>(inst.a_length);
+  out.is_random_next = inst.is_random_next;
+  out.masked_lm_positions.resize(inst.num_masked);
+  out.masked_lm_ids.resize(inst.num_masked);
+  for (uint32_t k = 0; k < inst.num_masked; ++k) {
+    const MaskedToken& m = instances.masks[inst.masks_begin + k];
+    out.masked_lm_positions[k] = static_cast<int32_t>(m.position);
+    out.masked_lm_ids[k] = ids[m.position];
+    ids[m.position] = m.replacement;
+  }
 }
 
 }  // namespace bk

@@ -45,16 +45,43 @@ struct Corpus {
   size_t open_document_sentences() const { return sentence_begin.size() - 1 - doc_begin.back(); }
 };
 
+// One instance, stored as two spans of Corpus::tokens and its masked positions: creating millions of them then
+// copies no tokens. Segment A is tokens[a_begin .. a_begin + a_length), B likewise; the instance's input_ids are
+// [CLS] A [SEP] B [SEP] with the masked positions replaced.
 struct Instance {
-  std::vector<int32_t> input_ids;        // [CLS] a [SEP] b [SEP], masked, unpadded
-  int32_t a_length = 0;                  // segment_ids are 0 for the first a_length + 2 tokens, then 1
+  uint64_t a_begin = 0, b_begin = 0;
+  uint32_t a_length = 0, b_length = 0;
+  uint64_t masks_begin = 0;  // this instance's masked tokens are Instances::masks[masks_begin .. + num_masked)
+  uint32_t num_masked = 0;
   bool is_random_next = false;
-  std::vector<int32_t> masked_lm_positions;
-  std::vector<int32_t> masked_lm_ids;    // the original token ids at those positions
+  size_t length() const { return a_length + b_length + 3; }
 };
 
-// Creates every instance in the reference's final order. corpus is shuffled (its document order) in place.
-std::vector<Instance> create_instances(Corpus& corpus, const InstanceConfig& config, const MaskingVocab& vocab,
-                                       PyRandom& rng);
+struct MaskedToken {
+  uint32_t position;     // in input_ids
+  int32_t replacement;   // [MASK], the original token, or a random vocabulary entry
+};
+
+struct Instances {
+  std::vector<Instance> list;      // in the reference's final order
+  std::vector<MaskedToken> masks;  // each instance's, in position order
+};
+
+// One instance written out as the reference holds it (buffers are reused from call to call).
+struct InstanceTokens {
+  std::vector<int32_t> input_ids;  // [CLS] a [SEP] b [SEP], masked, unpadded
+  int32_t a_length = 0;            // segment_ids are 0 for the first a_length + 2 tokens, then 1
+  bool is_random_next = false;
+  std::vector<int32_t> masked_lm_positions;
+  std::vector<int32_t> masked_lm_ids;  // the original token ids at those positions
+};
+
+// Creates every instance in the reference's final order (the documents are visited in the reference's shuffled
+// order; the corpus itself is not changed).
+Instances create_instances(const Corpus& corpus, const InstanceConfig& config, const MaskingVocab& vocab, PyRandom& rng);
+
+// Fills `out` with instance `index` of `instances`.
+void instance_tokens(const Corpus& corpus, const Instances& instances, size_t index, const MaskingVocab& vocab,
+                     InstanceTokens& out);
 
 }  // namespace bk

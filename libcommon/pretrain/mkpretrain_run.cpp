@@ -14,7 +14,6 @@
 
 #include <fmt/format.h>
 
-#include <unordered_set>
 
 namespace bk {
 namespace {
@@ -78,34 +77,35 @@ MaskingVocab masking_vocab(const tok::Vocab& vocab) {
   m.cls_id = require_token(vocab, "[CLS]");
   m.sep_id = require_token(vocab, "[SEP]");
   m.mask_id = require_token(vocab, "[MASK]");
-  std::unordered_set<std::string_view> seen;
   m.is_continuation.resize(vocab.size());
-  for (size_t id = 0; id < vocab.size(); ++id) {
-    std::string_view token = vocab.token(static_cast<int32_t>(id));
-    m.is_continuation[id] = token.starts_with("##");
-    if (seen.insert(token).second) m.random_word_ids.push_back(vocab.find(token));
-  }
+  for (size_t id = 0; id < vocab.size(); ++id) m.is_continuation[id] = vocab.token(static_cast<int32_t>(id)).starts_with("##");
+  m.random_word_ids = vocab.distinct_ids();
   return m;
 }
 
 // Records are serialised and framed (CRCs included) in parallel chunks and written in order.
-void write_tfrecord(const std::vector<Instance>& instances, const MkpretrainConfig& cfg) {
+void write_tfrecord(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
+                    const MkpretrainConfig& cfg) {
   Output out(cfg.output, cfg.force);
   constexpr size_t kChunk = 2048;
+  const size_t count = instances.list.size();
   size_t next = 0;
   ordered_parallel<std::pair<size_t, size_t>, std::string>(
       cfg.threads,
       [&](std::pair<size_t, size_t>& range) {
-        if (next == instances.size()) return false;
-        range = {next, std::min(instances.size(), next + kChunk)};
+        if (next == count) return false;
+        range = {next, std::min(count, next + kChunk)};
         next = range.second;
         return true;
       },
       [&](std::pair<size_t, size_t>& range) {
-        std::string framed, record;
+        thread_local InstanceTokens inst;
+        std::string framed;
         for (size_t i = range.first; i < range.second; ++i) {
-          encode_instance_record(instances[i], cfg.instances.max_seq_length, cfg.instances.max_predictions, record);
-          framed += frame_tfrecord(record);
+          instance_tokens(corpus, instances, i, vocab, inst);
+          const size_t start = open_tfrecord(framed);
+          append_instance_record(inst, cfg.instances.max_seq_length, cfg.instances.max_predictions, framed);
+          close_tfrecord(framed, start);
         }
         return framed;
       },
@@ -113,7 +113,8 @@ void write_tfrecord(const std::vector<Instance>& instances, const MkpretrainConf
   out.commit();
 }
 
-void write_hdf5(const std::vector<Instance>& instances, const MkpretrainConfig& cfg) {
+void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
+                const MkpretrainConfig& cfg) {
   PretrainWriterOptions options;
   if (!parse_layout(cfg.hdf5_layout, options.layout)) usage_fail("--layout must be nvidia or varlength");
   options.seq_len = cfg.instances.max_seq_length;
@@ -121,8 +122,10 @@ void write_hdf5(const std::vector<Instance>& instances, const MkpretrainConfig& 
   options.gzip_level = cfg.gzip_level;
   options.overwrite = cfg.force;
   PretrainWriter writer(cfg.output, options);
+  InstanceTokens inst;
   PretrainSample sample;
-  for (const auto& inst : instances) {
+  for (size_t i = 0; i < instances.list.size(); ++i) {
+    instance_tokens(corpus, instances, i, vocab, inst);
     sample.input_ids = inst.input_ids;
     sample.segment_ids.assign(inst.input_ids.size(), 1);
     std::fill_n(sample.segment_ids.begin(), inst.a_length + 2, 0);
@@ -165,12 +168,12 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   Corpus corpus = read_corpus(cfg, vocab, bytes, lines);
   if (corpus.num_docs() == 0)
     fail("{}: no documents: the input has no line with tokens", cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs");
-  std::vector<Instance> instances = create_instances(corpus, ic, masking, rng);
-  if (cfg.format == PretrainFormat::tfrecord) write_tfrecord(instances, cfg);
-  else write_hdf5(instances, cfg);
+  const Instances instances = create_instances(corpus, ic, masking, rng);
+  if (cfg.format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg);
+  else write_hdf5(corpus, instances, masking, cfg);
   progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances", corpus.num_docs(),
-                                     corpus.sentence_begin.size() - 1, instances.size()));
-  return instances.size();
+                                     corpus.sentence_begin.size() - 1, instances.list.size()));
+  return instances.list.size();
 }
 
 }  // namespace bk
