@@ -1,10 +1,12 @@
 // BERT's FullTokenizer: BasicTokenizer words, each through the WordPiece matcher.
 //
-// One instance per thread (it owns scratch buffers); the Vocab it points at is shared and read-only.
+// One instance per thread (it owns scratch buffers and a WordCache); the Vocab it points at is shared and
+// read-only.
 #pragma once
 
 #include "tok/basic_tokenizer.h"
 #include "tok/vocab.h"
+#include "tok/word_cache.h"
 #include "tok/wordpiece.h"
 
 #include <string>
@@ -22,7 +24,13 @@ class FullTokenizer {
     words_.clear();
     ids.clear();
     basic_.tokenize(line, words_);
-    for (size_t i = 0; i < words_.size(); ++i) matcher_.encode_word(words_[i], ids);
+    for (size_t i = 0; i < words_.size(); ++i) {
+      const std::string_view word = words_[i];
+      if (matcher_.encode_vocabulary_word(word, ids) || cache_.append(word, ids)) continue;
+      const size_t mark = ids.size();
+      matcher_.encode_word(word, ids);
+      cache_.insert(word, ids.data() + mark, ids.size() - mark);
+    }
   }
 
   // The token strings of one line (convenience for tests and small tools; allocates).
@@ -40,6 +48,7 @@ class FullTokenizer {
  private:
   BasicTokenizer basic_;
   WordPieceMatcher matcher_;
+  WordCache cache_;
   Words words_;
 };
 

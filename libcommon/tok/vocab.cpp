@@ -3,34 +3,13 @@
 #include "cli/error.h"
 #include "io/input.h"
 #include "text/utf8.h"
+#include "tok/hash.h"
 
 #include <bit>
 #include <cstring>
 
 namespace bk::tok {
 namespace {
-
-// A small, fast hash for short keys (vocabulary pieces are rarely longer than 20 bytes).
-uint64_t hash_bytes(const char* p, size_t n) {
-  constexpr uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full;
-  uint64_t h = k1 ^ (n * k2);
-  while (n >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = std::rotl(h ^ (w * k2), 31) * k1;
-    p += 8;
-    n -= 8;
-  }
-  if (n > 0) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    h = std::rotl(h ^ (w * k2), 31) * k1;
-  }
-  h ^= h >> 33;
-  h *= 0xFF51AFD7ED558CCDull;
-  h ^= h >> 33;
-  return h;
-}
 
 // Length of the UTF-8 sequence that ends at text[end-1] (text is valid UTF-8).
 size_t last_code_point_length(std::string_view text, size_t end) {
@@ -82,7 +61,7 @@ Vocab Vocab::load(const std::string& path) {
     ++line;
     if (size_t bad = utf8_invalid_offset(raw); bad != std::string_view::npos)
       fail("{}: line {}, byte {}: invalid UTF-8", path, line, bad + 1);
-    vocab.tokens_.emplace_back(python_strip(raw));
+    vocab.add_token(python_strip(raw));
     pos = nl + 1;
   }
   vocab.build();
@@ -92,21 +71,30 @@ Vocab Vocab::load(const std::string& path) {
 Vocab Vocab::from_tokens(const std::vector<std::string>& tokens, std::string name) {
   Vocab vocab;
   vocab.name_ = std::move(name);
-  vocab.tokens_ = tokens;
+  for (const auto& t : tokens) vocab.add_token(t);
   vocab.build();
   return vocab;
 }
 
+void Vocab::add_token(std::string_view token) {
+  if (bytes_.size() + token.size() > 0xFFFFFFFFull) fail("{}: the vocabulary is larger than 4 GB", name_);
+  bytes_.append(token);
+  begin_.push_back(static_cast<uint32_t>(bytes_.size()));
+}
+
 void Vocab::build() {
+  const size_t n = size();
+  id_mask_ = static_cast<uint32_t>((uint64_t{1} << std::bit_width(n)) - 1);  // holds id + 1 <= n
   size_t capacity = 16;
-  while (capacity < tokens_.size() * 2) capacity *= 2;  // load factor <= 0.5 keeps probe chains short
+  while (capacity < n * 2) capacity *= 2;  // load factor <= 0.5 keeps probe chains short
   for (Table* t : {&full_, &continuation_}) {
     t->slots.assign(capacity, 0);
     t->mask = capacity - 1;
   }
-  for (size_t id = 0; id < tokens_.size(); ++id) {
-    const std::string& t = tokens_[id];
-    insert(full_, t, static_cast<int32_t>(id), 0);
+  repeated_.assign(n, 0);
+  for (size_t id = 0; id < n; ++id) {
+    const std::string_view t = token(static_cast<int32_t>(id));
+    repeated_[id] = !insert(full_, t, static_cast<int32_t>(id), 0);
     max_token_bytes_ = std::max(max_token_bytes_, t.size());
     if (t.size() > 2 && t[0] == '#' && t[1] == '#') {
       insert(continuation_, t, static_cast<int32_t>(id), 2);
@@ -115,29 +103,43 @@ void Vocab::build() {
   }
 }
 
-void Vocab::insert(Table& table, std::string_view key, int32_t id, size_t skip) {
+bool Vocab::insert(Table& table, std::string_view key, int32_t id, size_t skip) {
   key.remove_prefix(skip);
-  for (uint64_t i = hash_bytes(key.data(), key.size()) & table.mask;; i = (i + 1) & table.mask) {
-    uint32_t slot = table.slots[i];
+  const uint64_t h = hash_bytes(key.data(), key.size());
+  const uint32_t slot_value = tag(h) | (static_cast<uint32_t>(id) + 1);
+  for (uint64_t i = h & table.mask;; i = (i + 1) & table.mask) {
+    const uint32_t slot = table.slots[i];
     if (slot == 0) {
-      table.slots[i] = static_cast<uint32_t>(id) + 1;
-      return;
+      table.slots[i] = slot_value;
+      return true;
     }
-    if (std::string_view(tokens_[slot - 1]).substr(skip) == key) {  // repeated token: the later line wins
-      table.slots[i] = static_cast<uint32_t>(id) + 1;
-      return;
+    if (token(static_cast<int32_t>((slot & id_mask_) - 1)).substr(skip) == key) {  // the later line wins
+      table.slots[i] = slot_value;
+      return false;
     }
   }
 }
 
 int32_t Vocab::lookup(const Table& table, std::string_view key, size_t skip) const {
-  for (uint64_t i = hash_bytes(key.data(), key.size()) & table.mask;; i = (i + 1) & table.mask) {
-    uint32_t slot = table.slots[i];
+  const uint64_t h = hash_bytes(key.data(), key.size());
+  const uint32_t key_tag = tag(h);
+  for (uint64_t i = h & table.mask;; i = (i + 1) & table.mask) {
+    const uint32_t slot = table.slots[i];
     if (slot == 0) return kNotFound;
-    const std::string& t = tokens_[slot - 1];
-    if (t.size() == key.size() + skip && std::memcmp(t.data() + skip, key.data(), key.size()) == 0)
-      return static_cast<int32_t>(slot - 1);
+    if ((slot & ~id_mask_) != key_tag) continue;  // most misses end here without reading the token
+    const size_t id = (slot & id_mask_) - 1;
+    const size_t begin = begin_[id];
+    if (begin_[id + 1] - begin == key.size() + skip && std::memcmp(bytes_.data() + begin + skip, key.data(), key.size()) == 0)
+      return static_cast<int32_t>(id);
   }
+}
+
+std::vector<int32_t> Vocab::distinct_ids() const {
+  std::vector<int32_t> ids;
+  ids.reserve(size());
+  for (size_t id = 0; id < size(); ++id)
+    if (!repeated_[id]) ids.push_back(find(token(static_cast<int32_t>(id))));
+  return ids;
 }
 
 int32_t Vocab::find(std::string_view token) const { return lookup(full_, token, 0); }

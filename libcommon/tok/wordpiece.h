@@ -23,6 +23,15 @@ class WordPieceMatcher {
 
   // Appends the ids of `word` (valid UTF-8, no whitespace) to ids.
   void encode_word(std::string_view word, std::vector<int32_t>& ids) const;
+  // When `word` is itself a vocabulary entry (what encode_word tries first), appends its id and returns true:
+  // one lookup, the common case.
+  bool encode_vocabulary_word(std::string_view word, std::vector<int32_t>& ids) const {
+    if (word.size() > max_chars_ || word.size() > vocab_.max_token_bytes()) return false;
+    const int32_t id = vocab_.find(word);
+    if (id == Vocab::kNotFound) return false;
+    ids.push_back(id);
+    return true;
+  }
 
   const Vocab& vocab() const { return vocab_; }
   int32_t unk_id() const { return unk_id_; }
