@@ -34,6 +34,13 @@ class PyRandom {
     const uint32_t a = genrand_uint32() >> 5, b = genrand_uint32() >> 6;
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
   }
+  // random() < 0.5, the same two outputs consumed, without floating point: random() is (a * 2**26 + b) / 2**53
+  // with b < 2**26, so it is below one half exactly when a < 2**26, that is when the first output's top bit is 0.
+  bool random_below_half() {
+    const uint32_t first = genrand_uint32();
+    genrand_uint32();
+    return first < 0x80000000u;
+  }
 
   // getrandbits(k) for 0 <= k <= 64; for larger k use getrandbits_words.
   uint64_t getrandbits(int k);
@@ -64,17 +71,16 @@ class PyRandom {
       using std::swap;
       swap(x[i - 1], x[randbelow(i)]);
     }
-    // The common case, a block of bounds at a time in two passes. First the draws: picks[m] = _randbelow(m).
+    // The common case, a block of bounds at a time in two passes. First the draws, one per bound.
     // Within a band of bounds of one bit length the shift is fixed, and a draw at or above the bound (CPython's
-    // rejection, taken at random about a third of the time) is absorbed without a branch: m stays and the next
-    // draw overwrites picks[m]. Then the swaps, free of the generator's dependency chain.
+    // rejection, taken at random about a third of the time) is absorbed without a branch: the bound stays and the next
+    // draw overwrites its pick. Then the swaps, free of the generator's dependency chain.
     constexpr uint32_t kBlock = 1024;
-    uint32_t picks_storage[kBlock + 1];
+    uint32_t picks[kBlock];  // picks[b - block_low] = _randbelow(b)
     uint32_t m = static_cast<uint32_t>(i);
     int index = index_;
     while (m > 1) {
       const uint32_t block_low = m > kBlock ? m - kBlock + 1 : 2;  // this block: bounds m down to block_low
-      uint32_t* picks = picks_storage - (block_low - 1);          // picks[b] for block_low <= b <= m
       uint32_t b = m;
       while (b >= block_low) {
         const int shift = __builtin_clz(b);  // 32 - bit_length(b)
@@ -86,14 +92,14 @@ class PyRandom {
           }
           for (; index < 624 && b >= band_low; ++index) {
             const uint32_t j = tempered_[static_cast<size_t>(index)] >> shift;
-            picks[b] = j;
+            picks[b - block_low] = j;
             b -= j < b;
           }
         }
       }
       for (b = m; b >= block_low; --b) {
         using std::swap;
-        swap(x[b - 1], x[picks[b]]);
+        swap(x[b - 1], x[picks[b - block_low]]);
       }
       m = block_low - 1;
     }

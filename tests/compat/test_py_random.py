@@ -21,10 +21,10 @@ def make_ops(meta):
     """A random mix of calls, biased towards what create_pretraining_data.py uses."""
     ops = []
     for _ in range(meta.randrange(50, 400)):
-        kind = meta.choice(["random", "random", "getrandbits", "randbelow", "randint", "randint", "randrange",
+        kind = meta.choice(["random", "random", "half", "getrandbits", "randbelow", "randint", "randint", "randrange",
                             "shuffle", "choice"])
-        if kind == "random":
-            ops.append("random")
+        if kind in ("random", "half"):
+            ops.append(kind)
         elif kind == "getrandbits":
             ops.append(f"getrandbits:{meta.choice([0, 1, 5, 8, 31, 32, 33, 53, 63, 64, 65, 100, 200])}")
         elif kind == "randbelow":
@@ -56,6 +56,8 @@ def cpython(seed, ops):
         args = [int(a) for a in args]
         if name == "random":
             out.append("%.17g" % rng.random())
+        elif name == "half":
+            out.append(str(rng.random() < 0.5))
         elif name == "getrandbits":
             out.append("%x" % rng.getrandbits(args[0]))
         elif name == "randbelow":

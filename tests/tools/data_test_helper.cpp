@@ -1,7 +1,7 @@
 // Test-only helper (not a product tool): exposes libcommon/data to the compat tests and the bench.
 //
 //   data_test_helper random SEED            ops on stdin, one result line per op:
-//       random | getrandbits:K (hex) | randbelow:N | randint:A:B | randrange:START:STOP:STEP | shuffle:N | choice:N
+//       random | half (random() < 0.5) | getrandbits:K (hex) | randbelow:N | randint:A:B | randrange:START:STOP:STEP | shuffle:N | choice:N
 //   data_test_helper decode FILE [--skip-corrupt]   one JSON line per record (floats as uint32 bits, bytes as hex)
 //   data_test_helper reencode IN OUT [--sorted]     decode + encode every record (original order unless --sorted)
 //   data_test_helper write-json IN.jsonl OUT [--sorted]   each line [{"name","kind":"int64|float|bytes|none","values"}]
@@ -41,6 +41,7 @@ int random_ops(const std::string& seed) {
     auto a = split(op, ':');
     auto num = [&](size_t i) { return std::stoll(a.at(i)); };
     if (a[0] == "random") out += fmt::format("{:.17g}\n", rng.random());
+    else if (a[0] == "half") out += rng.random_below_half() ? "True\n" : "False\n";
     else if (a[0] == "getrandbits") {
       auto words = rng.getrandbits_words(static_cast<int>(num(1)));
       std::string hex;
