@@ -7,7 +7,7 @@
 
 namespace bk {
 
-void Corpus::add_sentence(const std::vector<int32_t>& ids) {
+void Corpus::add_sentence(std::span<const int32_t> ids) {
   tokens.insert(tokens.end(), ids.begin(), ids.end());
   sentence_begin.push_back(tokens.size());
 }
@@ -43,7 +43,7 @@ void truncate_pair(Instance& inst, size_t max_num_tokens, PyRandom& rng) {
   uint32_t a_length = inst.a_length, b_length = inst.b_length;
   while (a_length + b_length > max_num_tokens) {
     const bool trim_a = a_length > b_length;
-    const bool front = rng.random() < 0.5;
+    const bool front = rng.random_below_half();
     if (trim_a) {
       a_begin += front;
       --a_length;
@@ -64,7 +64,7 @@ int64_t round_half_even(double x) { return static_cast<int64_t>(std::nearbyint(x
 // One masked position: 80% [MASK], 10% kept, 10% a random vocabulary entry, in the reference's draw order.
 inline int32_t masked_token(int32_t original, const MaskingVocab& vocab, PyRandom& rng) {
   if (rng.random() < 0.8) return vocab.mask_id;
-  if (rng.random() < 0.5) return original;
+  if (rng.random_below_half()) return original;
   const auto& words = vocab.random_word_ids;
   return words[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(words.size()) - 1))];
 }
@@ -72,9 +72,9 @@ inline int32_t masked_token(int32_t original, const MaskingVocab& vocab, PyRando
 // The token at position `pos` of an instance's unmasked input_ids, read from the corpus.
 class InstanceView {
  public:
-  InstanceView(const Corpus& corpus, const Instance& inst, const MaskingVocab& vocab)
+  InstanceView(const Corpus& corpus, const Instance& inst, const MaskingVocab& vocab, bool text_has_markers)
       : a_(corpus.tokens.data() + inst.a_begin), b_(corpus.tokens.data() + inst.b_begin), a_length_(inst.a_length),
-        b_length_(inst.b_length), vocab_(vocab) {}
+        b_length_(inst.b_length), text_has_markers_(text_has_markers), vocab_(vocab) {}
   int32_t operator[](uint32_t pos) const {
     if (pos == 0) return vocab_.cls_id;
     if (pos <= a_length_) return a_[pos - 1];
@@ -84,6 +84,11 @@ class InstanceView {
   // The positions whose token is neither [CLS] nor [SEP] (the reference's cand_indexes, one per token).
   void candidates(std::vector<uint32_t>& out) const {
     out.resize(a_length_ + b_length_);
+    if (!text_has_markers_) {  // every segment token is a candidate: no need to read them
+      for (uint32_t k = 0; k < a_length_; ++k) out[k] = k + 1;
+      for (uint32_t k = 0; k < b_length_; ++k) out[a_length_ + k] = a_length_ + 2 + k;
+      return;
+    }
     size_t n = 0;
     for (uint32_t k = 0; k < a_length_; ++k) {  // written unconditionally, kept when the test passes: no branch
       out[n] = k + 1;
@@ -99,6 +104,7 @@ class InstanceView {
   const int32_t* a_;  // segment A, positions 1 .. a_length
   const int32_t* b_;  // segment B, positions a_length + 2 .. a_length + b_length + 1
   uint32_t a_length_, b_length_;
+  bool text_has_markers_;
   const MaskingVocab& vocab_;
 };
 
@@ -185,20 +191,38 @@ void mask_whole_words(const InstanceView& view, uint32_t length, size_t num_to_p
   masked.append_sorted(masks);
 }
 
-void mask_tokens(const Corpus& corpus, Instance& inst, const InstanceConfig& cfg, const MaskingVocab& vocab,
-                 PyRandom& rng, std::vector<MaskedToken>& masks) {
+// What every step of instance creation reads, and where the instances go.
+struct Creation {
+  const Corpus& corpus;
+  const ShuffledDocs& docs;
+  const InstanceConfig& cfg;
+  const MaskingVocab& vocab;
+  PyRandom& rng;
+  // Some corpus token is [CLS] or [SEP]. BERT's tokenizer never makes one (it splits the brackets off), but a
+  // vocabulary can be odd; only then are the candidates read and tested as the reference tests them.
+  bool text_has_markers;
+  Instances& out;
+};
+
+void mask_tokens(Creation& c, Instance& inst) {
+  const InstanceConfig& cfg = c.cfg;
+  const MaskingVocab& vocab = c.vocab;
+  PyRandom& rng = c.rng;
+  std::vector<MaskedToken>& masks = c.out.masks;
   const uint32_t length = static_cast<uint32_t>(inst.length());
   const size_t num_to_predict = static_cast<size_t>(std::min<int64_t>(
       cfg.max_predictions, std::max<int64_t>(1, round_half_even(static_cast<double>(length) * cfg.masked_lm_prob))));
-  const InstanceView view(corpus, inst, vocab);
+  const InstanceView view(c.corpus, inst, vocab, c.text_has_markers);
   inst.masks_begin = masks.size();
   if (cfg.whole_word_mask) mask_whole_words(view, length, num_to_predict, vocab, rng, masks);
   else mask_single_tokens(view, length, num_to_predict, vocab, rng, masks);
   inst.num_masked = static_cast<uint32_t>(masks.size() - inst.masks_begin);
 }
 
-void instances_from_document(const Corpus& corpus, const ShuffledDocs& docs, size_t doc_index,
-                             const InstanceConfig& cfg, const MaskingVocab& vocab, PyRandom& rng, Instances& out) {
+void instances_from_document(Creation& c, size_t doc_index) {
+  const InstanceConfig& cfg = c.cfg;
+  const ShuffledDocs& docs = c.docs;
+  PyRandom& rng = c.rng;
   const int64_t max_num_tokens = cfg.max_seq_length - 3;  // room for [CLS], [SEP], [SEP]
   int64_t target_seq_length = max_num_tokens;
   if (rng.random() < cfg.short_seq_prob) target_seq_length = rng.randint(2, max_num_tokens);
@@ -215,7 +239,7 @@ void instances_from_document(const Corpus& corpus, const ShuffledDocs& docs, siz
     inst.a_begin = docs.begin(doc_index, chunk_begin);
     inst.a_length = static_cast<uint32_t>(docs.begin(doc_index, chunk_begin + a_end) - inst.a_begin);
 
-    if (chunk_size == 1 || rng.random() < 0.5) {
+    if (chunk_size == 1 || rng.random_below_half()) {
       inst.is_random_next = true;
       const int64_t target_b_length = target_seq_length - static_cast<int64_t>(inst.a_length);
       int64_t random_doc = 0;
@@ -240,8 +264,8 @@ void instances_from_document(const Corpus& corpus, const ShuffledDocs& docs, siz
 
     truncate_pair(inst, static_cast<size_t>(max_num_tokens), rng);
     if (inst.a_length < 1 || inst.b_length < 1) fail("internal error: an empty segment after truncation");
-    mask_tokens(corpus, inst, cfg, vocab, rng, out.masks);
-    out.list.push_back(inst);
+    mask_tokens(c, inst);
+    c.out.list.push_back(inst);
     chunk_begin = i + 1;
   }
 }
@@ -256,8 +280,11 @@ Instances create_instances(const Corpus& corpus, const InstanceConfig& config, c
   ShuffledDocs docs(corpus, std::move(order));
 
   Instances instances;
+  const bool text_has_markers = std::any_of(corpus.tokens.begin(), corpus.tokens.end(),
+                                            [&](int32_t t) { return t == vocab.cls_id || t == vocab.sep_id; });
+  Creation creation{corpus, docs, config, vocab, rng, text_has_markers, instances};
   for (int pass = 0; pass < config.dupe_factor; ++pass)
-    for (size_t d = 0; d < docs.size(); ++d) instances_from_document(corpus, docs, d, config, vocab, rng, instances);
+    for (size_t d = 0; d < docs.size(); ++d) instances_from_document(creation, d);
   rng.shuffle(instances.list);
   return instances;
 }

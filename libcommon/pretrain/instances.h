@@ -9,6 +9,7 @@
 #include "data/py_random.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace bk {
@@ -40,7 +41,7 @@ struct Corpus {
   std::vector<uint64_t> doc_begin{0};
 
   size_t num_docs() const { return doc_begin.size() - 1; }
-  void add_sentence(const std::vector<int32_t>& ids);  // to the current (last, open) document
+  void add_sentence(std::span<const int32_t> ids);  // to the current (last, open) document
   void end_document();                                 // closes the open document if it has sentences
   size_t open_document_sentences() const { return sentence_begin.size() - 1 - doc_begin.back(); }
 };

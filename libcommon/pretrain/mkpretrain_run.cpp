@@ -18,10 +18,12 @@
 namespace bk {
 namespace {
 
-// One tokenized input line: blank (a document boundary) or its token ids (possibly none).
-struct TokenizedLine {
-  bool blank = false;
+// One batch of tokenized input lines, flat: line i is blank (a document boundary) or has the token ids
+// ids[ends[i-1] .. ends[i]) (possibly none).
+struct TokenizedLines {
   std::vector<int32_t> ids;
+  std::vector<uint32_t> ends;
+  std::vector<uint8_t> blank;
 };
 
 // Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
@@ -37,28 +39,36 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
       thread_local std::unique_ptr<tok::FullTokenizer> tokenizer;
       thread_local const tok::Vocab* tokenizer_vocab = nullptr;
       thread_local bool tokenizer_cased = false;
+      thread_local std::vector<int32_t> line_ids;
       if (!tokenizer || tokenizer_vocab != &vocab || tokenizer_cased != cfg.cased) {
         tokenizer = std::make_unique<tok::FullTokenizer>(vocab, !cfg.cased);
         tokenizer_vocab = &vocab;
         tokenizer_cased = cfg.cased;
       }
-      std::vector<TokenizedLine> out(batch.size());
+      TokenizedLines out;
+      out.ends.resize(batch.size());
+      out.blank.resize(batch.size());
       for (size_t i = 0; i < batch.size(); ++i) {
         const std::string_view line = batch.line(i);
         if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
           fail("{}: line {}: invalid UTF-8 at column {}", batch.file, batch.first_line + i, bad + 1);
-        if (tok::python_strip(line).empty()) out[i].blank = true;
-        else tokenizer->encode(line, out[i].ids);
+        if (tok::python_strip(line).empty()) {
+          out.blank[i] = 1;
+        } else {
+          tokenizer->encode(line, line_ids);
+          out.ids.insert(out.ids.end(), line_ids.begin(), line_ids.end());
+        }
+        out.ends[i] = static_cast<uint32_t>(out.ids.size());
       }
       return out;
     };
-    auto consume = [&](std::vector<TokenizedLine>& result) {
-      for (auto& l : result) {
-        if (l.blank) corpus.end_document();
-        else if (!l.ids.empty()) corpus.add_sentence(l.ids);
+    auto consume = [&](TokenizedLines& lines) {
+      for (size_t i = 0, begin = 0; i < lines.ends.size(); begin = lines.ends[i], ++i) {
+        if (lines.blank[i]) corpus.end_document();
+        else if (lines.ends[i] > begin) corpus.add_sentence({lines.ids.data() + begin, lines.ends[i] - begin});
       }
     };
-    ordered_parallel<LineBatch, std::vector<TokenizedLine>>(cfg.threads, produce, work, consume);
+    ordered_parallel<LineBatch, TokenizedLines>(cfg.threads, produce, work, consume);
     bytes += input.offset();
     lines_read += reader.line_number();
   }
@@ -101,6 +111,10 @@ void write_tfrecord(const Corpus& corpus, const Instances& instances, const Mask
       [&](std::pair<size_t, size_t>& range) {
         thread_local InstanceTokens inst;
         std::string framed;
+        // About what a record takes (ids of up to 3 bytes, two 1-byte columns, weights of 4): one allocation.
+        const size_t L = static_cast<size_t>(cfg.instances.max_seq_length);
+        const size_t P = static_cast<size_t>(cfg.instances.max_predictions);
+        framed.reserve((range.second - range.first) * (5 * L + 10 * P + 256));
         for (size_t i = range.first; i < range.second; ++i) {
           instance_tokens(corpus, instances, i, vocab, inst);
           const size_t start = open_tfrecord(framed);
