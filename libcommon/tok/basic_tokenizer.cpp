@@ -30,13 +30,6 @@ constexpr std::array<uint8_t, 256> make_ascii_classes() {
 }
 constexpr std::array<uint8_t, 256> kAsciiClass = make_ascii_classes();
 
-constexpr std::array<char, 256> make_ascii_lower() {
-  std::array<char, 256> t{};
-  for (int c = 0; c < 256; ++c) t[c] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  return t;
-}
-constexpr std::array<char, 256> kAsciiLower = make_ascii_lower();
-
 const UNormalizer2* nfd() {
   static const UNormalizer2* instance = [] {
     UErrorCode err = U_ZERO_ERROR;
@@ -102,6 +95,10 @@ bool is_bert_whitespace(char32_t cp) {
 void BasicTokenizer::tokenize(std::string_view line, Words& out) {
   const auto* s = reinterpret_cast<const unsigned char*>(line.data());
   const size_t n = line.size();
+  // The ASCII path writes at most one byte per input byte, straight into out.bytes sized for the rest of the
+  // line; `w` is the real end. The Unicode path appends, so the size is made exact around it.
+  size_t w = out.bytes.size();
+  out.bytes.resize(w + n);
   size_t pos = 0;
   while (pos < n) {
     uint8_t cls = kAsciiClass[s[pos]];
@@ -111,18 +108,25 @@ void BasicTokenizer::tokenize(std::string_view line, Words& out) {
     }
     // A whitespace token starts here. Try the ASCII path; on the first non-ASCII byte undo it and hand the
     // whole token to the Unicode path (its lowercasing and accent stripping need the full token).
-    const size_t token_start = pos, bytes_mark = out.bytes.size(), words_mark = out.ends.size();
+    const size_t token_start = pos, bytes_mark = w, words_mark = out.ends.size();
+    char* bytes = out.bytes.data();
     bool in_word = false, unicode = false;
     while (pos < n) {
       unsigned char c = s[pos];
       cls = kAsciiClass[c];
-      if (cls == kWord) {
-        out.bytes.push_back(lower_case_ ? kAsciiLower[c] : static_cast<char>(c));
+      if (cls == kWord) {  // a run of word bytes, copied (and lower-cased) in one tight loop
+        do {
+          bytes[w++] = static_cast<char>(lower_case_ && static_cast<unsigned>(c - 'A') < 26u ? c + 32 : c);
+          if (++pos == n) break;
+          c = s[pos];
+        } while (kAsciiClass[c] == kWord);
         in_word = true;
-      } else if (cls == kPunct) {
-        if (in_word) out.ends.push_back(static_cast<uint32_t>(out.bytes.size()));
-        out.bytes.push_back(static_cast<char>(c));
-        out.ends.push_back(static_cast<uint32_t>(out.bytes.size()));
+        continue;
+      }
+      if (cls == kPunct) {
+        if (in_word) out.ends.push_back(static_cast<uint32_t>(w));
+        bytes[w++] = static_cast<char>(c);
+        out.ends.push_back(static_cast<uint32_t>(w));
         in_word = false;
       } else if (cls == kSpace) {
         break;
@@ -137,10 +141,13 @@ void BasicTokenizer::tokenize(std::string_view line, Words& out) {
       out.ends.resize(words_mark);
       pos = token_start;
       tokenize_unicode_token(line, pos, out);
+      w = out.bytes.size();
+      out.bytes.resize(w + (n - pos));
     } else if (in_word) {
-      out.ends.push_back(static_cast<uint32_t>(out.bytes.size()));
+      out.ends.push_back(static_cast<uint32_t>(w));
     }
   }
+  out.bytes.resize(w);
 }
 
 void BasicTokenizer::tokenize_unicode_token(std::string_view line, size_t& pos, Words& out) {

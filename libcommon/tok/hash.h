@@ -1,4 +1,5 @@
 // A small, fast hash for short byte strings (vocabulary pieces and words are rarely longer than 20 bytes).
+// Every length is read with fixed-size loads (overlapping ones for the tail), so no byte-by-byte loop.
 #pragma once
 
 #include <bit>
@@ -11,17 +12,26 @@ namespace bk::tok {
 inline uint64_t hash_bytes(const char* p, size_t n) {
   constexpr uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full;
   uint64_t h = k1 ^ (n * k2);
-  while (n >= 8) {
+  auto mix = [&h](uint64_t w) { h = std::rotl(h ^ (w * k2), 31) * k1; };
+  auto load64 = [](const char* at) {
     uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = std::rotl(h ^ (w * k2), 31) * k1;
-    p += 8;
-    n -= 8;
-  }
-  if (n > 0) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    h = std::rotl(h ^ (w * k2), 31) * k1;
+    std::memcpy(&w, at, 8);
+    return w;
+  };
+  auto load32 = [](const char* at) {
+    uint32_t w;
+    std::memcpy(&w, at, 4);
+    return uint64_t{w};
+  };
+  if (n >= 8) {
+    const char* end = p + n;
+    for (; end - p > 8; p += 8) mix(load64(p));
+    mix(load64(end - 8));  // the last 8 bytes (overlapping the previous block unless n is a multiple of 8)
+  } else if (n >= 4) {
+    mix(load32(p) | load32(p + n - 4) << 32);
+  } else if (n > 0) {
+    const auto byte = [p](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
+    mix(byte(0) | byte(n / 2) << 8 | byte(n - 1) << 16);
   }
   h ^= h >> 33;
   h *= 0xFF51AFD7ED558CCDull;
