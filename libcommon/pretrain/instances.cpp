@@ -62,9 +62,10 @@ void truncate_pair(Instance& inst, size_t max_num_tokens, PyRandom& rng) {
 int64_t round_half_even(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
 
 // One masked position: 80% [MASK], 10% kept, 10% a random vocabulary entry, in the reference's draw order.
-inline int32_t masked_token(int32_t original, const MaskingVocab& vocab, PyRandom& rng) {
+// The draws do not depend on the token, so "kept" is returned as MaskedToken::kKeep rather than read here.
+inline int32_t masked_token(const MaskingVocab& vocab, PyRandom& rng) {
   if (rng.random() < 0.8) return vocab.mask_id;
-  if (rng.random_below_half()) return original;
+  if (rng.random_below_half()) return MaskedToken::kKeep;
   const auto& words = vocab.random_word_ids;
   return words[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(words.size()) - 1))];
 }
@@ -150,7 +151,7 @@ void mask_single_tokens(const InstanceView& view, uint32_t length, size_t num_to
   const size_t count = std::min(num_to_predict, candidates.size());
   for (size_t k = 0; k < count; ++k) {
     const uint32_t pos = candidates[k];
-    masked.add(pos, masked_token(view[pos], vocab, rng));
+    masked.add(pos, masked_token(vocab, rng));
   }
   masked.append_sorted(masks);
 }
@@ -186,7 +187,7 @@ void mask_whole_words(const InstanceView& view, uint32_t length, size_t num_to_p
     for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) any_covered |= masked.contains(members[k]);
     if (any_covered) continue;
     for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k)
-      masked.add(members[k], masked_token(view[members[k]], vocab, rng));
+      masked.add(members[k], masked_token(vocab, rng));
   }
   masked.append_sorted(masks);
 }
@@ -309,7 +310,7 @@ void instance_tokens(const Corpus& corpus, const Instances& instances, size_t in
     const MaskedToken& m = instances.masks[inst.masks_begin + k];
     out.masked_lm_positions[k] = static_cast<int32_t>(m.position);
     out.masked_lm_ids[k] = ids[m.position];
-    ids[m.position] = m.replacement;
+    if (m.replacement != MaskedToken::kKeep) ids[m.position] = m.replacement;
   }
 }
 

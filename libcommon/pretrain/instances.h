@@ -59,8 +59,9 @@ struct Instance {
 };
 
 struct MaskedToken {
+  static constexpr int32_t kKeep = -1;  // the original token stays (token ids are never negative)
   uint32_t position;     // in input_ids
-  int32_t replacement;   // [MASK], the original token, or a random vocabulary entry
+  int32_t replacement;   // [MASK], kKeep, or a random vocabulary entry
 };
 
 struct Instances {
