@@ -10,6 +10,10 @@
 
 #include <array>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace bk::tok {
 namespace {
 
@@ -29,6 +33,25 @@ constexpr std::array<uint8_t, 256> make_ascii_classes() {
   return t;
 }
 constexpr std::array<uint8_t, 256> kAsciiClass = make_ascii_classes();
+
+#if defined(__SSE2__)
+// Copies the leading run of ASCII letters and digits (kWord) among 16 bytes at `in` to `out` (all 16 bytes
+// are stored; those after the run are scratch), lower-casing A-Z if asked, and returns the run's length.
+size_t copy_word_bytes16(const unsigned char* in, char* out, bool lower_case) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  // Bytes >= 0x80 are negative as signed bytes, so every range test below is false for them.
+  auto in_range = [](__m128i x, char lo, char hi) {
+    return _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(static_cast<char>(lo - 1))),
+                         _mm_cmplt_epi8(x, _mm_set1_epi8(static_cast<char>(hi + 1))));
+  };
+  const __m128i upper = in_range(v, 'A', 'Z');
+  const __m128i word = _mm_or_si128(_mm_or_si128(upper, in_range(v, 'a', 'z')), in_range(v, '0', '9'));
+  const __m128i lowered = lower_case ? _mm_add_epi8(v, _mm_and_si128(upper, _mm_set1_epi8(32))) : v;
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), lowered);
+  const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(word));
+  return static_cast<size_t>(__builtin_ctz(~mask));  // ~mask has bit 16 set, so this is at most 16
+}
+#endif
 
 const UNormalizer2* nfd() {
   static const UNormalizer2* instance = [] {
@@ -96,9 +119,9 @@ void BasicTokenizer::tokenize(std::string_view line, Words& out) {
   const auto* s = reinterpret_cast<const unsigned char*>(line.data());
   const size_t n = line.size();
   // The ASCII path writes at most one byte per input byte, straight into out.bytes sized for the rest of the
-  // line; `w` is the real end. The Unicode path appends, so the size is made exact around it.
+  // line (plus a block of slack); `w` is the real end. The Unicode path appends, so the size is made exact around it.
   size_t w = out.bytes.size();
-  out.bytes.resize(w + n);
+  out.bytes.resize(w + n + 16);  // 16: the vector path stores whole blocks
   size_t pos = 0;
   while (pos < n) {
     uint8_t cls = kAsciiClass[s[pos]];
@@ -114,12 +137,22 @@ void BasicTokenizer::tokenize(std::string_view line, Words& out) {
     while (pos < n) {
       unsigned char c = s[pos];
       cls = kAsciiClass[c];
-      if (cls == kWord) {  // a run of word bytes, copied (and lower-cased) in one tight loop
-        do {
+      if (cls == kWord) {  // a run of word bytes (ASCII letters and digits), copied and lower-cased
+        for (;;) {
+#if defined(__SSE2__)
+          if (pos + 16 <= n) {  // 16 bytes at a time: the run's length from a mask, no branch per byte
+            const size_t run = copy_word_bytes16(s + pos, bytes + w, lower_case_);
+            w += run;
+            pos += run;
+            if (run < 16) break;
+            continue;
+          }
+#endif
+          c = s[pos];
+          if (kAsciiClass[c] != kWord) break;
           bytes[w++] = static_cast<char>(lower_case_ && static_cast<unsigned>(c - 'A') < 26u ? c + 32 : c);
           if (++pos == n) break;
-          c = s[pos];
-        } while (kAsciiClass[c] == kWord);
+        }
         in_word = true;
         continue;
       }
@@ -142,7 +175,7 @@ void BasicTokenizer::tokenize(std::string_view line, Words& out) {
       pos = token_start;
       tokenize_unicode_token(line, pos, out);
       w = out.bytes.size();
-      out.bytes.resize(w + (n - pos));
+      out.bytes.resize(w + (n - pos) + 16);
     } else if (in_word) {
       out.ends.push_back(static_cast<uint32_t>(w));
     }

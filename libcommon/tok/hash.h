@@ -1,5 +1,6 @@
-// A small, fast hash for short byte strings (vocabulary pieces and words are rarely longer than 20 bytes).
-// Every length is read with fixed-size loads (overlapping ones for the tail), so no byte-by-byte loop.
+// A small, fast hash and an equality test for short byte strings (vocabulary pieces and words are rarely
+// longer than 20 bytes). Every length is read with fixed-size loads (overlapping ones for the tail), so there is
+// no byte-by-byte loop and no library call, and nothing outside [p, p + n) is read.
 #pragma once
 
 #include <bit>
@@ -37,6 +38,32 @@ inline uint64_t hash_bytes(const char* p, size_t n) {
   h *= 0xFF51AFD7ED558CCDull;
   h ^= h >> 33;
   return h;
+}
+
+// a[0..n) == b[0..n).
+inline bool bytes_equal(const char* a, const char* b, size_t n) {
+  uint64_t x, y;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    std::memcpy(&x, a + n - 8, 8);
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
+  }
+  if (n >= 4) {
+    uint32_t x0, y0, x1, y1;
+    std::memcpy(&x0, a, 4);
+    std::memcpy(&y0, b, 4);
+    std::memcpy(&x1, a + n - 4, 4);
+    std::memcpy(&y1, b + n - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
 }
 
 }  // namespace bk::tok

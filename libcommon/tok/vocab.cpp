@@ -129,7 +129,7 @@ int32_t Vocab::lookup(const Table& table, std::string_view key, size_t skip) con
     if ((slot & ~id_mask_) != key_tag) continue;  // most misses end here without reading the token
     const size_t id = (slot & id_mask_) - 1;
     const size_t begin = begin_[id];
-    if (begin_[id + 1] - begin == key.size() + skip && std::memcmp(bytes_.data() + begin + skip, key.data(), key.size()) == 0)
+    if (begin_[id + 1] - begin == key.size() + skip && bytes_equal(bytes_.data() + begin + skip, key.data(), key.size()))
       return static_cast<int32_t>(id);
   }
 }

@@ -14,7 +14,7 @@ bool WordCache::append(std::string_view word, std::vector<int32_t>& ids) const {
   for (size_t i = h & (kSlots - 1);; i = (i + 1) & (kSlots - 1)) {
     const Slot& s = slots_[i];
     if (s.key_size == 0) return false;
-    if (s.hash == h && s.key_size == word.size() && std::memcmp(keys_.data() + s.key_begin, word.data(), word.size()) == 0) {
+    if (s.hash == h && s.key_size == word.size() && bytes_equal(keys_.data() + s.key_begin, word.data(), word.size())) {
       ids.insert(ids.end(), ids_.begin() + s.ids_begin, ids_.begin() + s.ids_begin + s.id_count);
       return true;
     }
