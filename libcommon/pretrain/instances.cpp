@@ -314,4 +314,14 @@ void instance_tokens(const Corpus& corpus, const Instances& instances, size_t in
   }
 }
 
+void prefetch_instance(const Corpus& corpus, const Instances& instances, size_t index) {
+  if (index >= instances.list.size()) return;
+  const Instance& inst = instances.list[index];
+  constexpr size_t kLine = 64 / sizeof(int32_t);  // tokens per cache line
+  for (const auto& [begin, length] : {std::pair{inst.a_begin, inst.a_length}, std::pair{inst.b_begin, inst.b_length}})
+    for (size_t k = 0; k < length + kLine; k += kLine)
+      __builtin_prefetch(corpus.tokens.data() + std::min<size_t>(begin + k, corpus.tokens.size() - 1));
+  __builtin_prefetch(instances.masks.data() + inst.masks_begin);
+}
+
 }  // namespace bk

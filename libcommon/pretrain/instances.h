@@ -85,5 +85,8 @@ Instances create_instances(const Corpus& corpus, const InstanceConfig& config, c
 // Fills `out` with instance `index` of `instances`.
 void instance_tokens(const Corpus& corpus, const Instances& instances, size_t index, const MaskingVocab& vocab,
                      InstanceTokens& out);
+// Asks the CPU to start loading instance `index`'s tokens: in their final (shuffled) order the instances are
+// read from all over the corpus, so a writer calls this a few instances ahead.
+void prefetch_instance(const Corpus& corpus, const Instances& instances, size_t index);
 
 }  // namespace bk

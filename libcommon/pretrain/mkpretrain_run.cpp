@@ -93,6 +93,9 @@ MaskingVocab masking_vocab(const tok::Vocab& vocab) {
   return m;
 }
 
+// How many instances ahead the writers ask for the tokens they will read.
+constexpr size_t kPrefetchDistance = 4;
+
 // Records are serialised and framed (CRCs included) in parallel chunks and written in order.
 void write_tfrecord(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
                     const MkpretrainConfig& cfg) {
@@ -116,6 +119,7 @@ void write_tfrecord(const Corpus& corpus, const Instances& instances, const Mask
         const size_t P = static_cast<size_t>(cfg.instances.max_predictions);
         framed.reserve((range.second - range.first) * (5 * L + 10 * P + 256));
         for (size_t i = range.first; i < range.second; ++i) {
+          prefetch_instance(corpus, instances, i + kPrefetchDistance);
           instance_tokens(corpus, instances, i, vocab, inst);
           const size_t start = open_tfrecord(framed);
           append_instance_record(inst, cfg.instances.max_seq_length, cfg.instances.max_predictions, framed);
@@ -139,6 +143,7 @@ void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingV
   InstanceTokens inst;
   PretrainSample sample;
   for (size_t i = 0; i < instances.list.size(); ++i) {
+    prefetch_instance(corpus, instances, i + kPrefetchDistance);
     instance_tokens(corpus, instances, i, vocab, inst);
     sample.input_ids = inst.input_ids;
     sample.segment_ids.assign(inst.input_ids.size(), 1);
