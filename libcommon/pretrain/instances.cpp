@@ -281,6 +281,12 @@ Instances create_instances(const Corpus& corpus, const InstanceConfig& config, c
   ShuffledDocs docs(corpus, std::move(order));
 
   Instances instances;
+  // Enough for the usual case (documents longer than a sequence make one instance per ~target length; short
+  // ones make one each), so the lists rarely grow by copying.
+  const size_t expected = static_cast<size_t>(config.dupe_factor) *
+                          (corpus.tokens.size() / static_cast<size_t>(std::max(config.max_seq_length / 2, 1)) + corpus.num_docs());
+  instances.list.reserve(expected);
+  instances.masks.reserve(expected * static_cast<size_t>(config.max_predictions));
   const bool text_has_markers = std::any_of(corpus.tokens.begin(), corpus.tokens.end(),
                                             [&](int32_t t) { return t == vocab.cls_id || t == vocab.sep_id; });
   Creation creation{corpus, docs, config, vocab, rng, text_has_markers, instances};
