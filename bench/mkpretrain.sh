@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # mkpretrain against google-research/bert create_pretraining_data.py (PyPI bert-tensorflow), same input, same
-# flags, one process each, in one run: prints both wall times, the ratio, and whether the instances are identical.
+# flags, one process each, in one run: prints wall and CPU times, the ratios, and whether the instances are identical.
 #   bench/mkpretrain.sh [BUILD_DIR] [KILOBYTES_OF_TEXT]
-# Environment: FIXTURES (default ../shared/fixtures), PYTHON (the venv with bert-tensorflow and tensorflow-cpu).
+# Environment: FIXTURES (default ../shared/fixtures), PYTHON (the venv with bert-tensorflow and tensorflow-cpu),
+# RUNS (how many times ours runs; default 5).
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$SRC/build}
@@ -18,34 +19,49 @@ awk '/^<doc /{t=1; next} /^<\/doc>/{print ""; next} t{t=0; next} NF' "$FIXTURES/
 : >"$TMP/input.txt"
 while [ "$(wc -c <"$TMP/input.txt")" -lt $((KB * 1000)) ]; do cat "$TMP/one.txt" >>"$TMP/input.txt"; done
 head -c $((KB * 1000)) "$TMP/input.txt" | awk '{print} END{print ""}' >"$TMP/in.txt"
-FLAGS=(--max_seq_length=128 --max_predictions_per_seq=20 --masked_lm_prob=0.15 --random_seed=12345 --dupe_factor=5)
-echo "input: $(wc -c <"$TMP/in.txt") bytes; flags: ${FLAGS[*]}"
+echo "input: $(wc -c <"$TMP/in.txt") bytes; flags: --max-seq-length 128 --max-predictions 20 --masked-lm-prob 0.15 --seed 12345 --dupe-factor 5"
 
-t0=$(date +%s.%N)
-TF_CPP_MIN_LOG_LEVEL=3 /usr/bin/time -f "%U %S" -o "$TMP/ref_cpu" "$PYTHON" -m bert.create_pretraining_data --input_file="$TMP/in.txt" --output_file="$TMP/ref.tfrecord" \
-  --vocab_file="$VOCAB" --do_lower_case=True "${FLAGS[@]}" >/dev/null 2>&1
-t1=$(date +%s.%N)
-/usr/bin/time -f "%M %U %S" -o "$TMP/rss" "$BUILD/tools/mkpretrain" -q --vocab "$VOCAB" --max-seq-length 128 --max-predictions 20 \
-  --masked-lm-prob 0.15 --seed 12345 --dupe-factor 5 -t 1 -o "$TMP/ours.tfrecord" "$TMP/in.txt"
-t2=$(date +%s.%N)
-TF_CPP_MIN_LOG_LEVEL=3 "$PYTHON" - "$TMP/ref.tfrecord" "$TMP/ours.tfrecord" "$t0" "$t1" "$t2" "$TMP/rss" "$TMP/in.txt" "$TMP/ref_cpu" <<'PY' 2>/dev/null
-import os, sys
+# Both programs are timed by the same Python parent (os.wait4 gives each child's own CPU time and peak RSS, to
+# the microsecond). The reference runs once (it takes seconds); ours runs RUNS times and the median is reported.
+TF_CPP_MIN_LOG_LEVEL=3 "$PYTHON" - "$PYTHON" "$BUILD/tools/mkpretrain" "$VOCAB" "$TMP" "${RUNS:-5}" <<'PY' 2>/dev/null
+import os, statistics, subprocess, sys, time
+python, mkpretrain, vocab, tmp, runs = sys.argv[1:]
+inp = os.path.join(tmp, "in.txt")
+
+def timed(argv):
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{argv[0]} failed")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+ref_out = os.path.join(tmp, "ref.tfrecord")
+reference = timed([python, "-m", "bert.create_pretraining_data", f"--input_file={inp}", f"--output_file={ref_out}",
+                   f"--vocab_file={vocab}", "--do_lower_case=True", "--max_seq_length=128",
+                   "--max_predictions_per_seq=20", "--masked_lm_prob=0.15", "--random_seed=12345", "--dupe_factor=5"])
+ours_runs = []
+for i in range(int(runs)):
+    out = os.path.join(tmp, f"ours{i}.tfrecord")
+    ours_runs.append(timed([mkpretrain, "-q", "--vocab", vocab, "--max-seq-length", "128", "--max-predictions", "20",
+                            "--masked-lm-prob", "0.15", "--seed", "12345", "--dupe-factor", "5", "-t", "1",
+                            "-o", out, inp]))
+wall = statistics.median(r[0] for r in ours_runs)
+cpu = statistics.median(r[1] for r in ours_runs)
+peak = max(r[2] for r in ours_runs)
+
 import tensorflow as tf
-ref, ours, t0, t1, t2, rss, inp, ref_cpu = sys.argv[1:]
 def load(p):
     return [{k: list(v.int64_list.value) or list(v.float_list.value)
              for k, v in tf.train.Example.FromString(r.numpy()).features.feature.items()}
             for r in tf.data.TFRecordDataset(p)]
-a, b = load(ref), load(ours)
+a, b = load(ref_out), load(os.path.join(tmp, "ours0.tfrecord"))
 same = sum(x == y for x, y in zip(a, b))
-reference, mine = float(t1) - float(t0), float(t2) - float(t1)
 mb = os.path.getsize(inp) / 1e6
-rss_kb, user, system = open(rss).read().split()[-3:]
-peak = int(rss_kb) / 1024
-mine_cpu = float(user) + float(system)
-ref_user, ref_system = open(ref_cpu).read().split()[-2:]
-reference_cpu = float(ref_user) + float(ref_system)
-print(f"create_pretraining_data.py: {reference:8.2f} s wall {reference_cpu:8.2f} s CPU")
-print(f"mkpretrain (1 thread):      {mine:8.2f} s wall {mine_cpu:8.2f} s CPU   peak RSS {peak:.0f} MB ({peak / mb:.1f} MB per MB of input)")
-print(f"ratio: {reference / mine:.0f}x wall, {reference_cpu / mine_cpu:.0f}x CPU   identical instances: {same}/{len(a)} (ours {len(b)})")
+print(f"create_pretraining_data.py:        {reference[0]:8.3f} s wall {reference[1]:8.3f} s CPU   peak RSS {reference[2]:.0f} MB")
+print(f"mkpretrain (1 thread, median of {runs}): {wall:8.3f} s wall {cpu:8.3f} s CPU   peak RSS {peak:.0f} MB "
+      f"({peak / mb:.1f} MB per MB of input)")
+print(f"ratio: {reference[0] / wall:.0f}x wall, {reference[1] / cpu:.0f}x CPU   identical instances: {same}/{len(a)} "
+      f"(ours {len(b)})")
 PY

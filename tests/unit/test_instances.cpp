@@ -49,10 +49,8 @@ bk::Corpus test_corpus(bool markers, std::map<int32_t, int>& doc_of) {
   return corpus;
 }
 
-void check_instances(bool markers, bool whole_word) {
-  std::map<int32_t, int> doc_of;
-  const bk::Corpus corpus = test_corpus(markers, doc_of);
-  const bk::MaskingVocab vocab = test_vocab(whole_word);
+// Short sequences and high probabilities, so that truncation, short targets and random next all happen often.
+bk::InstanceConfig small_config(bool whole_word) {
   bk::InstanceConfig cfg;
   cfg.max_seq_length = 24;
   cfg.max_predictions = 5;
@@ -60,6 +58,14 @@ void check_instances(bool markers, bool whole_word) {
   cfg.short_seq_prob = 0.3;
   cfg.dupe_factor = 3;
   cfg.whole_word_mask = whole_word;
+  return cfg;
+}
+
+void check_instances(bool markers, bool whole_word) {
+  std::map<int32_t, int> doc_of;
+  const bk::Corpus corpus = test_corpus(markers, doc_of);
+  const bk::MaskingVocab vocab = test_vocab(whole_word);
+  const bk::InstanceConfig cfg = small_config(whole_word);
   bk::PyRandom rng(42);
   const bk::Instances instances = bk::create_instances(corpus, cfg, vocab, rng);
   REQUIRE(instances.list.size() > 30);
@@ -131,9 +137,7 @@ TEST_CASE("instances: the same seed gives the same instances") {
   std::map<int32_t, int> doc_of;
   const bk::Corpus corpus = test_corpus(false, doc_of);
   const bk::MaskingVocab vocab = test_vocab(false);
-  bk::InstanceConfig cfg;
-  cfg.max_seq_length = 32;
-  cfg.dupe_factor = 2;
+  const bk::InstanceConfig cfg = small_config(false);
   bk::PyRandom r1(7), r2(7), r3(8);
   const auto a = bk::create_instances(corpus, cfg, vocab, r1), b = bk::create_instances(corpus, cfg, vocab, r2);
   const auto c = bk::create_instances(corpus, cfg, vocab, r3);
