@@ -209,3 +209,29 @@ TEST_CASE("full tokenizer on the real uncased vocabulary") {
   CHECK(tokenizer.tokenize("The quick brown fox jumped.") ==
         Strings{"the", "quick", "brown", "fox", "jumped", "."});
 }
+
+TEST_CASE("word memo: a line encodes the same the first time, the second time, and after the memo starts over") {
+  // Words that are not vocabulary entries (so they go through the memo), more distinct ones than it holds.
+  auto vocab = bk::tok::Vocab::from_tokens({"[UNK]", "x", "y", "z", "##x", "##y", "##z", "xy", "##zz"});
+  bk::tok::WordPieceMatcher matcher(vocab);
+  bk::tok::FullTokenizer tokenizer(vocab, true);
+  std::vector<int32_t> expected, got;
+  for (int round = 0; round < 2; ++round)
+    for (uint32_t n = 0; n < 140000; n += 3) {  // 46,667 distinct words: more than the memo keeps
+      std::string word;
+      for (uint32_t v = n + 1; v > 0; v /= 3) word += "xyz"[v % 3];
+      if (n % 5 == 0) word += "q";  // uncoverable: [UNK]
+      expected.clear();
+      matcher.encode_word(word, expected);
+      tokenizer.encode(word, got);
+      REQUIRE(got == expected);
+    }
+}
+
+TEST_CASE("vocab: distinct_ids is Python's list(vocab.keys()) for load_vocab's dict") {
+  // Each token once, in the order of its first line, with the id of its last line.
+  auto vocab = bk::tok::Vocab::from_tokens({"a", "b", "a", "c", "b", "d"});
+  CHECK(vocab.distinct_ids() == std::vector<int32_t>{2, 4, 3, 5});
+  auto plain = bk::tok::Vocab::from_tokens({"[UNK]", "x", "y"});
+  CHECK(plain.distinct_ids() == std::vector<int32_t>{0, 1, 2});
+}
