@@ -80,6 +80,17 @@ wait_ranks() {
   done
 }
 
+# check_pair ENVFN SOURCE WHAT: two ranks with environments from ENVFN both succeed with the right values.
+check_pair() {
+  local envfn=$1 source=$2 what=$3
+  start_ranks 2 "$envfn" --dist-timeout 60
+  wait_ranks
+  CASES=$((CASES + 1))
+  [ "${RCS[0]}/${RCS[1]}" = "0/0" ] || fail_case "$what: exit ${RCS[*]} ($(cat "$TMP"/r*.err))"
+  check_rank "$TMP/r0.out" 0 2 "$source" "$what"
+  check_rank "$TMP/r1.out" 1 2 "$source" "$what"
+}
+
 # --- one process: every collective is the identity --------------------------------------------------------------
 run $LIMIT "$PROBE"
 expect_rc 0 "single process"
@@ -92,12 +103,7 @@ grep -qx "rank 0: env source=single rank=0 world=1 local=0/1 backend=single" "$T
 # --- two ranks from torchrun variables --------------------------------------------------------------------------
 PORT=$(free_port)
 torchrun_env() { echo RANK=$1 WORLD_SIZE=2 LOCAL_RANK=$1 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT; }
-start_ranks 2 torchrun_env --dist-timeout 60
-wait_ranks
-CASES=$((CASES + 1))
-[ "${RCS[0]}/${RCS[1]}" = "0/0" ] || fail_case "torchrun pair: exit ${RCS[*]} ($(cat "$TMP"/r*.err))"
-check_rank "$TMP/r0.out" 0 2 torchrun "torchrun pair"
-check_rank "$TMP/r1.out" 1 2 torchrun "torchrun pair"
+check_pair torchrun_env torchrun "torchrun pair"
 
 # --- Slurm variables: master from the compressed node list, port from MASTER_PORT ---------------------------------
 PORT=$(free_port)
@@ -105,12 +111,7 @@ slurm_env() {
   echo SLURM_PROCID=$1 SLURM_NTASKS=2 SLURM_LOCALID=$1 SLURM_TASKS_PER_NODE='2(x1)' SLURM_NODEID=0 \
     SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='127.0.0.[1-3]' MASTER_PORT=$PORT
 }
-start_ranks 2 slurm_env --dist-timeout 60
-wait_ranks
-CASES=$((CASES + 1))
-[ "${RCS[0]}/${RCS[1]}" = "0/0" ] || fail_case "slurm pair: exit ${RCS[*]} ($(cat "$TMP"/r*.err))"
-check_rank "$TMP/r0.out" 0 2 slurm "slurm pair"
-check_rank "$TMP/r1.out" 1 2 slurm "slurm pair"
+check_pair slurm_env slurm "slurm pair"
 
 # --- Open MPI variables ------------------------------------------------------------------------------------------
 PORT=$(free_port)
@@ -118,12 +119,7 @@ ompi_env() {
   echo OMPI_COMM_WORLD_RANK=$1 OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_RANK=$1 OMPI_COMM_WORLD_LOCAL_SIZE=2 \
     MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT
 }
-start_ranks 2 ompi_env --dist-timeout 60
-wait_ranks
-CASES=$((CASES + 1))
-[ "${RCS[0]}/${RCS[1]}" = "0/0" ] || fail_case "openmpi pair: exit ${RCS[*]} ($(cat "$TMP"/r*.err))"
-check_rank "$TMP/r0.out" 0 2 openmpi "openmpi pair"
-check_rank "$TMP/r1.out" 1 2 openmpi "openmpi pair"
+check_pair ompi_env openmpi "openmpi pair"
 
 run env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 $LIMIT "$PROBE"
 expect_rc 1 "openmpi without MASTER_ADDR"
