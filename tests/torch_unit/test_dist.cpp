@@ -1,5 +1,6 @@
 // The distributed layer's pure parts: rendezvous variables, Slurm's list syntax, bucket plans, the launcher's
 // argument and CPU-list handling, and the single-process group.
+#include "../error_of.h"
 #include "cli/error.h"
 #include "train/dist.h"
 #include "train/dist_buckets.h"
@@ -18,12 +19,7 @@ using Env = std::map<std::string, std::string>;
 namespace {
 
 std::string error_of(const Env& env) {
-  try {
-    bk::detect_dist_env(env);
-  } catch (const bk::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return bk_test::error_of([&] { bk::detect_dist_env(env); });
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "torch_doctest.h"
 
+#include "../error_of.h"
 #include "cli/error.h"
 #include "model/bert.h"
 #include "model/pretrain_loss.h"
@@ -47,14 +48,7 @@ bk::PretrainBatch tiny_batch() {
   return b;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const bk::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using bk_test::error_of;
 
 }  // namespace
 

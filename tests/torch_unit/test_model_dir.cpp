@@ -1,5 +1,6 @@
 #include "torch_doctest.h"
 
+#include "../error_of.h"
 #include "cli/error.h"
 #include "model/model_dir.h"
 #include "model/safetensors_torch.h"
@@ -37,14 +38,7 @@ bk::BertConfig small_config() {
   return c;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const bk::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using bk_test::error_of;
 
 }  // namespace
 

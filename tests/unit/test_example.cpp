@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "../error_of.h"
 #include "cli/error.h"
 #include "data/example.h"
 #include "data/tfrecord.h"
@@ -19,12 +20,7 @@ std::string hex_bytes(std::initializer_list<int> values) {
   return s;
 }
 std::string decode_error(const std::string& bytes) {
-  try {
-    bk::decode_example(bytes, "rec");
-  } catch (const bk::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return bk_test::error_of([&] { bk::decode_example(bytes, "rec"); });
 }
 uint32_t float_bits(float f) {
   uint32_t b;

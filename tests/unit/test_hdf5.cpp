@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "../error_of.h"
 #include "cli/error.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
@@ -81,14 +82,7 @@ std::string raw_nvidia(const fs::path& path, bool float_ids, std::vector<int8_t>
   return path.string();
 }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const bk::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using bk_test::error_of;
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "ckpt/safetensors.h"
+#include "../error_of.h"
 #include "cli/error.h"
 
 #include <unistd.h>
@@ -44,12 +45,7 @@ std::string f32_bytes(std::vector<float> values) {
 }
 
 std::string error_of(const std::string& path) {
-  try {
-    bk::read_safetensors(path);
-  } catch (const bk::Error& e) {
-    return e.what();
-  }
-  return "";
+  return bk_test::error_of([&] { bk::read_safetensors(path); });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "ckpt/leveldb_table.h"
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint.h"
+#include "../error_of.h"
 #include "cli/error.h"
 #include "data/crc32c.h"
 
@@ -28,14 +29,7 @@ std::string slurp_file(const fs::path& p) {
   return s.str();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const bk::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using bk_test::error_of;
 
 void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {

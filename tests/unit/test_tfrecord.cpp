@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "../error_of.h"
 #include "cli/error.h"
 #include "data/crc32c.h"
 #include "data/example.h"
@@ -37,12 +38,7 @@ fs::path write_sample(const fs::path& p) {
   return p;
 }
 std::string read_error(const fs::path& p, bool skip = false) {
-  try {
-    bk::read_tfrecord_file(p.string(), {.skip_corrupt = skip});
-  } catch (const bk::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return bk_test::error_of([&] { bk::read_tfrecord_file(p.string(), {.skip_corrupt = skip}); });
 }
 }  // namespace
 

@@ -1,6 +1,7 @@
 // The streaming dump reader: schema, entities, attributes, redirects, encodings, errors with offsets.
 #include <doctest/doctest.h>
 
+#include "../error_of.h"
 #include "cli/error.h"
 #include "io/input.h"
 #include "wiki/xml_stream.h"
@@ -35,13 +36,8 @@ std::vector<bk::wiki::Page> read_all(const std::string& bytes, std::string* base
 }
 
 std::string error_of(const std::string& bytes) {
-  try {
-    read_all(bytes);
-  } catch (const bk::Error& e) {
-    std::string message = e.what();
-    return message.substr(message.find(':') + 2);  // without the temporary file's name
-  }
-  return "no error";
+  const std::string message = bk_test::error_of([&] { read_all(bytes); });
+  return message.empty() ? "no error" : message.substr(message.find(':') + 2);  // without the temporary file's name
 }
 
 const std::string kDump =
