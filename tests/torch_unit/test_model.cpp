@@ -10,7 +10,6 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
-#include <functional>
 #include <set>
 #include <string>
 #include <vector>
