@@ -15,29 +15,26 @@ import subprocess
 import sys
 import tempfile
 
+from compat_common import BIN, FIXTURES, skip
+
 try:
     import h5py
     import numpy as np
     import torch
     from transformers import BertConfig, BertForPreTraining, BertTokenizer
 except ImportError as e:
-    print(f"skipped: {e}")
-    sys.exit(77)
+    skip(e)
 
-BIN = os.environ.get("BIN", "")
 BERT_EVAL = os.path.join(BIN, "bert-eval")
 MKPRETRAIN = os.path.join(BIN, "mkpretrain")
 TFRECORD2HDF5 = os.path.join(BIN, "tfrecord2hdf5")
-FIXTURES = os.environ.get("FIXTURES", "")
 TEXT = os.path.join(FIXTURES, "pretraining_text", "sample_text.txt")
 VOCAB = os.path.join(FIXTURES, "vocab", "bert-base-uncased-vocab.txt")
 GOOGLE_TFRECORDS = sorted(glob.glob(os.path.join(FIXTURES, "tfrecord", "sample_text-pretraining", "*.tfrecord")))
 if not os.access(BERT_EVAL, os.X_OK):
-    print(f"skipped: no bert-eval at '{BERT_EVAL}' (a build without -DBERTKIT_WITH_TORCH=ON)")
-    sys.exit(77)
+    skip(f"no bert-eval at '{BERT_EVAL}' (a build without -DBERTKIT_WITH_TORCH=ON)")
 if not (os.path.exists(TEXT) and os.path.exists(VOCAB) and os.access(MKPRETRAIN, os.X_OK)):
-    print("skipped: fixtures or mkpretrain missing")
-    sys.exit(77)
+    skip("fixtures or mkpretrain missing")
 
 TOL = 1e-4
 torch.set_num_threads(2)

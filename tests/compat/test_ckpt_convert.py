@@ -16,14 +16,13 @@ import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-BIN = os.environ.get("BIN", "")
-FIXTURES = os.environ.get("FIXTURES", "")
+from compat_common import BIN, FIXTURES, skip  # noqa: E402
+
 TOOL = os.path.join(BIN, "ckpt-convert")
 TINY = os.path.join(FIXTURES, "tf_checkpoint", "keras-bert-tiny", "bert_model.ckpt")
 RELEASE = os.path.join(FIXTURES, "tf_checkpoint", "uncased_L-2_H-128_A-2.index-only", "bert_model.ckpt")
 if not os.access(TOOL, os.X_OK) or not os.path.exists(TINY + ".index"):
-    print("skipped: ckpt-convert not built or fixtures missing")
-    sys.exit(77)
+    skip("ckpt-convert not built or fixtures missing")
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from compat_common import BIN, FIXTURES, TORCH_TEST_TOOLS, skip
+
 try:
     import h5py
     import numpy as np
@@ -20,20 +22,16 @@ try:
     from safetensors.torch import load_file, save_file
     from transformers import BertConfig, BertForPreTraining
 except ImportError as e:
-    print(f"skipped: {e}")
-    sys.exit(77)
+    skip(e)
 
-PROBE = os.path.join(os.environ.get("TORCH_TEST_TOOLS", ""), "model_probe")
-MKPRETRAIN = os.path.join(os.environ.get("BIN", ""), "mkpretrain")
-FIXTURES = os.environ.get("FIXTURES", "")
+PROBE = os.path.join(TORCH_TEST_TOOLS, "model_probe")
+MKPRETRAIN = os.path.join(BIN, "mkpretrain")
 if not os.access(PROBE, os.X_OK):
-    print(f"skipped: no model_probe at '{PROBE}' (a build without -DBERTKIT_WITH_TORCH=ON)")
-    sys.exit(77)
+    skip(f"no model_probe at '{PROBE}' (a build without -DBERTKIT_WITH_TORCH=ON)")
 TEXT = os.path.join(FIXTURES, "pretraining_text", "sample_text.txt")
 VOCAB = os.path.join(FIXTURES, "vocab", "bert-base-uncased-vocab.txt")
 if not (os.path.exists(TEXT) and os.path.exists(VOCAB) and os.access(MKPRETRAIN, os.X_OK)):
-    print("skipped: fixtures or mkpretrain missing")
-    sys.exit(77)
+    skip("fixtures or mkpretrain missing")
 
 TOL = 1e-5
 torch.set_num_threads(2)

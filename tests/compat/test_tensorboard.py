@@ -19,18 +19,10 @@ import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-TOOLS = os.environ.get("TEST_TOOLS") or os.path.join(os.environ.get("BIN", "build/tools"), "..", "tests")
-PROBE = os.path.join(TOOLS, "tb_probe")
-FAILURES = []
-CHECKS = 0
+from compat_common import TEST_TOOLS, Checks
 
-
-def check(ok, what):
-    global CHECKS
-    CHECKS += 1
-    if not ok:
-        FAILURES.append(what)
-        print("FAIL:", what)
+PROBE = os.path.join(TEST_TOOLS, "tb_probe")
+check = Checks()
 
 
 def f32(x):
@@ -109,8 +101,7 @@ def main():
         check(proc2.returncode == 0 and second != path and os.path.exists(second), f"second writer: {second}")
         check(os.path.getsize(path) == size, "the first event file changed")
 
-    print(f"{CHECKS} checks, {len(FAILURES)} failed")
-    return 1 if FAILURES else 0
+    return check.exit_code("tensorboard compat")
 
 
 if __name__ == "__main__":

@@ -20,18 +20,10 @@ import sys
 import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-HELPER = os.path.join(os.environ.get("TEST_TOOLS") or os.path.join(os.environ["BIN"], "..", "tests"), "data_test_helper")
-FIXTURES = os.environ.get("FIXTURES", "")
-FAILURES = []
-CHECKS = 0
+from compat_common import FIXTURES, TEST_TOOLS, Checks
 
-
-def check(ok, what):
-    global CHECKS
-    CHECKS += 1
-    if not ok:
-        FAILURES.append(what)
-        print("FAIL:", what)
+HELPER = os.path.join(TEST_TOOLS, "data_test_helper")
+check = Checks()
 
 
 def helper(*args, **kw):
@@ -253,8 +245,7 @@ def main():
         specs = edge_cases_ours_to_tf(tmp)
         tf_to_ours(tmp, specs)
         corruption_rejected_by_both(tmp)
-    print(f"tfrecord compat: {CHECKS} checks, {len(FAILURES)} failed")
-    return 1 if FAILURES else 0
+    return check.exit_code("tfrecord compat")
 
 
 if __name__ == "__main__":

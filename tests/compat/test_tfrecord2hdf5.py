@@ -12,17 +12,9 @@ import subprocess
 import sys
 import tempfile
 
-BIN = os.environ.get("BIN", "")
-FIXTURES = os.environ.get("FIXTURES", "")
+from compat_common import BIN, FIXTURES, require_fixtures, skip
 
-
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-if not FIXTURES or not os.path.isdir(FIXTURES):
-    skip(f"no fixtures at '{FIXTURES}'")
+require_fixtures()
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 try:
     import h5py

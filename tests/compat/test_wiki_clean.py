@@ -14,17 +14,12 @@ import re
 import subprocess
 import sys
 
-FIXTURES = os.environ.get("FIXTURES", os.path.join(os.path.dirname(__file__), "../../../shared/fixtures"))
-BIN = os.environ.get("BIN", "")
+from compat_common import BIN, FIXTURES, skip
+
 DUMP = os.path.join(FIXTURES, "wiki/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
 F1_FLOOR = 0.85
 REMNANTS = ["{{", "}}", "[[", "]]", "{|", "|}", "<ref", "</ref", "&amp;", "&lt;", "&gt;", "&quot;", "&nbsp;"]
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-def skip(why):
-    print("skipped:", why)
-    sys.exit(77)
 
 
 def wikiextractor_articles():

@@ -26,21 +26,11 @@ import sys
 import tempfile
 import unicodedata
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostile_lines  # noqa: E402
+import hostile_lines
+from compat_common import BIN, FIXTURES, require_fixtures, skip
 
-BIN = os.environ.get("BIN", "")
-FIXTURES = os.environ.get("FIXTURES", "")
 WORDPIECE = os.path.join(BIN, "wordpiece")
-
-
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-if not FIXTURES or not os.path.isdir(FIXTURES):
-    skip(f"no fixtures at '{FIXTURES}'")
+require_fixtures()
 if not os.access(WORDPIECE, os.X_OK):
     skip(f"no wordpiece binary at '{WORDPIECE}'")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")

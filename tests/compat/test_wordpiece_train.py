@@ -11,18 +11,10 @@ import subprocess
 import sys
 import tempfile
 
-BIN = os.environ.get("BIN", "")
-FIXTURES = os.environ.get("FIXTURES", "")
+from compat_common import BIN, FIXTURES, require_fixtures, skip
+
 WORDPIECE = os.path.join(BIN, "wordpiece")
-
-
-def skip(why):
-    print(f"skipped: {why}")
-    sys.exit(77)
-
-
-if not FIXTURES or not os.path.isdir(FIXTURES):
-    skip(f"no fixtures at '{FIXTURES}'")
+require_fixtures()
 try:
     from tokenizers import BertWordPieceTokenizer
 except Exception as e:  # noqa: BLE001
