@@ -1,5 +1,6 @@
 #include "ckpt/leveldb_table.h"
 
+#include "ckpt/byte_cursor.h"
 #include "cli/error.h"
 #include "data/crc32c.h"
 
@@ -30,44 +31,11 @@ uint64_t load_u64(const char* p) {
   return v;
 }
 
-// A cursor over bytes that fails with the file name and absolute offset instead of reading past the end.
-struct Cursor {
-  std::string_view bytes;
-  size_t pos = 0;
-  uint64_t base = 0;  // offset of bytes[0] in the file, for messages
-  const std::string& name;
-  const char* what;
-
-  [[noreturn]] void bad(const char* problem) const {
-    fail("{}: {} at byte {}: {}", name, what, base + pos, problem);
-  }
-  bool done() const { return pos >= bytes.size(); }
-  uint64_t varint(int max_bits) {
-    uint64_t v = 0;
-    for (int shift = 0; shift < max_bits; shift += 7) {
-      if (pos >= bytes.size()) bad("truncated varint");
-      auto b = static_cast<uint8_t>(bytes[pos++]);
-      v |= uint64_t(b & 0x7f) << shift;
-      if (!(b & 0x80)) {
-        if (max_bits == 32 && v > UINT32_MAX) bad("varint32 out of range");
-        return v;
-      }
-    }
-    bad("varint too long");
-  }
-  std::string_view take(uint64_t n) {
-    if (n > bytes.size() - pos) bad("truncated (entry runs past the block)");
-    auto s = bytes.substr(pos, n);
-    pos += n;
-    return s;
-  }
-};
-
 struct BlockHandle {
   uint64_t offset = 0, size = 0;
 };
 
-BlockHandle decode_handle(Cursor& c) {
+BlockHandle decode_handle(ByteCursor& c) {
   BlockHandle h;
   h.offset = c.varint(64);
   h.size = c.varint(64);
@@ -96,7 +64,7 @@ std::string read_block(std::string_view file, BlockHandle h, const std::string& 
 // Appends the entries of one block to `out`, checking that keys keep increasing.
 void decode_block(std::string_view block, uint64_t base, const std::string& name, const char* what,
                   std::vector<TableEntry>& out) {
-  Cursor c{block, 0, base, name, what};
+  ByteCursor c{block, fmt::format("{}: {}", name, what), base};
   if (block.size() < 4) c.bad("block shorter than its restart count");
   uint64_t restarts = load_u32(block.data() + block.size() - 4);
   if (restarts == 0 || restarts > (block.size() - 4) / 4) c.bad("restart count does not fit the block");
@@ -125,7 +93,7 @@ std::vector<TableEntry> read_leveldb_table(std::string_view file, const std::str
   uint64_t footer_at = file.size() - kFooterSize;
   if (load_u64(file.data() + file.size() - 8) != kTableMagic)
     fail("{}: no table magic number at byte {}: truncated or not a checkpoint index", name, file.size() - 8);
-  Cursor footer{file.substr(footer_at, kFooterSize - 8), 0, footer_at, name, "footer"};
+  ByteCursor footer{file.substr(footer_at, kFooterSize - 8), name + ": footer", footer_at};
   decode_handle(footer);  // the metaindex: TF writes no filter or stats blocks, nothing in it is needed
   BlockHandle index_handle = decode_handle(footer);
 
@@ -135,7 +103,7 @@ std::vector<TableEntry> read_leveldb_table(std::string_view file, const std::str
 
   std::vector<TableEntry> entries;
   for (const auto& h : handles) {
-    Cursor hc{h.value, 0, index_handle.offset, name, "index block entry"};
+    ByteCursor hc{h.value, name + ": index block entry", index_handle.offset};
     BlockHandle data_handle = decode_handle(hc);
     std::string block = read_block(file, data_handle, name, "data");
     size_t before = entries.size();
@@ -148,7 +116,7 @@ std::vector<TableEntry> read_leveldb_table(std::string_view file, const std::str
 }
 
 std::string snappy_decompress(std::string_view compressed, const std::string& where) {
-  Cursor c{compressed, 0, 0, where, "snappy stream"};
+  ByteCursor c{compressed, where + ": snappy stream"};
   uint64_t length = c.varint(32);
   std::string out;
   // The claimed length bounds the output; a hostile header cannot make us reserve more than 256x the input.

@@ -1,5 +1,6 @@
 #include "ckpt/tf_checkpoint.h"
 
+#include "ckpt/byte_cursor.h"
 #include "ckpt/leveldb_table.h"
 #include "cli/error.h"
 #include "data/crc32c.h"
@@ -16,29 +17,7 @@ namespace bk {
 namespace {
 
 // Protobuf wire format, just what the two bundle messages need. Unknown fields are skipped, as protobuf does.
-struct Wire {
-  std::string_view bytes;
-  size_t pos = 0;
-  const std::string& where;
-
-  [[noreturn]] void bad(const char* problem) const { fail("{}: {}", where, problem); }
-  bool done() const { return pos >= bytes.size(); }
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos >= bytes.size()) bad("truncated protobuf varint");
-      auto b = static_cast<uint8_t>(bytes[pos++]);
-      v |= uint64_t(b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    bad("protobuf varint too long");
-  }
-  std::string_view take(uint64_t n) {
-    if (n > bytes.size() - pos) bad("truncated protobuf field");
-    auto s = bytes.substr(pos, n);
-    pos += n;
-    return s;
-  }
+struct Wire : ByteCursor {
   // Reads a field key; returns the field number and sets wire_type.
   uint64_t key(int& wire_type) {
     uint64_t k = varint();
@@ -57,17 +36,18 @@ struct Wire {
   void expect(int wire_type, int wanted) {
     if (wire_type != wanted) bad("protobuf field has the wrong wire type");
   }
+  Wire message() { return Wire{sub(varint())}; }  // the embedded message that follows
 };
 
-std::vector<int64_t> parse_shape(std::string_view bytes, const std::string& where) {
+std::vector<int64_t> parse_shape(Wire w) {
+  const std::string& where = w.where;
   std::vector<int64_t> shape;
-  Wire w{bytes, 0, where};
   while (!w.done()) {
     int type;
     uint64_t field = w.key(type);
     if (field == 2) {  // dim
       w.expect(type, 2);
-      Wire dim{w.take(w.varint()), 0, where};
+      Wire dim = w.message();
       int64_t size = 0;
       while (!dim.done()) {
         int t;
@@ -94,12 +74,12 @@ TfTensorInfo parse_entry(std::string name, std::string_view bytes, const std::st
   TfTensorInfo t;
   t.name = std::move(name);
   std::string where = fmt::format("{}: tensor {}", file, t.name);
-  Wire w{bytes, 0, where};
+  Wire w{{bytes, where}};
   while (!w.done()) {
     int type;
     switch (w.key(type)) {
       case 1: w.expect(type, 0); t.dtype = static_cast<int>(static_cast<int32_t>(w.varint())); break;
-      case 2: w.expect(type, 2); t.shape = parse_shape(w.take(w.varint()), where); break;
+      case 2: w.expect(type, 2); t.shape = parse_shape(w.message()); break;
       case 3: w.expect(type, 0); t.shard_id = static_cast<int32_t>(w.varint()); break;
       case 4: w.expect(type, 0); t.offset = static_cast<int64_t>(w.varint()); break;
       case 5: w.expect(type, 0); t.size = static_cast<int64_t>(w.varint()); break;
@@ -196,7 +176,7 @@ TfCheckpointIndex parse_tf_checkpoint_index(std::string_view bytes, const std::s
     fail("{}: no bundle header (the entry with the empty key): not a TF checkpoint index", name);
   TfCheckpointIndex index;
   std::string where = fmt::format("{}: bundle header", name);
-  Wire w{entries.front().value, 0, where};
+  Wire w{{entries.front().value, where}};
   int64_t endianness = 0;
   while (!w.done()) {
     int type;
