@@ -132,27 +132,3 @@ TEST_CASE("instances: whole-word masking, with and without marker ids in the tex
   check_instances(false, true);
   check_instances(true, true);
 }
-
-TEST_CASE("instances: the same seed gives the same instances") {
-  std::map<int32_t, int> doc_of;
-  const bk::Corpus corpus = test_corpus(false, doc_of);
-  const bk::MaskingVocab vocab = test_vocab(false);
-  const bk::InstanceConfig cfg = small_config(false);
-  bk::PyRandom r1(7), r2(7), r3(8);
-  const auto a = bk::create_instances(corpus, cfg, vocab, r1), b = bk::create_instances(corpus, cfg, vocab, r2);
-  const auto c = bk::create_instances(corpus, cfg, vocab, r3);
-  bk::InstanceTokens x, y;
-  REQUIRE(a.list.size() == b.list.size());
-  bool all_same_as_other_seed = a.list.size() == c.list.size();
-  for (size_t i = 0; i < a.list.size(); ++i) {
-    bk::instance_tokens(corpus, a, i, vocab, x);
-    bk::instance_tokens(corpus, b, i, vocab, y);
-    CHECK(x.input_ids == y.input_ids);
-    CHECK(x.masked_lm_positions == y.masked_lm_positions);
-    if (all_same_as_other_seed) {
-      bk::instance_tokens(corpus, c, i, vocab, y);
-      all_same_as_other_seed = x.input_ids == y.input_ids;
-    }
-  }
-  CHECK(!all_same_as_other_seed);
-}
