@@ -16,7 +16,6 @@
 
 #include <filesystem>
 
-
 namespace bk {
 namespace {
 
@@ -49,7 +48,6 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
       thread_local std::unique_ptr<tok::FullTokenizer> tokenizer;
       thread_local const tok::Vocab* tokenizer_vocab = nullptr;
       thread_local bool tokenizer_cased = false;
-      thread_local std::vector<int32_t> line_ids;
       if (!tokenizer || tokenizer_vocab != &vocab || tokenizer_cased != cfg.cased) {
         tokenizer = std::make_unique<tok::FullTokenizer>(vocab, !cfg.cased);
         tokenizer_vocab = &vocab;
@@ -62,12 +60,8 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
         const std::string_view line = batch.line(i);
         if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
           fail("{}: line {}: invalid UTF-8 at column {}", batch.file, batch.first_line + i, bad + 1);
-        if (tok::python_strip(line).empty()) {
-          out.blank[i] = 1;
-        } else {
-          tokenizer->encode(line, line_ids);
-          out.ids.insert(out.ids.end(), line_ids.begin(), line_ids.end());
-        }
+        if (tok::python_strip(line).empty()) out.blank[i] = 1;
+        else tokenizer->append(line, out.ids);
         out.ends[i] = static_cast<uint32_t>(out.ids.size());
       }
       return out;

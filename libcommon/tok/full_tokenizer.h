@@ -21,8 +21,12 @@ class FullTokenizer {
 
   // Replaces ids with the WordPiece ids of one line (valid UTF-8).
   void encode(std::string_view line, std::vector<int32_t>& ids) {
-    words_.clear();
     ids.clear();
+    append(line, ids);
+  }
+  // Appends them instead.
+  void append(std::string_view line, std::vector<int32_t>& ids) {
+    words_.clear();
     basic_.tokenize(line, words_);
     for (size_t i = 0; i < words_.size(); ++i) {
       const std::string_view word = words_[i];
