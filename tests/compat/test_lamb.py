@@ -1,10 +1,7 @@
 """Our optimizers (bk::make_optimizer, through tests/torch_tools/optim_probe) against independent references.
 
-LAMB: a float64 numpy implementation written here from the published algorithm (You et al. 2019, "Large Batch
-Optimization for Deep Learning", Algorithm 2, with bias correction) plus NVIDIA's choices for BERT (apex
-FusedLAMB): the gradients are first divided by max(1, global norm / max_grad_norm); the update is
-m_hat / (sqrt(v_hat) + eps) + wd * w; weight decay and the trust ratio ||w|| / ||update|| only for weights that
-are neither biases nor LayerNorm parameters (all parameters with trust_ratio_all); ratio 1 where a norm is 0.
+LAMB: the project's independent float64 reference of the published algorithm with NVIDIA's choices for BERT
+(lamb_reference.py says which).
 AdamW: torch.optim.AdamW itself, after torch.nn.utils.clip_grad_norm_, with the same two parameter groups.
 
 Seeded random weights and gradients for a handful of BERT-named parameters (one all-zero weight for the
@@ -20,6 +17,8 @@ import sys
 import tempfile
 
 import numpy as np
+
+from lamb_reference import Lamb, takes_decay
 
 TOOLS = os.environ.get("TORCH_TEST_TOOLS") or os.path.join(os.environ.get("BIN", "build/tools"), "..", "tests")
 PROBE = os.path.join(TOOLS, "optim_probe")
@@ -39,11 +38,6 @@ PARAMS = [
 ]
 
 
-def takes_decay(name):
-    # Written from the rule as NVIDIA's and Google's scripts state it for HF names, not from our code.
-    return not (name == "bias" or name.endswith(".bias") or "LayerNorm" in name)
-
-
 def make_data(seed, grad_scale):
     rng = np.random.default_rng(seed)
     weights = {}
@@ -60,32 +54,12 @@ def make_data(seed, grad_scale):
 
 
 def lamb_reference(weights, grads, lrs, cfg):
-    b1, b2, eps, wd, max_norm = cfg["beta1"], cfg["beta2"], cfg["eps"], cfg["weight_decay"], cfg["max_grad_norm"]
-    w = {n: weights[n].astype(np.float64) for n, _ in PARAMS}
-    m = {n: np.zeros_like(w[n]) for n in w}
-    v = {n: np.zeros_like(w[n]) for n in w}
+    lamb = Lamb({n: weights[n] for n, _ in PARAMS}, cfg)
     history, norms = [], []
-    for t, (step_grads, lr) in enumerate(zip(grads, lrs), start=1):
-        g = {n: step_grads[n].astype(np.float64) for n in w}
-        norm = np.sqrt(sum(np.sum(x * x) for x in g.values()))
-        norms.append(norm)
-        divisor = norm / max_norm if max_norm > 0 and norm > max_norm else 1.0
-        for n in w:
-            gn = g[n] / divisor
-            m[n] = b1 * m[n] + (1 - b1) * gn
-            v[n] = b2 * v[n] + (1 - b2) * gn * gn
-            m_hat = m[n] / (1 - b1 ** t)
-            v_hat = v[n] / (1 - b2 ** t)
-            decay = wd if takes_decay(n) else 0.0
-            update = m_hat / (np.sqrt(v_hat) + eps) + decay * w[n]
-            ratio = 1.0
-            if decay != 0 or cfg["trust_ratio_all"]:
-                w_norm, u_norm = np.linalg.norm(w[n]), np.linalg.norm(update)
-                if w_norm > 0 and u_norm > 0:
-                    ratio = w_norm / u_norm
-            w[n] = w[n] - lr * ratio * update
-        history.append({n: w[n].copy() for n in w})
-    return history, norms, m, v
+    for step_grads, lr in zip(grads, lrs):
+        norms.append(lamb.step(step_grads, lr))
+        history.append({n: x.copy() for n, x in lamb.w.items()})
+    return history, norms, lamb.m, lamb.v
 
 
 def adamw_torch(weights, grads, lrs, cfg):
