@@ -1,7 +1,7 @@
 // The message of the bk::Error a call throws, for tests of error messages (unit and LibTorch unit tests alike).
 #pragma once
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <string>
 

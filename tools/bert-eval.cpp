@@ -1,6 +1,6 @@
 // bert-eval: masked-LM and next-sentence metrics of a BERT checkpoint on HDF5 pretraining data, or the model's
 // guesses for [MASK] in a sentence.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "model/eval_run.h"
 

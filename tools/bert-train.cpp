@@ -1,5 +1,5 @@
 // bert-train: BERT pretraining in LibTorch, from one CPU process to many GPUs and nodes.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "train/launcher.h"
 #include "train/trainer.h"

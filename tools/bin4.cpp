@@ -1,5 +1,5 @@
 // bin4: split BERT pretraining HDF5 files into length bins, each bin sharded. See man/bin4.1.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "data/hdf5_bin4.h"
 

@@ -1,7 +1,7 @@
 // ckpt-convert: BERT pretraining checkpoints between TF1 (read without TensorFlow), native, HF safetensors and
 // torch .pt; --list prints a TF1 checkpoint's variables as inspect_checkpoint does.
 #include "ckpt/convert.h"
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "model/pt_export.h"
 

@@ -1,6 +1,6 @@
 // mkpretrain: sentence-per-line documents -> BERT MLM/NSP pretraining instances (TFRecord or HDF5),
 // the same instances in the same order as google-research/bert create_pretraining_data.py.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "pretrain/mkpretrain_run.h"
 #include "util/ordered_parallel.h"

@@ -1,5 +1,5 @@
 // sent-seg: one sentence per line, a blank line after every document.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "seg/run.h"
 

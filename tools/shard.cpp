@@ -1,5 +1,5 @@
 // shard: split documents into N training and M test shards balanced by bytes, keeping every document whole.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "shard/shard_run.h"
 

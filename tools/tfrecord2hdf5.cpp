@@ -1,6 +1,6 @@
 // tfrecord2hdf5: TFRecord files of tf.train.Example records -> HDF5 (NVIDIA or MLPerf pretraining layout, or one
 // generic column per feature), every record's checksums verified.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "data/tfrecord2hdf5_run.h"
 

@@ -1,5 +1,5 @@
 // wiki-clean: a MediaWiki XML dump (plain, .bz2, .gz; UTF-8 or UTF-16) -> plain article text.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "wiki/clean.h"
 

@@ -1,5 +1,5 @@
 // wordpiece: BERT WordPiece tokenization (google-research/bert rules) and its inverse.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "tok/encode_run.h"
 #include "tok/trainer.h"

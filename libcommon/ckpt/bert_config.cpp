@@ -1,6 +1,6 @@
 #include "ckpt/bert_config.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/input.h"
 
 namespace bk {

@@ -3,7 +3,7 @@
 // of reading past the end.
 #pragma once
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <cstdint>
 #include <string>

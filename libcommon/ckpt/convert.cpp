@@ -2,7 +2,7 @@
 #include "ckpt/convert.h"
 
 #include "ckpt/name_mapping.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "cli/progress.h"
 #include "io/output.h"
 

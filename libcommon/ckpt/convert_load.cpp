@@ -3,7 +3,7 @@
 
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint.h"
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 #include "ckpt/leveldb_table.h"
 
 #include "ckpt/byte_cursor.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/crc32c.h"
 
 #include <cstdint>

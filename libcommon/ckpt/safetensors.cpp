@@ -1,6 +1,6 @@
 #include "ckpt/safetensors.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/output.h"
 
 #include <nlohmann/json.hpp>

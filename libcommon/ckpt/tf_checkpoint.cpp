@@ -2,7 +2,7 @@
 
 #include "ckpt/byte_cursor.h"
 #include "ckpt/leveldb_table.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/crc32c.h"
 
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 #include "cli/options.h"
 
 #include "bertkit/version.h"
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <cstdio>
 #include <sstream>

@@ -1,6 +1,6 @@
 #include "cli/progress.h"
 
-#include "cli/error.h"
+#include "cli/run_tool.h"
 
 #include <fmt/format.h>
 

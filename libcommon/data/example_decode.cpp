@@ -4,7 +4,7 @@
 // skipped, and a known field number with an unexpected wire type is treated as unknown.
 #include "data/example.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <cstring>
 

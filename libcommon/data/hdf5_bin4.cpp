@@ -1,7 +1,7 @@
 #include "data/hdf5_bin4.h"
 
 #include "bertkit/version.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "cli/progress.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"

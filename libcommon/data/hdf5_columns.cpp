@@ -1,6 +1,6 @@
 #include "data/hdf5_columns.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
 #include "data/hdf5_handle.h"
 
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "io/output.h"
 
 #include <cerrno>

@@ -1,6 +1,6 @@
 #include "data/hdf5_writer.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <fmt/format.h>
 

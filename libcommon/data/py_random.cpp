@@ -1,6 +1,6 @@
 #include "data/py_random.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <algorithm>
 

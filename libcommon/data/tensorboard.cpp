@@ -1,6 +1,6 @@
 #include "data/tensorboard.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/protobuf_wire.h"
 #include "data/tfrecord.h"
 

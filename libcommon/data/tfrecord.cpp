@@ -1,6 +1,6 @@
 #include "data/tfrecord.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/crc32c.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "data/tfrecord2hdf5_run.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "cli/progress.h"
 #include "data/example.h"
 #include "data/hdf5_columns.h"

@@ -1,6 +1,6 @@
 #include "io/input.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <bzlib.h>
 #include <zlib.h>

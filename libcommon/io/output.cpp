@@ -1,6 +1,6 @@
 #include "io/output.h"
 
-#include "cli/error.h"
+#include "cli/run_tool.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,6 +1,6 @@
 #include "model/bert.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>

@@ -1,7 +1,7 @@
 // BertForPreTraining's parameter lists and state dicts (the vocabulary padding is hidden here).
 #include "model/bert.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <ATen/ATen.h>
 

@@ -1,6 +1,6 @@
 #include "model/eval_run.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "cli/progress.h"
 #include "data/hdf5_reader.h"
 #include "model/model_dir.h"

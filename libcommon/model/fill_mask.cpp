@@ -1,5 +1,5 @@
 // bert-eval --fill-mask: the model's top-k tokens at each [MASK] of a sentence.
-#include "cli/error.h"
+#include "util/error.h"
 #include "model/eval_run.h"
 #include "text/utf8.h"
 #include "tok/full_tokenizer.h"

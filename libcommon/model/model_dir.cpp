@@ -1,6 +1,6 @@
 #include "model/model_dir.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/output.h"
 #include "model/safetensors_torch.h"
 

@@ -1,6 +1,6 @@
 #include "model/safetensors_torch.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <ATen/ATen.h>
 

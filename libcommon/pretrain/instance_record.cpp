@@ -1,6 +1,6 @@
 #include "pretrain/instance_record.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/protobuf_wire.h"
 
 #include <cstring>

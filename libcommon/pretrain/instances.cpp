@@ -1,6 +1,6 @@
 #include "pretrain/instances.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "pretrain/mkpretrain_run.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "cli/progress.h"
 #include "pretrain/instance_record.h"
 #include "data/hdf5_writer.h"

@@ -1,6 +1,6 @@
 #include "seg/abbreviations.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/input.h"
 
 #include <array>

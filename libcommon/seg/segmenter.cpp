@@ -1,6 +1,6 @@
 #include "seg/segmenter.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "text/utf8.h"
 
 #include <cstring>

@@ -1,6 +1,6 @@
 #include "shard/plan.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <fmt/format.h>
 

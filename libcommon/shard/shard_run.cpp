@@ -1,6 +1,6 @@
 #include "shard/shard_run.h"
 
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/progress.h"
 #include "io/input.h"
 #include "io/output.h"

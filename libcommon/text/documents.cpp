@@ -1,6 +1,6 @@
 #include "text/documents.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "text/utf8.h"
 
 namespace bk {

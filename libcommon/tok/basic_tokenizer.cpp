@@ -1,6 +1,6 @@
 #include "tok/basic_tokenizer.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "text/utf8.h"
 
 #include <unicode/uchar.h>

@@ -1,6 +1,6 @@
 #include "tok/encode_run.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "cli/progress.h"
 #include "io/input.h"
 #include "io/line_batch.h"

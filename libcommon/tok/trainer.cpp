@@ -1,6 +1,6 @@
 #include "tok/trainer.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/input.h"
 #include "io/line_batch.h"
 #include "text/utf8.h"

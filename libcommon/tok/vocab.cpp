@@ -1,6 +1,6 @@
 #include "tok/vocab.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/input.h"
 #include "text/utf8.h"
 #include "tok/hash.h"

@@ -1,6 +1,6 @@
 #include "train/checkpoint.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "model/safetensors_torch.h"

@@ -1,6 +1,6 @@
 #include "train/data_loader.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/hdf5_reader.h"
 #include "train/sampler.h"
 

@@ -1,6 +1,6 @@
 #include "train/dist_env.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <charconv>
 #include <optional>

@@ -1,6 +1,6 @@
 #include "train/grad_scaler.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>

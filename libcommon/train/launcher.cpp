@@ -1,6 +1,6 @@
 #include "train/launcher.h"
 
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "train/dist_env.h"
 
 #include <arpa/inet.h>

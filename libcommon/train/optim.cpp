@@ -2,7 +2,7 @@
 // checkpoint state, clipping, and the factory.
 #include "train/optim.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "train/optim_kinds.h"
 
 #include <ATen/ATen.h>

@@ -1,7 +1,7 @@
 // NVLAMB as apex's FusedLAMB computes it (adam_w_mode, bias correction, global-norm pre-normalisation); the
 // formulas are in optim.h. The per-tensor trust ratios are computed on the device and spread over the flat
 // update buffer with one repeat_interleave, so a step never waits for the device.
-#include "cli/error.h"
+#include "util/error.h"
 #include "train/optim_kinds.h"
 
 #include <ATen/ATen.h>

@@ -1,6 +1,6 @@
 #include "train/sampler.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/hdf5_reader.h"
 #include "data/py_random.h"
 

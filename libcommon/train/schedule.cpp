@@ -1,6 +1,6 @@
 #include "train/schedule.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <algorithm>
 #include <cmath>

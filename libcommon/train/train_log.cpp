@@ -1,6 +1,6 @@
 #include "train/train_log.h"
 
-#include "cli/error.h"
+#include "cli/run_tool.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #include "train/trainer.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/output.h"
 #include "model/bert.h"
 #include "model/model_dir.h"

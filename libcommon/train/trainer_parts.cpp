@@ -1,6 +1,6 @@
 #include "train/trainer_parts.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "train/checkpoint.h"
 
 #include <ATen/autocast_mode.h>

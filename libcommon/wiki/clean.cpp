@@ -1,6 +1,6 @@
 #include "wiki/clean.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "cli/progress.h"
 #include "io/input.h"
 #include "io/output.h"

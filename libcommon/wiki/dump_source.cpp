@@ -1,6 +1,6 @@
 #include "wiki/dump_source.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "text/utf8.h"
 
 namespace bk::wiki {

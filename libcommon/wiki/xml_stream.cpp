@@ -1,6 +1,6 @@
 #include "wiki/xml_stream.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "wiki/entities.h"
 
 #include <algorithm>

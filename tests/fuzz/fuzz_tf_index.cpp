@@ -3,7 +3,7 @@
 // keep the parser's promises (a known dtype, shards in range, byte sizes that match dtype x shape).
 #include "ckpt/leveldb_table.h"
 #include "ckpt/tf_checkpoint.h"
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <cstdint>
 #include <cstdlib>

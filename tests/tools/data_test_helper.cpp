@@ -7,7 +7,7 @@
 //   data_test_helper write-json IN.jsonl OUT [--sorted]   each line [{"name","kind":"int64|float|bytes|none","values"}]
 //   data_test_helper dump FILE                      each record's bytes as one hex line (no Example decoding)
 //   data_test_helper bench FILE [PASSES]            MB/s of TFRecord reading (+ decoding) and of raw CRC32C
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "data/crc32c.h"
 #include "data/example.h"
 #include "data/py_random.h"

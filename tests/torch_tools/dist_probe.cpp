@@ -7,7 +7,7 @@
 //   overlap: d loss / d w_k[i] = (r + 1) * (i + 1) per micro-batch, two micro-batches accumulated
 // Failure drills: --exit-rank R --exit-step S makes rank R exit with status 3 at step S without a word to the
 // others; --hang-rank makes it stop answering (sleeps) instead.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "cli/options.h"
 #include "train/dist.h"
 #include "train/dist_env.h"

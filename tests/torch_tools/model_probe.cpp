@@ -8,7 +8,7 @@
 //       loads a model directory and writes it back with save_model_dir.
 //   model_probe init CONFIG.json SEED OUT_DIR
 //       a freshly initialised model (at::manual_seed(SEED)) saved with save_model_dir.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "model/model_dir.h"
 #include "model/pretrain_loss.h"
 #include "model/safetensors_torch.h"

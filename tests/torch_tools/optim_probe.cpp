@@ -9,7 +9,7 @@
 //   optional "resume_at": k: after k steps, export the state, build a fresh optimizer and load it (a resume)}.
 // OUT.f32 receives, as float32: the parameters after each step (all concatenated), then the final exp_avg and
 // exp_avg_sq of every parameter. stdout: {"norms": [global gradient norm per step], "steps": n}.
-#include "cli/error.h"
+#include "cli/run_tool.h"
 #include "train/optim.h"
 
 #include <ATen/ATen.h>

@@ -1,7 +1,7 @@
 // The distributed layer's pure parts: rendezvous variables, Slurm's list syntax, bucket plans, the launcher's
 // argument and CPU-list handling, and the single-process group.
 #include "../error_of.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "train/dist.h"
 #include "train/dist_buckets.h"
 #include "train/dist_env.h"

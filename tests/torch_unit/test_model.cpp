@@ -1,7 +1,7 @@
 #include "torch_doctest.h"
 
 #include "../error_of.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "model/bert.h"
 #include "model/pretrain_loss.h"
 

@@ -1,7 +1,7 @@
 #include "torch_doctest.h"
 
 #include "../error_of.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "model/model_dir.h"
 #include "model/safetensors_torch.h"
 

@@ -2,7 +2,7 @@
 // sign(g)), the weight-decay exclusion rule, clipping, and bit-exact state export and import.
 #include "train/optim.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>

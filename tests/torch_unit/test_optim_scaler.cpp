@@ -2,7 +2,7 @@
 // on inf/NaN, collapse below min_scale, NaN loss, state round trip.
 #include "train/grad_scaler.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>

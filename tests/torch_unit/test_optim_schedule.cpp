@@ -2,7 +2,7 @@
 // LinearWarmUpScheduler formulas (schedule.h).
 #include "train/schedule.h"
 
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/hdf5_bin4.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "text/documents.h"

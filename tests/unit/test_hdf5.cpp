@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "../error_of.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
 

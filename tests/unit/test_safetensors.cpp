@@ -2,7 +2,7 @@
 
 #include "ckpt/safetensors.h"
 #include "../error_of.h"
-#include "cli/error.h"
+#include "util/error.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
 // Sentence segmentation: one case per rule, with the split a careful human reader makes.
 #include <doctest/doctest.h>
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "seg/abbreviations.h"
 #include "seg/segmenter.h"
 

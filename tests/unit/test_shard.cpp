@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "shard/plan.h"
 
 #include <algorithm>

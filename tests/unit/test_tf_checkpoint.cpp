@@ -6,7 +6,7 @@
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint.h"
 #include "../error_of.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/crc32c.h"
 
 #include <unistd.h>

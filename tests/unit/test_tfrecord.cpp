@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "../error_of.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "data/crc32c.h"
 #include "data/example.h"
 #include "data/tfrecord.h"

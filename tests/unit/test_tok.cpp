@@ -3,7 +3,7 @@
 // (bert-tensorflow, BasicTokenizer / WordpieceTokenizer / FullTokenizer) on the same strings.
 #include <doctest/doctest.h>
 
-#include "cli/error.h"
+#include "util/error.h"
 #include "tok/basic_tokenizer.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab.h"

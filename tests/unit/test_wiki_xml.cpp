@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "../error_of.h"
-#include "cli/error.h"
+#include "util/error.h"
 #include "io/input.h"
 #include "wiki/xml_stream.h"
 

@@ -1,4 +1,4 @@
-#include "cli/error.h"
+#include "cli/run_tool.h"
 
 #include <boost/program_options/errors.hpp>
 

@@ -1,38 +1,17 @@
 // The one error funnel every tool goes through.
 //
-// A tool's main is `return bk::run_tool("name", argc, argv, body);`. The body throws
+// A tool's main is `return bk::run_tool("name", argc, argv, body);`. The body throws (util/error.h)
 //   bk::UsageError  -> "TOOL: MESSAGE; try --help" on stderr, exit 2
 //   bk::Error (or any std::exception) -> "TOOL: error: MESSAGE" on stderr, exit 1
 // SIGINT/SIGTERM remove every registered temporary output file and exit 130 (143 for TERM).
 #pragma once
 
-#include <fmt/format.h>
+#include "util/error.h"
 
 #include <functional>
-#include <stdexcept>
 #include <string>
 
 namespace bk {
-
-// A runtime or data error. The message should name the file and the position (line, byte offset, record).
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// A command-line mistake: wrong flag, bad value, missing argument.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-template <typename... Args>
-[[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {
-  throw Error(fmt::format(format, std::forward<Args>(args)...));
-}
-
-template <typename... Args>
-[[noreturn]] void usage_fail(fmt::format_string<Args...> format, Args&&... args) {
-  throw UsageError(fmt::format(format, std::forward<Args>(args)...));
-}
 
 // The name of the running tool, as given to run_tool ("bertkit" before that).
 const std::string& tool_name();
