@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dist: the distributed layer (train/dist*, train/launcher) through tests/torch_tools/dist_probe, on Gloo over
+# dist: the distributed layer (train/dist/, launch/) through tests/torch_tools/dist_probe, on Gloo over
 # 127.0.0.1: collectives with known inputs give the sums, means and copies computed here from the probe's input
 # rules; the three rendezvous sources; the --nproc-per-node launcher; and failure drills (a rank exits, is
 # SIGKILLed or stops answering) that must end the others with a clear error instead of a hang.

@@ -92,7 +92,7 @@ def compare(name, model, model_dir, batch, tmp):
 
 
 def real_batches(tmp, batch_size, count):
-    """Instances from mkpretrain (NVIDIA layout), cut into padded batches the way train/batch.h describes them."""
+    """Instances from mkpretrain (NVIDIA layout), cut into padded batches the way tasks/pretraining/batch.h describes them."""
     h5 = os.path.join(tmp, "sample.hdf5")
     subprocess.run([MKPRETRAIN, "--vocab", VOCAB, "--max-seq-length", "128", "--max-predictions", "20",
                     "--dupe-factor", "1", "--seed", "7", "-q", "-o", h5, TEXT], check=True)

@@ -1,4 +1,4 @@
-// dist_probe: exercises the distributed layer (train/dist*, train/launcher) for tests/cli/dist.sh.
+// dist_probe: exercises the distributed layer (train/dist/, launch/) for tests/cli/dist.sh.
 //
 // Every rank prints "rank R: ..." lines with the values it holds after each collective; the test computes the
 // expected values itself from the rule that made the inputs:
@@ -9,10 +9,10 @@
 // others; --hang-rank makes it stop answering (sleeps) instead.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "train/dist.h"
-#include "train/dist_env.h"
-#include "train/dist_sync.h"
-#include "train/launcher.h"
+#include "train/dist/dist.h"
+#include "launch/dist_env.h"
+#include "train/dist/dist_sync.h"
+#include "launch/launcher.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>

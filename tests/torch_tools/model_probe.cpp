@@ -10,7 +10,7 @@
 //       a freshly initialised model (at::manual_seed(SEED)) saved with save_model_dir.
 #include "cli/run_tool.h"
 #include "model/model_dir.h"
-#include "model/pretrain_loss.h"
+#include "tasks/pretraining/pretrain_loss.h"
 #include "model/safetensors_torch.h"
 
 #include <ATen/ATen.h>

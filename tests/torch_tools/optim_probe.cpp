@@ -10,7 +10,7 @@
 // OUT.f32 receives, as float32: the parameters after each step (all concatenated), then the final exp_avg and
 // exp_avg_sq of every parameter. stdout: {"norms": [global gradient norm per step], "steps": n}.
 #include "cli/run_tool.h"
-#include "train/optim.h"
+#include "train/optim/make_optimizer.h"
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>

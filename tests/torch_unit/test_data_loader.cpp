@@ -1,7 +1,7 @@
 // The pretraining data loader over plain HDF5 inputs: coverage across ranks, batch contents, order, resume.
 #include "test_data_loader_util.h"
 
-#include "train/sampler.h"
+#include "tasks/pretraining/sampler.h"
 
 #include <algorithm>
 #include <fstream>

@@ -2,7 +2,7 @@
 #include "test_data_loader_util.h"
 
 #include "data/hdf5_bin4.h"
-#include "train/sampler.h"
+#include "tasks/pretraining/sampler.h"
 
 #include <set>
 

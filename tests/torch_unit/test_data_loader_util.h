@@ -3,7 +3,7 @@
 #pragma once
 
 #include "data/hdf5_writer.h"
-#include "train/data_loader.h"
+#include "tasks/pretraining/data_loader.h"
 
 #include <ATen/ATen.h>
 // After LibTorch's headers: c10's logging defines a CHECK macro of its own, doctest's must win.

@@ -3,7 +3,7 @@
 #include "../error_of.h"
 #include "util/error.h"
 #include "model/bert.h"
-#include "model/pretrain_loss.h"
+#include "tasks/pretraining/pretrain_loss.h"
 
 #include <ATen/autocast_mode.h>
 

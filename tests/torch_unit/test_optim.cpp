@@ -1,6 +1,6 @@
 // LAMB and AdamW on cases small enough to work by hand (eps = 0 makes the first Adam direction exactly
 // sign(g)), the weight-decay exclusion rule, clipping, and bit-exact state export and import.
-#include "train/optim.h"
+#include "train/optim/make_optimizer.h"
 
 #include "util/error.h"
 

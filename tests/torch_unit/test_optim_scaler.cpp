@@ -1,6 +1,6 @@
 // Dynamic loss scaling on CPU tensors: unscaling, growth after growth_interval finite steps, backoff and skip
 // on inf/NaN, collapse below min_scale, NaN loss, state round trip.
-#include "train/grad_scaler.h"
+#include "train/optim/grad_scaler.h"
 
 #include "util/error.h"
 

@@ -1,0 +1,154 @@
+#include "tasks/pretraining/evaluate.h"
+
+#include "tasks/pretraining/fill_mask.h"
+#include "tok/vocab.h"
+
+#include "util/error.h"
+#include "cli/progress.h"
+#include "data/hdf5_reader.h"
+#include "model/model_dir.h"
+#include "tasks/pretraining/pretrain_loss.h"
+#include "tasks/pretraining/batch.h"
+
+#include <ATen/ATen.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+namespace bk {
+
+namespace {
+
+// Packs samples [begin, end) into a PretrainBatch (batch.h conventions) padded to the longest of them.
+PretrainBatch make_batch(const std::vector<PretrainSample>& samples, size_t begin, size_t end, int64_t max_predictions,
+                         const std::string& file, uint64_t first_row) {
+  int64_t p = max_predictions;
+  for (size_t i = begin; i < end; ++i) {
+    const auto n = static_cast<int64_t>(samples[i].masked_lm_positions.size());
+    if (max_predictions > 0 && n > max_predictions)
+      fail("{}: row {}: {} masked positions, more than --max-predictions {}", file, first_row + (i - begin), n,
+           max_predictions);
+    if (max_predictions == 0) p = std::max(p, n);
+  }
+  p = std::max<int64_t>(p, 1);
+  // The training loader's collation, so evaluation and training batches are built the same way.
+  return collate_pretrain_batch(std::vector<PretrainSample>(samples.begin() + static_cast<ptrdiff_t>(begin),
+                                                            samples.begin() + static_cast<ptrdiff_t>(end)), p);
+}
+
+at::Device model_device(const BertForPreTraining& model) { return model.named_parameter_list().front().tensor.device(); }
+
+}  // namespace
+
+nlohmann::ordered_json EvalTotals::to_json() const {
+  nlohmann::ordered_json j;
+  j["samples"] = samples;
+  j["mlm_accuracy"] = mlm_accuracy();
+  j["nsp_accuracy"] = nsp_accuracy();
+  j["mlm_loss"] = mlm_loss();
+  j["nsp_loss"] = nsp_loss();
+  j["masked_predictions"] = mlm_total;
+  j["seconds"] = seconds;
+  j["samples_per_second"] = seconds > 0 ? static_cast<double>(samples) / seconds : 0.0;
+  return j;
+}
+
+EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& settings, Progress* progress) {
+  const auto start = std::chrono::steady_clock::now();
+  model.eval();
+  at::InferenceMode inference;
+  const at::Device device = model_device(model);
+  const int64_t vocab = model.config().vocab_size;
+  EvalTotals totals;
+  std::vector<PretrainSample> block;
+  for (const auto& path : settings.inputs) {
+    PretrainReader reader(path);
+    while (settings.max_samples == 0 || totals.samples < settings.max_samples) {
+      const uint64_t first_row = reader.next_row();
+      if (!reader.read_block(block, 4096)) break;
+      if (settings.max_samples > 0 && block.size() > settings.max_samples - totals.samples)
+        block.resize(settings.max_samples - totals.samples);
+      // An id beyond the vocabulary would be an index error deep inside LibTorch (a device assert on CUDA).
+      for (size_t i = 0; i < block.size(); ++i)
+        for (const auto* ids : {&block[i].input_ids, &block[i].masked_lm_ids})
+          for (int32_t id : *ids)
+            if (id < 0 || id >= vocab)
+              fail("{}: row {}: token id {} is outside the model's vocabulary of {}", path, first_row + i, id, vocab);
+      for (size_t i = 0; i < block.size(); ++i)
+        for (int32_t seg : block[i].segment_ids)
+          if (seg >= model.config().type_vocab_size)
+            fail("{}: row {}: segment id {} but the model's type_vocab_size is {}", path, first_row + i, seg,
+                 model.config().type_vocab_size);
+      for (size_t begin = 0; begin < block.size(); begin += static_cast<size_t>(settings.batch_size)) {
+        const size_t end = std::min(block.size(), begin + static_cast<size_t>(settings.batch_size));
+        const PretrainBatch batch =
+            make_batch(block, begin, end, settings.max_predictions, path, first_row + begin).to(device);
+        const PretrainLoss r = pretraining_loss(model, batch);
+        const auto mlm_total = r.mlm_total.item<int64_t>();
+        const auto n = static_cast<uint64_t>(end - begin);
+        totals.samples += n;
+        totals.mlm_correct += static_cast<uint64_t>(r.mlm_correct.item<int64_t>());
+        totals.mlm_total += static_cast<uint64_t>(mlm_total);
+        totals.nsp_correct += static_cast<uint64_t>(r.nsp_correct.item<int64_t>());
+        if (mlm_total > 0) totals.mlm_loss_sum += r.mlm_loss.item<double>() * static_cast<double>(mlm_total);
+        totals.nsp_loss_sum += r.nsp_loss.item<double>() * static_cast<double>(n);
+        if (progress && progress->wants_update()) progress->update(0, fmt::format("{} samples", totals.samples));
+      }
+    }
+    if (settings.max_samples > 0 && totals.samples >= settings.max_samples) break;
+  }
+  totals.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return totals;
+}
+
+at::Device parse_eval_device(const std::string& text) {
+  if (text == "cpu") return at::Device(at::kCPU);
+  if (text == "cuda" || text.starts_with("cuda:")) {
+    if (!at::hasCUDA()) usage_fail("--device {}: CUDA is not available on this machine", text);
+    try {
+      return at::Device(text);
+    } catch (const std::exception&) {
+      usage_fail("--device must be cpu, cuda or cuda:N, got '{}'", text);
+    }
+  }
+  usage_fail("--device must be cpu, cuda or cuda:N, got '{}'", text);
+}
+
+void run_bert_eval(const BertEvalConfig& options) {
+  options.validate();
+  const at::Device device = parse_eval_device(options.device);
+  auto model = load_model_dir(options.checkpoint, options.config);
+  model->to(device);
+  model->eval();
+  if (!options.fill_mask_texts.empty()) {
+    const tok::Vocab vocab = tok::Vocab::load(options.vocab);
+    if (static_cast<int64_t>(vocab.size()) != model->config().vocab_size)
+      fail("{}: {} tokens, but the model's vocab_size is {}", options.vocab, vocab.size(), model->config().vocab_size);
+    for (const auto& text : options.fill_mask_texts)
+      std::cout << fill_mask(*model, vocab, text, options.top_k, options.cased).dump() << '\n';
+    std::cout.flush();
+    return;
+  }
+  Progress progress(options.quiet);
+  EvalTotals totals = evaluate_pretraining(*model, options.settings, &progress);
+  nlohmann::ordered_json out;
+  out["checkpoint"] = options.checkpoint;
+  out["device"] = device.str();
+  const nlohmann::ordered_json metrics = totals.to_json();  // named: items() of a temporary would dangle
+  for (const auto& [k, v] : metrics.items()) out[k] = v;
+  std::cout << out.dump() << std::endl;
+  uint64_t input_bytes = 0;
+  for (const auto& path : options.settings.inputs) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) input_bytes += size;
+  }
+  progress.finish(input_bytes, fmt::format("{} samples, mlm_accuracy {:.4f}, nsp_accuracy {:.4f}", totals.samples,
+                                 totals.mlm_accuracy(), totals.nsp_accuracy()));
+}
+
+}  // namespace bk

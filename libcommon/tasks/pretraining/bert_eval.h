@@ -1,0 +1,62 @@
+// bert-eval: pretraining metrics of a model over HDF5 files (the MLPerf metric is mlm_accuracy), and masked-token
+// filling for a few sentences (fill_mask.h). The config and its flags are torch-free (bert_eval_options.cpp).
+#pragma once
+
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bk {
+
+class Options;
+
+// Sums over every sample evaluated; the metrics are ratios of them.
+struct EvalTotals {
+  uint64_t samples = 0;
+  uint64_t mlm_correct = 0, mlm_total = 0;  // masked positions: arg-max == original token / all of them
+  uint64_t nsp_correct = 0;
+  double mlm_loss_sum = 0, nsp_loss_sum = 0;  // summed cross entropies (per masked position / per sample)
+  double seconds = 0;
+
+  double mlm_accuracy() const { return mlm_total ? static_cast<double>(mlm_correct) / static_cast<double>(mlm_total) : 0; }
+  double nsp_accuracy() const { return samples ? static_cast<double>(nsp_correct) / static_cast<double>(samples) : 0; }
+  double mlm_loss() const { return mlm_total ? mlm_loss_sum / static_cast<double>(mlm_total) : 0; }
+  double nsp_loss() const { return samples ? nsp_loss_sum / static_cast<double>(samples) : 0; }
+  // {"samples", "mlm_accuracy", "nsp_accuracy", "mlm_loss", "nsp_loss", "masked_predictions", "seconds",
+  //  "samples_per_second"}
+  nlohmann::ordered_json to_json() const;
+};
+
+struct EvalSettings {
+  std::vector<std::string> inputs;  // HDF5 files, NVIDIA or MLPerf varlength layout
+  int64_t batch_size = 64;
+  int64_t max_predictions = 0;  // pad prediction slots to this many (a sample with more is an error); 0 = as needed
+  uint64_t max_samples = 0;     // stop after this many samples (0 = all)
+};
+
+struct BertEvalConfig {
+  std::string checkpoint, config;  // model directory or .safetensors file; config.json override
+  std::string device = "cpu";      // cpu, cuda, cuda:N
+  EvalSettings settings;
+  // --fill-mask mode (when texts is not empty)
+  std::vector<std::string> fill_mask_texts;
+  std::string vocab;
+  int64_t top_k = 5;
+  bool cased = false;
+  bool quiet = false;
+
+  // bk::UsageError for values or combinations no run can use.
+  void validate() const;
+};
+
+// bert-eval's flags bound to `config` (operands are added to settings.inputs by the caller).
+void add_bert_eval_options(Options& options, BertEvalConfig& config);
+
+// bert-eval: loads the checkpoint, then prints ONE JSON object (metrics) to stdout, or, in fill-mask mode, one
+// JSON object per text (fill_mask.h).
+void run_bert_eval(const BertEvalConfig& config);
+
+}  // namespace bk

@@ -1,0 +1,225 @@
+#include "tasks/pretraining/data_loader.h"
+
+#include "tasks/pretraining/inputs.h"
+#include "tasks/pretraining/sampler.h"
+#include "train/feed/prefetch.h"
+#include "util/error.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+
+namespace bk {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<int> kDefaultBinRatio = {6, 3, 2, 5};  // Samsung's mix for a per-GPU batch of 16
+
+uint64_t fnv1a(uint64_t hash, std::string_view text) {
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+}  // namespace
+
+// Batches per rank in an epoch; with global_order, the global batches of world * per_batch one stream holds.
+int64_t count_epoch_batches(const DataLoaderConfig& config, const std::vector<std::vector<SampleFile>>& sources,
+                            const std::vector<int64_t>& per_batch, int64_t epoch) {
+  if (!config.global_order) return epoch_batch_count(sources, per_batch, config.seed, epoch, config.world);
+  std::vector<int64_t> global(per_batch);
+  for (auto& n : global) n *= config.world;
+  return epoch_batch_count(sources, global, config.seed, epoch, 1);
+}
+
+// Builds this rank's batches from a position on; runs in the prefetch thread (or in next() without one).
+class BatchProducer {
+ public:
+  BatchProducer(const DataLoaderConfig& config, const std::vector<std::vector<SampleFile>>& sources,
+                const std::vector<int64_t>& per_batch, DataPosition start, const std::atomic<bool>* cancel)
+      : config_(config), sources_(sources), per_batch_(per_batch), cancel_(cancel) {
+    open_epoch(start.epoch, start.batch);
+  }
+
+  // false at the end of an epoch (and the next epoch is set up).
+  bool next(PretrainBatch& batch) {
+    if (batch_ >= batches_) {
+      open_epoch(epoch_ + 1, 0);
+      return false;
+    }
+    samples_.clear();
+    const int64_t before = config_.global_order ? config_.rank : 0;
+    const int64_t after = config_.global_order ? config_.world - 1 - config_.rank : 0;
+    for (size_t s = 0; s < sources_.size(); ++s) {
+      streams_[s]->skip(static_cast<uint64_t>(before * per_batch_[s]));  // global order: the lower ranks' part
+      for (int64_t k = 0; k < per_batch_[s]; ++k) {
+        PretrainSample& sample = samples_.emplace_back();
+        if (!streams_[s]->next(sample)) {
+          if (cancel_ && cancel_->load()) return false;
+          fail("source {} ran out of samples in epoch {} (input files changed?)", s, epoch_);
+        }
+      }
+      streams_[s]->skip(static_cast<uint64_t>(after * per_batch_[s]));
+    }
+    batch = collate_pretrain_batch(samples_, config_.max_predictions, config_.pin_memory);
+    ++batch_;
+    return true;
+  }
+
+ private:
+  void open_epoch(int64_t epoch, int64_t skip_batches) {
+    epoch_ = epoch;
+    batch_ = skip_batches;
+    batches_ = count_epoch_batches(config_, sources_, per_batch_, epoch);
+    if (batches_ == 0)
+      fail("{}: too few samples for a batch of {} on each of {} ranks in epoch {}", fmt::join(config_.inputs, ", "),
+           config_.batch_size, config_.world, epoch);
+    streams_.clear();
+    for (size_t s = 0; s < sources_.size(); ++s) {
+      auto source = static_cast<int>(s);
+      streams_.push_back(std::make_unique<SampleStream>(
+          sources_[s],
+          config_.global_order ? epoch_slices(sources_[s], config_.seed, epoch, source, 0, 1)
+                               : epoch_slices(sources_[s], config_.seed, epoch, source, config_.rank, config_.world),
+          config_.seed, epoch, source, config_.max_predictions, cancel_));
+      const int64_t ranks_read = config_.global_order ? config_.world : 1;
+      streams_.back()->skip(static_cast<uint64_t>(skip_batches * per_batch_[s] * ranks_read));
+    }
+  }
+
+  const DataLoaderConfig& config_;
+  const std::vector<std::vector<SampleFile>>& sources_;
+  const std::vector<int64_t>& per_batch_;
+  const std::atomic<bool>* cancel_;
+  int64_t epoch_ = 0, batch_ = 0, batches_ = 0;
+  std::vector<std::unique_ptr<SampleStream>> streams_;
+  std::vector<PretrainSample> samples_;
+};
+
+struct PretrainDataLoader::Impl {
+  DataLoaderConfig config;
+  std::vector<std::vector<SampleFile>> sources;
+  std::vector<int> bin_bounds;
+  std::vector<int64_t> per_batch;
+  uint64_t fingerprint = 0, total = 0;
+  size_t file_count = 0;
+
+  DataPosition position;  // of the consumer: what next() has handed out
+  std::unique_ptr<BatchProducer> producer;
+  std::unique_ptr<Prefetcher<PretrainBatch>> ahead;
+  std::atomic<bool> cancel{false};
+
+  mutable std::mutex count_mutex;
+  mutable int64_t counted_epoch = -1, counted_batches = 0;
+
+  int64_t batches_in(int64_t epoch) const {
+    std::lock_guard lock(count_mutex);
+    if (counted_epoch != epoch) {
+      counted_batches = count_epoch_batches(config, sources, per_batch, epoch);
+      counted_epoch = epoch;
+    }
+    return counted_batches;
+  }
+
+  void start() {
+    producer = std::make_unique<BatchProducer>(config, sources, per_batch, position, &cancel);
+    ahead = std::make_unique<Prefetcher<PretrainBatch>>(static_cast<size_t>(config.prefetch),
+                                                        [this](PretrainBatch& b) { return producer->next(b); });
+  }
+
+  // Stops the producer (a block being read is abandoned through `cancel`); the next next() starts a new one.
+  void halt() {
+    cancel = true;
+    ahead.reset();
+    producer.reset();
+    cancel = false;
+  }
+};
+
+PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  if (config.batch_size < 1) fail("batch size must be positive, not {}", config.batch_size);
+  if (config.max_predictions < 1) fail("max predictions must be positive, not {}", config.max_predictions);
+  if (config.world < 1 || config.rank < 0 || config.rank >= config.world)
+    fail("rank {} is not in [0, {})", config.rank, config.world);
+  if (config.prefetch < 0) fail("prefetch must not be negative, not {}", config.prefetch);
+  PretrainInputs resolved = resolve_pretrain_inputs(config.inputs);
+  m.sources = std::move(resolved.sources);
+  m.bin_bounds = std::move(resolved.bin_bounds);
+  if (m.bin_bounds.empty()) {
+    if (!config.bin_ratio.empty()) fail("a bin ratio needs bin4 directories as inputs");
+    m.per_batch = {config.batch_size};
+  } else {
+    std::vector<int> ratio = config.bin_ratio;
+    if (ratio.empty() && m.bin_bounds.size() == kDefaultBinRatio.size()) ratio = kDefaultBinRatio;
+    if (ratio.size() != m.bin_bounds.size())
+      fail("{}: {} bins ({}) need a bin ratio of {} parts", config.inputs.front(), m.bin_bounds.size(),
+           fmt::join(m.bin_bounds, ","), m.bin_bounds.size());
+    m.per_batch = scale_bin_ratio(ratio, config.batch_size);
+  }
+  m.config = std::move(config);
+
+  uint64_t hash = 0xcbf29ce484222325ull;
+  hash = fnv1a(hash, fmt::format("{} {} {} {} {}{}|", m.config.seed, m.config.world, m.config.batch_size,
+                                 m.config.max_predictions, fmt::join(m.per_batch, ","),
+                                 m.config.global_order ? " global" : ""));
+  for (const auto& source : m.sources) {
+    for (const auto& file : source) {
+      hash = fnv1a(hash, fmt::format("{}:{};", fs::path(file.path).filename().string(), file.rows));
+      m.total += file.rows;
+      ++m.file_count;
+    }
+    hash = fnv1a(hash, "|");
+  }
+  m.fingerprint = hash == 0 ? 1 : hash;
+  m.position.fingerprint = m.fingerprint;
+  if (m.total == 0) fail("{}: no samples in the inputs", fmt::join(m.config.inputs, ", "));
+  if (m.batches_in(0) == 0)
+    fail("{}: {} samples are too few for a batch of {} on each of {} ranks", fmt::join(m.config.inputs, ", "),
+         m.total, m.config.batch_size, m.config.world);
+}
+
+PretrainDataLoader::~PretrainDataLoader() { impl_->halt(); }
+
+bool PretrainDataLoader::next(PretrainBatch& batch) {
+  Impl& m = *impl_;
+  if (!m.ahead) m.start();
+  const bool got = m.ahead->next(batch);
+  if (got) {
+    ++m.position.batch;
+  } else {
+    ++m.position.epoch;
+    m.position.batch = 0;
+  }
+  return got;
+}
+
+DataPosition PretrainDataLoader::position() const { return impl_->position; }
+
+void PretrainDataLoader::restore(const DataPosition& position) {
+  Impl& m = *impl_;
+  if (position.fingerprint != 0 && position.fingerprint != m.fingerprint)
+    fail("the data position to resume from belongs to other inputs, seed, world size or batch size");
+  if (position.epoch < 0 || position.batch < 0 || position.batch > m.batches_in(position.epoch))
+    fail("data position epoch {} batch {} is outside the data ({} batches in that epoch)", position.epoch,
+         position.batch, position.epoch < 0 ? 0 : m.batches_in(position.epoch));
+  m.halt();
+  m.position = {position.epoch, position.batch, m.fingerprint};
+}
+
+int64_t PretrainDataLoader::batches_per_epoch() const { return impl_->batches_in(impl_->position.epoch); }
+
+int64_t PretrainDataLoader::samples_per_epoch() const {
+  return batches_per_epoch() * impl_->config.batch_size * impl_->config.world;
+}
+
+uint64_t PretrainDataLoader::total_samples() const { return impl_->total; }
+size_t PretrainDataLoader::files() const { return impl_->file_count; }
+bool PretrainDataLoader::binned() const { return !impl_->bin_bounds.empty(); }
+const std::vector<int64_t>& PretrainDataLoader::per_batch() const { return impl_->per_batch; }
+
+}  // namespace bk

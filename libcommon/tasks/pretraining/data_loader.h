@@ -1,0 +1,74 @@
+// The pretraining data loader of bert-train: HDF5 samples in, PretrainBatch (batch.h) out.
+//
+// Inputs: as inputs.h resolves them (files, directories, bin4 directories).
+//
+// Order: per epoch, from the seed, the files of each source are shuffled and dealt to the ranks, and the
+// samples are shuffled within each file (see sampler.h). Batches of batch_size samples are cut from the rank's
+// stream; with bin4 inputs each batch takes a fixed number of samples from every bin (bin_ratio, default 6:3:2:5,
+// scaled to batch_size as scale_bin_ratio() says), so every batch mixes lengths the same way. Every rank yields
+// the same number of batches per epoch (the leftover samples of the epoch are not used), so collectives stay in
+// step.
+//
+// Batches: T = the longest sample in the batch (dynamic truncation), masked_lm_positions padded with 0 and
+// masked_lm_ids with -1 to max_predictions (a sample with more predictions is an error naming file and row).
+//
+// Memory: one file's share per source (one file, or four with bin4) plus `prefetch` batches built ahead by a
+// background thread (train/feed/prefetch.h). An error in that thread is raised by next() with its original message.
+//
+// Resume: position() is (epoch, batches consumed in it); restore() on a loader with the same configuration
+// continues with exactly the batch an uninterrupted run would have produced next.
+#pragma once
+
+#include "tasks/pretraining/batch.h"
+#include "train/feed/data_position.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bk {
+
+struct DataLoaderConfig {
+  std::vector<std::string> inputs;
+  int64_t batch_size = 0;       // samples per batch, per rank and micro-step
+  int64_t max_predictions = 0;  // P of the batches
+  uint64_t seed = 0;
+  int rank = 0, world = 1;
+  int prefetch = 4;             // batches built ahead by a background thread; 0 builds them inside next()
+  std::vector<int> bin_ratio;   // bin4 inputs only: parts per bin; empty = 6:3:2:5 (four bins)
+  bool pin_memory = false;      // page-locked batches for fast copies to a CUDA device
+  // Every rank reads the whole stream a single process would read and keeps its slice of each global batch of
+  // world * batch_size samples, so N ranks see exactly the batches of one rank with N times the batch size (for
+  // checking data parallelism; it costs world times the reading).
+  bool global_order = false;
+};
+
+class PretrainDataLoader {
+ public:
+  explicit PretrainDataLoader(DataLoaderConfig config);
+  ~PretrainDataLoader();
+  PretrainDataLoader(const PretrainDataLoader&) = delete;
+  PretrainDataLoader& operator=(const PretrainDataLoader&) = delete;
+
+  // The next batch of this rank; false at the end of an epoch (the position moves on to the next epoch, and
+  // the following call starts it).
+  bool next(PretrainBatch& batch);
+
+  DataPosition position() const;
+  // Continues from `position` (taken from a loader with the same configuration; bk::Error otherwise).
+  void restore(const DataPosition& position);
+
+  int64_t batches_per_epoch() const;    // per rank, in the current epoch (equal on every rank)
+  int64_t samples_per_epoch() const;    // used by all ranks together: batches_per_epoch * batch_size * world
+  uint64_t total_samples() const;       // in all input files
+  size_t files() const;
+  bool binned() const;                  // bin4 inputs
+  const std::vector<int64_t>& per_batch() const;  // samples per batch from each source (bin)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bk

@@ -1,0 +1,87 @@
+// bert-eval --fill-mask: the model's top-k tokens at each [MASK] of a sentence.
+#include "util/error.h"
+#include "tasks/pretraining/fill_mask.h"
+#include "text/utf8.h"
+#include "tok/full_tokenizer.h"
+
+#include <ATen/ATen.h>
+
+#include <string_view>
+
+namespace bk {
+
+namespace {
+
+int32_t require_token(const tok::Vocab& vocab, std::string_view token) {
+  const int32_t id = vocab.find(token);
+  if (id == tok::Vocab::kNotFound) fail("{}: no {} token", vocab.name(), token);
+  return id;
+}
+
+}  // namespace
+
+nlohmann::ordered_json fill_mask(BertForPreTraining& model, const tok::Vocab& vocab, const std::string& text,
+                                 int64_t top_k, bool cased) {
+  if (const size_t bad = utf8_invalid_offset(text); bad != std::string::npos)
+    fail("--fill-mask text: invalid UTF-8 at byte {}", bad);
+  const int32_t cls = require_token(vocab, "[CLS]"), sep = require_token(vocab, "[SEP]");
+  const int32_t mask = require_token(vocab, "[MASK]");
+  tok::FullTokenizer tokenizer(vocab, !cased);
+  // "[MASK]" would be split into "[", "mask", "]" by the basic tokenizer, so the text is cut at each literal
+  // "[MASK]" and the pieces between are tokenized on their own.
+  std::vector<int64_t> ids{cls};
+  std::vector<int32_t> piece_ids;
+  constexpr std::string_view kMask = "[MASK]";
+  size_t start = 0;
+  while (true) {
+    const size_t at = text.find(kMask, start);
+    tokenizer.encode(std::string_view(text).substr(start, at == std::string::npos ? std::string::npos : at - start),
+                     piece_ids);
+    ids.insert(ids.end(), piece_ids.begin(), piece_ids.end());
+    if (at == std::string::npos) break;
+    ids.push_back(mask);
+    start = at + kMask.size();
+  }
+  ids.push_back(sep);
+  std::vector<int64_t> mask_positions;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] == mask) mask_positions.push_back(static_cast<int64_t>(i));
+  if (mask_positions.empty()) fail("--fill-mask text has no [MASK]: {}", text);
+  const auto t = static_cast<int64_t>(ids.size());
+  if (t > model.config().max_position_embeddings)
+    fail("--fill-mask text is {} tokens with [CLS] and [SEP], more than the model's {} positions", t,
+         model.config().max_position_embeddings);
+  top_k = std::min<int64_t>(top_k, model.config().vocab_size);
+
+  model.eval();
+  at::InferenceMode inference;
+  const at::Device device = model.named_parameter_list().front().tensor.device();
+  const at::Tensor input = at::tensor(ids, at::kLong).view({1, t}).to(device);
+  const at::Tensor positions = at::tensor(mask_positions, at::kLong).view({1, -1}).to(device);
+  const BertOutput out = model.forward(input, at::zeros_like(input), at::ones_like(input), positions);
+  const auto [probs, top_ids] = at::softmax(out.mlm_logits.to(at::kFloat), -1).topk(top_k, -1);
+  const at::Tensor probs_cpu = probs.to(at::kCPU).to(at::kDouble), ids_cpu = top_ids.to(at::kCPU);
+
+  nlohmann::ordered_json result;
+  result["text"] = text;
+  result["tokens"] = nlohmann::json::array();
+  for (int64_t id : ids) result["tokens"].push_back(std::string(vocab.token(static_cast<int32_t>(id))));
+  result["masks"] = nlohmann::json::array();
+  for (size_t m = 0; m < mask_positions.size(); ++m) {
+    nlohmann::ordered_json entry;
+    entry["position"] = mask_positions[m];
+    entry["predictions"] = nlohmann::json::array();
+    for (int64_t k = 0; k < top_k; ++k) {
+      const auto id = ids_cpu[static_cast<int64_t>(m)][k].item<int64_t>();
+      nlohmann::ordered_json p;
+      p["token"] = std::string(vocab.token(static_cast<int32_t>(id)));
+      p["id"] = id;
+      p["probability"] = probs_cpu[static_cast<int64_t>(m)][k].item<double>();
+      entry["predictions"].push_back(p);
+    }
+    result["masks"].push_back(entry);
+  }
+  return result;
+}
+
+}  // namespace bk

@@ -1,0 +1,21 @@
+// bert-eval --fill-mask: the model's guesses for each [MASK] of a text.
+#pragma once
+
+#include "model/bert.h"
+#include "tok/vocab.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace bk {
+
+// Predictions for each [MASK] of one text: {"text", "tokens", "masks": [{"position", "predictions": [{"token", "id",
+// "probability"}]}]}. "[MASK]" in the text is the mask token itself (the text around it is tokenized as usual); the
+// sequence is [CLS] tokens [SEP], segment 0. Probabilities are the softmax over the whole vocabulary at each
+// masked position.
+nlohmann::ordered_json fill_mask(BertForPreTraining& model, const tok::Vocab& vocab, const std::string& text,
+                                 int64_t top_k, bool cased);
+
+}  // namespace bk

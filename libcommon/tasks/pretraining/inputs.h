@@ -1,0 +1,26 @@
+// What bert-train's --input names, resolved to the HDF5 files the pretraining loader reads. Torch-free.
+//
+// Each input is one of
+//   - an HDF5 file in the NVIDIA or MLPerf varlength layout (data/hdf5_reader.h);
+//   - a directory: all its *.hdf5 and *.h5 files, sorted by name;
+//   - a bin4 directory (one holding bin4.json, see bin4(1)): its bins' part-*.hdf5 files, one source per bin.
+// Plain inputs and bin4 directories cannot be mixed; several bin4 directories must have the same bins.
+// Every file is opened once here (layout checked, rows counted), so a missing, non-HDF5 or malformed input fails
+// before training starts, with an error naming the file.
+#pragma once
+
+#include "tasks/pretraining/sampler.h"
+
+#include <string>
+#include <vector>
+
+namespace bk {
+
+struct PretrainInputs {
+  std::vector<std::vector<SampleFile>> sources;  // one source, or one per bin
+  std::vector<int> bin_bounds;                   // bin4: each bin's max_length; empty otherwise
+};
+
+PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs);
+
+}  // namespace bk

@@ -1,0 +1,29 @@
+#include "tasks/pretraining/pretrain_loss.h"
+
+#include <ATen/ATen.h>
+
+namespace bk {
+
+PretrainLoss pretraining_loss(const BertOutput& output, const PretrainBatch& batch) {
+  PretrainLoss r;
+  const at::Tensor labels = batch.masked_lm_ids.reshape({-1});
+  const at::Tensor nsp_labels = batch.next_sentence_labels.reshape({-1});
+  // Unused prediction slots hold -1; cross entropy skips them and averages over the rest.
+  r.mlm_loss = at::cross_entropy_loss(output.mlm_logits, labels, {}, at::Reduction::Mean, -1);
+  r.nsp_loss = at::cross_entropy_loss(output.nsp_logits, nsp_labels);
+  r.loss = r.mlm_loss + r.nsp_loss;
+  at::NoGradGuard no_grad;
+  const at::Tensor valid = labels.ge(0);
+  r.mlm_correct = output.mlm_logits.argmax(-1).eq(labels).logical_and(valid).sum();
+  r.mlm_total = valid.sum();
+  r.nsp_correct = output.nsp_logits.argmax(-1).eq(nsp_labels).sum();
+  r.nsp_total = at::scalar_tensor(nsp_labels.size(0), nsp_labels.options());
+  return r;
+}
+
+PretrainLoss pretraining_loss(BertForPreTraining& model, const PretrainBatch& batch) {
+  return pretraining_loss(
+      model.forward(batch.input_ids, batch.segment_ids, batch.attention_mask, batch.masked_lm_positions), batch);
+}
+
+}  // namespace bk

@@ -1,0 +1,99 @@
+#include "tasks/pretraining/pretraining_task.h"
+
+#include "model/bert.h"
+#include "tasks/pretraining/pretrain_loss.h"
+#include "util/error.h"
+
+#include <ATen/ATen.h>
+
+namespace bk {
+
+PretrainingTask::PretrainingTask(PretrainingConfig config) : config_(std::move(config)) {}
+PretrainingTask::~PretrainingTask() = default;
+
+void PretrainingTask::start(const TaskContext& context) {
+  context_ = context;
+  model_config_ = BertConfig::load(config_.config_path);
+  model_ = std::make_shared<BertForPreTraining>(model_config_);  // draws the initial weights
+
+  DataLoaderConfig dc;
+  dc.inputs = config_.inputs;
+  dc.batch_size = context.micro_batch_size;
+  dc.max_predictions = config_.max_predictions;
+  dc.seed = context.seed;
+  dc.rank = context.rank;
+  dc.world = context.world;
+  dc.prefetch = context.prefetch;
+  dc.pin_memory = context.pin_memory;
+  dc.global_order = config_.global_data_order;
+  loader_ = std::make_unique<PretrainDataLoader>(dc);
+  if (loader_->batches_per_epoch() == 0)
+    fail("the inputs hold {} samples: not one batch of {} per process for {} processes", loader_->total_samples(),
+         dc.batch_size, context.world);
+}
+
+torch::nn::Module& PretrainingTask::model() { return *model_; }
+
+NamedTensors PretrainingTask::parameters() const {
+  NamedTensors named;
+  for (const auto& p : model_->named_parameter_list()) named.emplace_back(p.name, p.tensor);
+  return named;
+}
+
+std::map<std::string, at::Tensor> PretrainingTask::model_state() const { return model_->state_dict(); }
+
+void PretrainingTask::load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) {
+  model_->load_state_dict(tensors, /*strict=*/true, where);
+}
+
+double PretrainingTask::flops_per_sequence(int64_t seq_len) const {
+  return model_config_.training_flops_per_sequence(seq_len, config_.max_predictions);
+}
+
+StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
+  batches_.assign(static_cast<size_t>(count), {});
+  StepCounts counts;
+  double masked = 0, sequences = 0;
+  for (auto& b : batches_) {
+    // Epochs roll over inside the loader: false marks the end of one, and the next call starts the next.
+    if (!loader_->next(b) && !loader_->next(b)) fail("the data loader produced no batch for a new epoch");
+    check_vocabulary(b, model_config_, step);
+    masked += static_cast<double>(b.masked_lm_ids.ge(0).sum().item<int64_t>());
+    sequences += static_cast<double>(b.size());
+    counts.tokens += b.attention_mask.sum().item<int64_t>();
+    counts.max_len = std::max(counts.max_len, b.seq_len());
+  }
+  counts.denominators = {masked, sequences};
+  counts.sequences = static_cast<int64_t>(sequences);
+  return counts;
+}
+
+MicroBatchLoss PretrainingTask::forward(size_t index) {
+  const PretrainBatch b = batches_.at(index).to(context_.device, /*non_blocking=*/true);
+  const PretrainLoss l = pretraining_loss(*model_, b);
+  // mean * count = sum; a micro-batch without masked positions contributes nothing to the MLM term.
+  at::Tensor mlm_sum = at::where(l.mlm_total > 0, l.mlm_loss * l.mlm_total.to(at::kFloat), at::zeros_like(l.mlm_loss));
+  at::Tensor nsp_sum = l.nsp_loss * l.nsp_total.to(at::kFloat);
+  return {{mlm_sum, nsp_sum}, {l.mlm_correct, l.nsp_correct}};
+}
+
+nlohmann::json PretrainingTask::data_position() const { return nlohmann::json::parse(loader_->position().to_json()); }
+
+void PretrainingTask::restore_data_position(const nlohmann::json& position) {
+  loader_->restore(DataPosition::from_json(position.dump()));
+}
+
+void check_vocabulary(const PretrainBatch& batch, const BertConfig& config, int64_t step) {
+  const int64_t largest = batch.input_ids.max().item<int64_t>();
+  if (largest >= config.vocab_size)
+    fail("step {}: the data holds token id {}, but the model's vocab_size is {}: the data was made with another "
+         "vocabulary than the config describes", step, largest, config.vocab_size);
+  if (batch.segment_ids.max().item<int64_t>() >= config.type_vocab_size)
+    fail("step {}: segment id {} exceeds the config's type_vocab_size {}", step,
+         batch.segment_ids.max().item<int64_t>(), config.type_vocab_size);
+  if (batch.seq_len() > config.max_position_embeddings)
+    fail("step {}: sequences of {} tokens exceed the config's max_position_embeddings {}", step, batch.seq_len(),
+         config.max_position_embeddings);
+}
+
+}  // namespace bk

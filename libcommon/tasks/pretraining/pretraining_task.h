@@ -1,0 +1,57 @@
+// The pretraining task (masked LM + next sentence) on the training loop (train/loop/task.h): BertForPreTraining
+// over the HDF5 data of data_loader.h. Loss terms: mlm_loss (cross entropy summed over the real masked positions,
+// divided by their count) and nsp_loss (summed over the sequences, divided by their count); metrics mlm_accuracy
+// and nsp_accuracy.
+#pragma once
+
+#include "ckpt/bert_config.h"
+#include "tasks/pretraining/data_loader.h"
+#include "tasks/pretraining/pretraining_config.h"
+#include "train/loop/task.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bk {
+
+class BertForPreTraining;
+
+class PretrainingTask : public TrainingTask {
+ public:
+  explicit PretrainingTask(PretrainingConfig config);
+  ~PretrainingTask() override;
+
+  void start(const TaskContext& context) override;
+
+  const BertConfig& model_config() const override { return model_config_; }
+  torch::nn::Module& model() override;
+  NamedTensors parameters() const override;
+  std::map<std::string, at::Tensor> model_state() const override;
+  void load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) override;
+  double flops_per_sequence(int64_t seq_len) const override;
+
+  const std::vector<std::string>& loss_terms() const override { return terms_; }
+  const std::vector<TaskMetric>& metrics() const override { return metrics_; }
+
+  StepCounts take_micro_batches(int64_t count, int64_t step) override;
+  MicroBatchLoss forward(size_t index) override;
+
+  nlohmann::json data_position() const override;
+  void restore_data_position(const nlohmann::json& position) override;
+
+ private:
+  PretrainingConfig config_;
+  TaskContext context_;
+  BertConfig model_config_;
+  std::shared_ptr<BertForPreTraining> model_;
+  std::unique_ptr<PretrainDataLoader> loader_;
+  std::vector<PretrainBatch> batches_;  // the micro-batches of the current step
+  std::vector<std::string> terms_ = {"mlm_loss", "nsp_loss"};
+  std::vector<TaskMetric> metrics_ = {{"mlm_accuracy", 0}, {"nsp_accuracy", 1}};
+};
+
+// The tokens of a batch must exist in the model's vocabulary: a clear error instead of an index error deep inside.
+void check_vocabulary(const PretrainBatch& batch, const BertConfig& config, int64_t step);
+
+}  // namespace bk

@@ -1,0 +1,140 @@
+#include "train/loop/checkpoint.h"
+
+#include "util/error.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "model/safetensors_torch.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+namespace bk {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kBase64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string step_name(int64_t step) { return fmt::format("step-{:08d}", step); }
+
+// Step directories under checkpoints/, oldest first (names sort by step: zero-padded).
+std::vector<fs::path> step_dirs(const fs::path& root) {
+  std::vector<fs::path> dirs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && name.starts_with("step-") && name.find(".tmp.") == std::string::npos)
+      dirs.push_back(entry.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+}  // namespace
+
+std::string save_checkpoint(const std::string& output_dir, int64_t step, const Checkpoint& ckpt, int keep) {
+  const fs::path root = fs::path(output_dir) / "checkpoints";
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) fail("{}: cannot create the checkpoint directory: {}", root.string(), ec.message());
+  // Leftovers of a run killed while saving are removed first: they were never complete.
+  for (const auto& entry : fs::directory_iterator(root, ec))
+    if (entry.path().filename().string().find(".tmp.") != std::string::npos) fs::remove_all(entry.path(), ec);
+
+  const fs::path final_dir = root / step_name(step);
+  std::string temp = (root / (step_name(step) + ".tmp.XXXXXX")).string();
+  if (!::mkdtemp(temp.data())) fail("{}: cannot create a temporary directory: {}", root.string(), std::strerror(errno));
+  try {
+    save_safetensors((fs::path(temp) / "model.safetensors").string(), ckpt.model);
+    if (!ckpt.optimizer.empty()) save_safetensors((fs::path(temp) / "optimizer.safetensors").string(), ckpt.optimizer);
+    write_file_atomic((fs::path(temp) / "config.json").string(), ckpt.config.to_json().dump(2) + "\n");
+    write_file_atomic((fs::path(temp) / "trainer_state.json").string(), ckpt.state.dump(2) + "\n");
+    if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again (a resumed run)
+    fs::rename(temp, final_dir);
+  } catch (...) {
+    fs::remove_all(temp, ec);
+    throw;
+  }
+  write_file_atomic((root / "latest").string(), step_name(step) + "\n");
+  auto dirs = step_dirs(root);
+  for (size_t i = 0; keep > 0 && i + static_cast<size_t>(keep) < dirs.size(); ++i) fs::remove_all(dirs[i], ec);
+  return final_dir.string();
+}
+
+std::optional<std::string> latest_checkpoint(const std::string& output_dir) {
+  const fs::path root = fs::path(output_dir) / "checkpoints";
+  if (!fs::exists(root / "latest")) return std::nullopt;
+  std::string name = read_file((root / "latest").string());
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  if (name.empty() || !fs::is_directory(root / name))
+    fail("{}: names '{}', which is not a checkpoint directory", (root / "latest").string(), name);
+  return (root / name).string();
+}
+
+Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer) {
+  Checkpoint c;
+  c.path = dir;
+  const fs::path d(dir);
+  if (!fs::is_directory(d)) fail("{}: not a checkpoint directory", dir);
+  for (const char* required : {"model.safetensors", "config.json"})
+    if (!fs::exists(d / required)) fail("{}: no {} (not a bertkit checkpoint?)", dir, required);
+  c.config = BertConfig::load((d / "config.json").string());
+  c.model = load_safetensors((d / "model.safetensors").string());
+  if (with_optimizer && fs::exists(d / "optimizer.safetensors"))
+    c.optimizer = load_safetensors((d / "optimizer.safetensors").string());
+  if (fs::exists(d / "trainer_state.json")) {
+    const std::string path = (d / "trainer_state.json").string();
+    try {
+      c.state = nlohmann::json::parse(read_file(path));
+    } catch (const nlohmann::json::exception& e) {
+      fail("{}: not valid JSON: {}", path, e.what());
+    }
+  }
+  return c;
+}
+
+std::string tensor_to_base64(const at::Tensor& bytes) {
+  at::Tensor t = bytes.contiguous().to(at::kCPU);
+  const auto* p = static_cast<const unsigned char*>(t.data_ptr());
+  const size_t n = static_cast<size_t>(t.nbytes());
+  std::string out;
+  out.reserve((n + 2) / 3 * 4);
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = uint32_t(p[i]) << 16 | (i + 1 < n ? uint32_t(p[i + 1]) << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+    out.push_back(kBase64[v >> 18 & 63]);
+    out.push_back(kBase64[v >> 12 & 63]);
+    out.push_back(i + 1 < n ? kBase64[v >> 6 & 63] : '=');
+    out.push_back(i + 2 < n ? kBase64[v & 63] : '=');
+  }
+  return out;
+}
+
+at::Tensor tensor_from_base64(const std::string& text) {
+  std::vector<uint8_t> bytes;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    const char* pos = std::strchr(kBase64, c);
+    if (!pos || c == '\0') fail("invalid base64 in a checkpoint's trainer_state.json");
+    acc = acc << 6 | static_cast<uint32_t>(pos - kBase64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push_back(static_cast<uint8_t>(acc >> bits & 0xFF));
+    }
+  }
+  at::Tensor t = at::empty({static_cast<int64_t>(bytes.size())}, at::kByte);
+  if (!bytes.empty()) std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
+  return t;
+}
+
+}  // namespace bk

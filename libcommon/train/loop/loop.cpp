@@ -1,0 +1,159 @@
+#include "train/loop/loop.h"
+
+#include "cli/run_tool.h"
+#include "train/loop/loop_run.h"
+#include "train/loop/throughput.h"
+
+#include <ATen/ATen.h>
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace bk {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct StepResult {
+  double loss = 0, grad_norm = 0;
+  std::vector<double> term_means, metric_values;  // in the task's order
+  StepCounts counts;
+  bool skipped = false;
+  double data_seconds = 0;  // waiting for and checking batches: the loop's overhead besides compute
+};
+
+// Every parameter's gradient, created as zeros where backward left none (what unscale and the all-reduce take).
+std::vector<at::Tensor> gradients(const Optimizer& optimizer) {
+  std::vector<at::Tensor> out;
+  for (const auto& [name, t] : optimizer.params()) {
+    if (!t.grad().defined()) t.mutable_grad() = at::zeros_like(t);
+    out.push_back(t.grad());
+  }
+  return out;
+}
+
+StepResult step(LoopRun& run) {
+  const LoopConfig& cfg = run.cfg;
+  TrainingTask& task = *run.task;
+  const size_t terms = task.loss_terms().size();
+  StepResult r;
+
+  // 1. The step's micro-batches, and each loss term's denominator over the global batch.
+  const auto data_start = Clock::now();
+  r.counts = task.take_micro_batches(cfg.gradient_accumulation_steps, run.step + 1);
+  run.micro_batch += cfg.gradient_accumulation_steps;
+  r.data_seconds = std::chrono::duration<double>(Clock::now() - data_start).count();
+  std::vector<double> global = r.counts.denominators;
+  if (run.synced())
+    for (double& d : global) d = run.dist->allreduce_scalar(d);
+
+  // 2. Forward and backward per micro-batch: each term as sum / global count, so the gradients add up to those of
+  //    the mean over the global batch.
+  const at::Tensor zero = at::zeros({}, at::TensorOptions().device(run.device));
+  std::vector<at::Tensor> term_sums(terms, zero), metric_sums(task.metrics().size(), zero);
+  for (size_t i = 0; i < static_cast<size_t>(cfg.gradient_accumulation_steps); ++i) {
+    MicroBatchLoss l;
+    {
+      AutocastScope autocast(run.precision, run.device);
+      l = task.forward(i);
+    }
+    at::Tensor loss = l.sums[0] / std::max(global[0], 1.0);
+    for (size_t k = 1; k < terms; ++k) loss = loss + l.sums[k] / std::max(global[k], 1.0);
+    if (run.sync) run.sync->prepare(/*sync=*/i + 1 == static_cast<size_t>(cfg.gradient_accumulation_steps));
+    run.scaler->scale_loss(loss).backward();
+    if (run.sync) run.sync->finish();
+    for (size_t k = 0; k < terms; ++k) term_sums[k] = term_sums[k] + l.sums[k].detach().to(at::kFloat);
+    for (size_t k = 0; k < metric_sums.size(); ++k) metric_sums[k] = metric_sums[k] + l.metric_sums[k].to(at::kFloat);
+  }
+
+  // 3. Gradients of all ranks (unless the synchroniser already summed them), unscaled; 4. the update.
+  std::vector<at::Tensor> grads = gradients(*run.optimizer);
+  if (run.synced() && !run.sync) {
+    if (cfg.local_clip && cfg.max_grad_norm > 0) clip_grad_norm(grads, cfg.max_grad_norm);
+    run.dist->allreduce_gradients(grads, /*average=*/false);
+  }
+  const bool finite = run.scaler->unscale(grads);
+  ++run.step;
+  if (finite) {
+    // NVIDIA's schedule counts the updates applied, so a skipped fp16 step does not advance it.
+    r.grad_norm = run.optimizer->step(run.lr());
+  } else {
+    r.skipped = true;
+  }
+  run.scaler->update();
+  run.optimizer->zero_grad();
+
+  // Diagnostics: this rank's means (the figures a log shows; the update above used the global ones).
+  for (size_t k = 0; k < terms; ++k) {
+    r.term_means.push_back(term_sums[k].item<double>() / std::max(r.counts.denominators[k], 1.0));
+    r.loss += r.term_means.back();
+  }
+  for (size_t k = 0; k < metric_sums.size(); ++k)
+    r.metric_values.push_back(metric_sums[k].item<double>() /
+                              std::max(r.counts.denominators[task.metrics()[k].denominator], 1.0));
+  check_loss_finite(r.loss, run.step);
+  return r;
+}
+
+void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flops, double peak) {
+  const TrainingTask& task = *run.task;
+  const int world = run.dist->world();
+  const double sequences = static_cast<double>(r.counts.sequences * world);
+  Scalars fields = {{"loss", r.loss}};
+  for (size_t k = 0; k < r.term_means.size(); ++k) fields.emplace_back(task.loss_terms()[k], r.term_means[k]);
+  for (size_t k = 0; k < r.metric_values.size(); ++k) fields.emplace_back(task.metrics()[k].name, r.metric_values[k]);
+  fields.insert(fields.end(), {{"lr", run.schedule.at(std::max<int64_t>(run.optimizer->steps(), 1)) * run.lr_scale},
+                               {"grad_norm", r.grad_norm}, {"seq_per_s", sequences / seconds},
+                               {"tokens_per_s", static_cast<double>(r.counts.tokens * world) / seconds},
+                               {"loss_scale", run.scaler->scale()},
+                               {"skipped_steps", static_cast<double>(run.scaler->skipped_steps())},
+                               {"step_seconds", seconds}, {"data_seconds", r.data_seconds}});
+  if (peak > 0) fields.emplace_back("mfu", step_flops / seconds / (peak * world));
+  run.log->log(run.step, fields);
+}
+
+}  // namespace
+
+void run_training_loop(const LoopConfig& config, TrainingTask& task) {
+  config.validate();
+  LoopRun run;
+  run.cfg = config;
+  run.task = &task;
+  const LoopConfig& cfg = run.cfg;
+  setup_run(run);
+  const bool main = run.dist->is_main();
+  const int world = run.dist->world();
+  const int64_t first_step = run.step;
+  const double peak = peak_flops(run.device, run.precision, cfg.peak_tflops);
+  Throughput throughput;
+  double last_loss = 0;
+  while (run.step < cfg.max_steps) {
+    const auto start = Clock::now();
+    StepResult r = step(run);
+    if (run.device.is_cuda()) torch::cuda::synchronize();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    last_loss = r.loss;
+    const int64_t global_sequences = r.counts.sequences * world;
+    const double step_flops = static_cast<double>(global_sequences) * task.flops_per_sequence(r.counts.max_len);
+    if (run.step - first_step > cfg.throughput_warmup_steps)
+      throughput.add(global_sequences, r.counts.tokens * world, seconds, step_flops);
+    if (main && (run.step % cfg.log_every == 0 || run.step == cfg.max_steps)) log_step(run, r, seconds, step_flops, peak);
+    if (main) run.log->progress(run.step);
+
+    // The cadence: the best worker at the end of independent training, then checkpoints, then stopping.
+    const bool stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
+    if (run.step == cfg.max_steps && cfg.no_sync_gradients) keep_best_worker(run, last_loss);
+    if ((cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps || stopping)
+      save_run(run, run.step == cfg.max_steps ? "end" : stopping ? "stop" : "periodic");
+    if (stopping) break;
+  }
+  if (main) run.log->finish();
+  if (main && throughput.steps > 0 && !cfg.quiet)
+    std::fprintf(stderr, "%s: %lld steps, final loss %.4f, %s\n", tool_name().c_str(),
+                 static_cast<long long>(run.step - first_step), last_loss, throughput.summary(peak * world).c_str());
+}
+
+}  // namespace bk

@@ -1,0 +1,56 @@
+// The settings of the training loop (loop.h) that every task shares, with their defaults, their checks and their
+// command-line flags (declared once here for every tool built on the loop). Torch-free.
+#pragma once
+
+#include "launch/launcher.h"
+
+#include <cstdint>
+#include <string>
+
+namespace bk {
+
+class Options;
+
+struct LoopConfig {
+  std::string output_dir;
+  int64_t train_batch_size = 0;         // samples per rank per optimizer step (split over the accumulation steps)
+  int64_t max_steps = 0;
+  double learning_rate = 1e-4;
+  std::string optimizer = "lamb";       // lamb | adamw
+  std::string precision = "fp32";       // fp32 | bf16 | fp16
+  uint64_t seed = 12345;
+  std::string log_file;                 // JSON lines; empty = OUTPUT_DIR/log.jsonl
+  double warmup_proportion = 0.01;
+  std::string lr_decay = "poly";        // poly | linear
+  double poly_power = 0.5;
+  int64_t gradient_accumulation_steps = 1;
+  double weight_decay = 0.01;
+  double max_grad_norm = 1.0;
+  int64_t checkpoint_every = 0;         // 0 = only at the end
+  int keep_checkpoints = 3;
+  bool resume = false;
+  std::string init_checkpoint;
+  std::string device = "cpu";           // cpu | cuda
+  int64_t log_every = 1;
+  int64_t throughput_warmup_steps = 0;  // steps left out of the throughput figure
+  int64_t stop_after = 0;               // stop (with a checkpoint) after this many steps of this run; 0 = never
+  bool tensorboard = true;
+  bool tf32 = false;
+  bool no_sync_gradients = false;
+  bool local_clip = false;
+  std::string lr_scaling = "none";      // none | linear | sqrt
+  int prefetch = 4;                     // micro-batches prepared ahead by a background thread
+  double peak_tflops = 0;               // for MFU; 0 = known GPUs only
+  LaunchOptions launch;                 // --nproc-per-node & co., and --dist-timeout for the process group
+  bool quiet = false;
+
+  // bk::UsageError for a value no run can use (the names in the messages are the flags').
+  void validate() const;
+  int64_t micro_batch_size() const { return train_batch_size / gradient_accumulation_steps; }
+};
+
+// Declares the loop's flags (--output-dir ... --prefetch, and the launcher's) bound to `config`; each default is
+// the config's own initial value.
+void add_loop_options(Options& options, LoopConfig& config);
+
+}  // namespace bk

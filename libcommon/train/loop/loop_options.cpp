@@ -1,0 +1,84 @@
+#include "train/loop/loop_config.h"
+
+#include "cli/options.h"
+#include "util/error.h"
+
+#include <fmt/format.h>
+
+namespace bk {
+
+namespace {
+
+// A double default as --help shows it: the shortest text that reads back to the value.
+std::string shown(double value) { return fmt::format("{}", value); }
+
+}  // namespace
+
+void LoopConfig::validate() const {
+  if (output_dir.empty()) usage_fail("--output-dir must not be empty");
+  if (train_batch_size <= 0 || max_steps <= 0) usage_fail("--train-batch-size and --max-steps must be positive");
+  if (gradient_accumulation_steps <= 0 || train_batch_size % gradient_accumulation_steps != 0)
+    usage_fail("--train-batch-size {} is not a multiple of --gradient-accumulation-steps {}", train_batch_size,
+               gradient_accumulation_steps);
+  if (log_every <= 0) usage_fail("--log-every must be positive");
+  if (keep_checkpoints < 1) usage_fail("--keep-checkpoints must be at least 1");
+  if (optimizer != "lamb" && optimizer != "adamw") usage_fail("--optimizer must be lamb or adamw, got '{}'", optimizer);
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
+    usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", precision);
+  if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
+  if (lr_scaling != "none" && lr_scaling != "linear" && lr_scaling != "sqrt")
+    usage_fail("--lr-scaling must be none, linear or sqrt, got '{}'", lr_scaling);
+  if (lr_decay != "poly" && lr_decay != "linear") usage_fail("--lr-decay must be poly or linear, got '{}'", lr_decay);
+  if (prefetch < 0) usage_fail("--prefetch must not be negative, got {}", prefetch);
+}
+
+void add_loop_options(Options& options, LoopConfig& c) {
+  const LoopConfig d;  // the defaults, written once in LoopConfig's initialisers
+  options.add()
+    ("output-dir", po::value(&c.output_dir)->required()->value_name("DIR"), "checkpoints, log.jsonl and tensorboard/ go here")
+    ("train-batch-size", po::value(&c.train_batch_size)->required()->value_name("B"),
+     "samples per process per optimizer step (split over the accumulation steps)")
+    ("max-steps", po::value(&c.max_steps)->required()->value_name("N"), "optimizer steps of the whole run")
+    ("learning-rate", po::value(&c.learning_rate)->default_value(d.learning_rate, shown(d.learning_rate))->value_name("LR"),
+     "peak learning rate")
+    ("optimizer", po::value(&c.optimizer)->default_value(d.optimizer)->value_name("NAME"), "lamb (NVLAMB) or adamw")
+    ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"),
+     "fp32, bf16 (autocast) or fp16 (CUDA, loss scaling)")
+    ("tf32", po::bool_switch(&c.tf32), "allow TF32 matmuls on CUDA")
+    ("seed", po::value(&c.seed)->default_value(d.seed)->value_name("S"), "weights, dropout and data order")
+    ("log-file", po::value(&c.log_file)->value_name("FILE"), "JSON lines, one per logging step (default OUTPUT_DIR/log.jsonl)")
+    ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"), "log every N steps")
+    ("no-tensorboard", po::bool_switch()->notifier([&c](bool off) { c.tensorboard = !off; }),
+     "do not write OUTPUT_DIR/tensorboard/ event files")
+    ("warmup-proportion", po::value(&c.warmup_proportion)->default_value(d.warmup_proportion, shown(d.warmup_proportion))
+     ->value_name("W"), "share of steps in linear warm-up")
+    ("lr-decay", po::value(&c.lr_decay)->default_value(d.lr_decay)->value_name("D"), "poly (NVIDIA's, power 0.5) or linear")
+    ("weight-decay", po::value(&c.weight_decay)->default_value(d.weight_decay, shown(d.weight_decay))->value_name("WD"),
+     "except biases and LayerNorm")
+    ("max-grad-norm", po::value(&c.max_grad_norm)->default_value(d.max_grad_norm, shown(d.max_grad_norm))->value_name("N"),
+     "LAMB pre-normalisation / AdamW clipping")
+    ("gradient-accumulation-steps", po::value(&c.gradient_accumulation_steps)->default_value(d.gradient_accumulation_steps)
+     ->value_name("K"), "micro-batches per step")
+    ("checkpoint-every", po::value(&c.checkpoint_every)->default_value(d.checkpoint_every)->value_name("N"),
+     "steps between checkpoints (0 = at the end)")
+    ("keep-checkpoints", po::value(&c.keep_checkpoints)->default_value(d.keep_checkpoints)->value_name("K"),
+     "keep the last K checkpoints")
+    ("resume", po::bool_switch(&c.resume), "continue from OUTPUT_DIR's latest checkpoint, exactly")
+    ("init-checkpoint", po::value(&c.init_checkpoint)->value_name("DIR"), "start from these weights (strict: keys must match)")
+    ("stop-after", po::value(&c.stop_after)->default_value(d.stop_after)->value_name("N"),
+     "stop with a checkpoint after N steps of this run")
+    ("throughput-warmup-steps", po::value(&c.throughput_warmup_steps)->default_value(d.throughput_warmup_steps)
+     ->value_name("N"), "leave the first N steps out of the throughput figure")
+    ("peak-tflops", po::value(&c.peak_tflops)->default_value(d.peak_tflops, shown(d.peak_tflops))->value_name("T"),
+     "device peak for MFU (default: known GPUs)")
+    ("device", po::value(&c.device)->default_value(d.device)->value_name("D"), "cpu or cuda (LOCAL_RANK picks the GPU)")
+    ("no-sync-gradients", po::bool_switch(&c.no_sync_gradients), "independent workers; the best is kept at the end")
+    ("local-clip", po::bool_switch(&c.local_clip), "clip each worker's gradients before the all-reduce")
+    ("lr-scaling", po::value(&c.lr_scaling)->default_value(d.lr_scaling)->value_name("S"),
+     "scale the rate with workers: none, linear, sqrt")
+    ("prefetch", po::value(&c.prefetch)->default_value(d.prefetch)->value_name("N"),
+     "micro-batches prepared ahead by a background thread");
+  add_launcher_options(options, c.launch);
+}
+
+}  // namespace bk

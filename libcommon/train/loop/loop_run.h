@@ -1,0 +1,46 @@
+// Internal to the training loop (loop.cpp, loop_setup.cpp): everything a run holds. Not for other callers.
+#pragma once
+
+#include "train/dist/dist.h"
+#include "train/dist/dist_sync.h"
+#include "train/loop/loop_config.h"
+#include "train/loop/run_setup.h"
+#include "train/loop/task.h"
+#include "train/loop/train_log.h"
+#include "train/optim/grad_scaler.h"
+#include "train/optim/optimizer.h"
+#include "train/optim/schedule.h"
+
+#include <memory>
+#include <string>
+
+namespace bk {
+
+struct LoopRun {
+  LoopConfig cfg;
+  TrainingTask* task = nullptr;
+  at::Device device{at::kCPU};
+  Precision precision = Precision::fp32;
+  std::unique_ptr<Dist> dist;
+  std::unique_ptr<Optimizer> optimizer;
+  std::unique_ptr<LossScaler> scaler;
+  std::unique_ptr<GradientSynchronizer> sync;
+  LrSchedule schedule;
+  double lr_scale = 1;
+  int64_t step = 0;         // optimizer steps done (skipped fp16 steps included)
+  int64_t micro_batch = 0;  // micro-batches consumed
+  std::unique_ptr<TrainLog> log;  // rank 0 only
+
+  bool synced() const { return dist->world() > 1 && !cfg.no_sync_gradients; }
+  double lr() const { return schedule.at(optimizer->steps() + 1) * lr_scale; }
+};
+
+// Builds the process group, starts the task, makes the optimizer, scaler and schedule, restores a checkpoint with
+// --resume and opens the log (loop_setup.cpp).
+void setup_run(LoopRun& run);
+// Rank 0 writes a checkpoint of the run as it stands; `why` is "periodic", "stop" or "end".
+void save_run(LoopRun& run, const std::string& why);
+// With --no-sync-gradients: the weights of the rank with the lowest final loss end up on every rank.
+void keep_best_worker(LoopRun& run, double final_loss);
+
+}  // namespace bk

@@ -1,0 +1,163 @@
+#include "train/loop/checkpoint.h"
+#include "train/loop/loop_run.h"
+#include "train/loop/train_state.h"
+#include "train/optim/make_optimizer.h"
+
+#include "cli/run_tool.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <torch/nn/module.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+namespace bk {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<at::Tensor> parameter_tensors(const Optimizer& optimizer) {
+  std::vector<at::Tensor> out;
+  for (const auto& [name, t] : optimizer.params()) out.push_back(t);
+  return out;
+}
+
+void restore_run(LoopRun& run, const std::string& dir) {
+  Checkpoint ckpt = load_checkpoint(dir);
+  run.task->load_model_state(ckpt.model, dir + "/model.safetensors");
+  if (ckpt.optimizer.empty()) fail("{}: no optimizer.safetensors; --resume needs a checkpoint {} wrote", dir, tool_name());
+  run.optimizer->load_state(ckpt.optimizer);
+  run.scaler->load_state(ckpt.optimizer);
+  const TrainingState state = TrainingState::from_json(ckpt.state, dir + "/trainer_state.json");
+  if (state.world_size != run.dist->world())
+    fail("{}: written by a run of {} processes, this one has {}; resume with the same world size", dir,
+         state.world_size, run.dist->world());
+  run.step = state.step;
+  run.micro_batch = state.micro_batch;
+  run.task->restore_data_position(state.data_position);
+  restore_generator_states(state.generators, run.device);
+}
+
+}  // namespace
+
+void setup_run(LoopRun& run) {
+  const LoopConfig& cfg = run.cfg;
+  TrainingTask& task = *run.task;
+  DistEnv env = detect_dist_env();
+  run.device = pick_device(cfg.device, env);
+  run.precision = parse_precision(cfg.precision, run.device);
+  run.dist = Dist::create(env, run.device, std::chrono::seconds(cfg.launch.dist_timeout_seconds));
+  const int world = run.dist->world();
+  if (cfg.tf32) {
+    at::globalContext().setAllowTF32CuBLAS(true);
+    at::globalContext().setAllowTF32CuDNN(true);
+  }
+
+  // The model: the same initial weights on every rank (seeded, then rank 0's broadcast).
+  at::manual_seed(cfg.seed);
+  TaskContext context;
+  context.device = run.device;
+  context.rank = run.dist->rank();
+  context.world = world;
+  context.micro_batch_size = cfg.micro_batch_size();
+  context.seed = cfg.seed;
+  context.prefetch = cfg.prefetch;
+  context.pin_memory = run.device.is_cuda();
+  task.start(context);
+  if (!cfg.init_checkpoint.empty()) {
+    Checkpoint init = load_checkpoint(cfg.init_checkpoint, false);
+    task.load_model_state(init.model, cfg.init_checkpoint + "/model.safetensors");
+  }
+  task.model().to(run.device);
+  task.model().train();
+
+  OptimizerConfig oc;
+  oc.kind = cfg.optimizer;
+  oc.weight_decay = cfg.weight_decay;
+  oc.max_grad_norm = cfg.max_grad_norm;
+  run.optimizer = make_optimizer(task.parameters(), oc);
+  std::vector<at::Tensor> params = parameter_tensors(*run.optimizer);
+  run.dist->broadcast_parameters(params);
+  if (!cfg.no_sync_gradients && !cfg.local_clip && world > 1)
+    run.sync = std::make_unique<GradientSynchronizer>(*run.dist, params, /*average=*/false);
+
+  LossScalerConfig sc;
+  sc.enabled = run.precision == Precision::fp16;
+  run.scaler = std::make_unique<LossScaler>(sc, run.device);
+
+  run.schedule.base_lr = cfg.learning_rate;
+  run.schedule.total_steps = cfg.max_steps;
+  run.schedule.warmup_proportion = cfg.warmup_proportion;
+  run.schedule.degree = cfg.poly_power;
+  run.schedule.decay = parse_lr_decay(cfg.lr_decay);
+  run.schedule.validate();
+  if (cfg.lr_scaling == "linear") run.lr_scale = world;
+  else if (cfg.lr_scaling == "sqrt") run.lr_scale = std::sqrt(static_cast<double>(world));
+
+  // Dropout differs per rank (as NVIDIA seeds seed + rank); the weights above do not.
+  at::manual_seed(cfg.seed + static_cast<uint64_t>(run.dist->rank()));
+  if (cfg.resume) {
+    if (auto latest = latest_checkpoint(cfg.output_dir)) restore_run(run, *latest);
+    else if (run.dist->is_main() && !cfg.quiet)
+      std::fprintf(stderr, "%s: --resume: no checkpoint in %s/checkpoints yet, starting at step 0\n",
+                   tool_name().c_str(), cfg.output_dir.c_str());
+  }
+
+  if (run.dist->is_main()) {
+    fs::create_directories(cfg.output_dir);
+    TrainLogOptions lo;
+    lo.log_file = cfg.log_file.empty() ? (fs::path(cfg.output_dir) / "log.jsonl").string() : cfg.log_file;
+    if (cfg.tensorboard) lo.tensorboard_dir = (fs::path(cfg.output_dir) / "tensorboard").string();
+    lo.append = cfg.resume;  // a resumed run continues the same log; a new run never appends to an old one
+    lo.quiet = cfg.quiet;
+    lo.total_steps = cfg.max_steps;
+    run.log = std::make_unique<TrainLog>(lo);
+  }
+}
+
+void save_run(LoopRun& run, const std::string& why) {
+  if (!run.dist->is_main()) return;
+  Checkpoint ckpt;
+  ckpt.config = run.task->model_config();
+  for (const auto& [name, t] : run.task->model_state()) ckpt.model[name] = t.detach().to(at::kCPU, at::kFloat).clone();
+  for (const auto& [name, t] : run.optimizer->state()) ckpt.optimizer[name] = t.detach().to(at::kCPU).clone();
+  for (const auto& [name, t] : run.scaler->state()) ckpt.optimizer[name] = t.detach().to(at::kCPU).clone();
+  TrainingState state;
+  state.step = run.step;
+  state.micro_batch = run.micro_batch;
+  state.data_position = run.task->data_position();
+  state.generators = generator_states(run.device);
+  state.world_size = run.dist->world();
+  state.seed = run.cfg.seed;
+  state.max_steps = run.cfg.max_steps;
+  state.train_batch_size = run.cfg.train_batch_size;
+  state.learning_rate = run.cfg.learning_rate;
+  state.optimizer = run.cfg.optimizer;
+  state.precision = run.cfg.precision;
+  state.saved_because = why;
+  ckpt.state = state.to_json();
+  std::string dir = save_checkpoint(run.cfg.output_dir, run.step, ckpt, run.cfg.keep_checkpoints);
+  run.log->note(run.step, "saved checkpoint " + dir);
+}
+
+// Every rank trained alone; the rank with the lowest final loss wins and its weights end up everywhere (a sum over
+// ranks of which all but the winner's are zeroed), so rank 0 saves the best model.
+void keep_best_worker(LoopRun& run, double final_loss) {
+  if (run.dist->world() == 1) return;
+  const double best = run.dist->allreduce_scalar(final_loss, ReduceOp::Min);
+  double mine = final_loss == best ? static_cast<double>(run.dist->rank()) : 1e9;
+  const double winner = run.dist->allreduce_scalar(mine, ReduceOp::Min);
+  at::NoGradGuard no_grad;
+  for (auto& p : parameter_tensors(*run.optimizer)) {
+    if (run.dist->rank() != static_cast<int>(winner)) p.zero_();
+    run.dist->allreduce(p, ReduceOp::Sum);
+  }
+  if (run.dist->is_main() && !run.cfg.quiet)
+    std::fprintf(stderr, "%s: independent workers: rank %d had the lowest loss (%.4f); its weights are kept\n",
+                 tool_name().c_str(), static_cast<int>(winner), best);
+}
+
+}  // namespace bk

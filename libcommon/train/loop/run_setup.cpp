@@ -1,0 +1,89 @@
+#include "train/loop/run_setup.h"
+
+#include "util/error.h"
+#include "train/loop/checkpoint.h"
+
+#include <ATen/autocast_mode.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <torch/cuda.h>
+
+namespace bk {
+
+at::Device pick_device(const std::string& name, const DistEnv& env) {
+  if (name == "cpu") return at::Device(at::kCPU);
+  if (name == "cuda") {
+    if (!torch::cuda::is_available()) fail("--device cuda: no CUDA device is available on this machine");
+    return at::Device(at::kCUDA, static_cast<at::DeviceIndex>(env.local_rank % torch::cuda::device_count()));
+  }
+  usage_fail("--device must be cpu or cuda, got '{}'", name);
+}
+
+Precision parse_precision(const std::string& name, const at::Device& device) {
+  if (name == "fp32") return Precision::fp32;
+  if (name == "bf16") return Precision::bf16;
+  if (name == "fp16") {
+    if (!device.is_cuda()) usage_fail("--precision fp16 needs --device cuda (use bf16 on the CPU)");
+    return Precision::fp16;
+  }
+  usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", name);
+}
+
+AutocastScope::AutocastScope(Precision precision, const at::Device& device) : device_type_(device.type()) {
+  if (precision == Precision::fp32) return;
+  active_ = true;
+  was_enabled_ = at::autocast::is_autocast_enabled(device_type_);
+  previous_dtype_ = at::autocast::get_autocast_dtype(device_type_);
+  at::autocast::set_autocast_enabled(device_type_, true);
+  at::autocast::set_autocast_dtype(device_type_, precision == Precision::bf16 ? at::kBFloat16 : at::kHalf);
+}
+
+AutocastScope::~AutocastScope() {
+  if (!active_) return;
+  at::autocast::set_autocast_enabled(device_type_, was_enabled_);
+  at::autocast::set_autocast_dtype(device_type_, previous_dtype_);
+  at::autocast::clear_cache();
+}
+
+double peak_flops(const at::Device& device, Precision precision, double peak_tflops_flag) {
+  if (peak_tflops_flag > 0) return peak_tflops_flag * 1e12;
+  if (!device.is_cuda()) return 0;
+  // Dense (no sparsity) tensor-core peaks from NVIDIA's data sheets; fp32 runs on TF32 at best.
+  const std::string name = at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index())->name;
+  const bool half = precision != Precision::fp32;
+  if (name.find("H100") != std::string::npos || name.find("H200") != std::string::npos) return half ? 989e12 : 494e12;
+  if (name.find("A100") != std::string::npos) return half ? 312e12 : 156e12;
+  return 0;
+}
+
+nlohmann::json generator_states(const at::Device& device) {
+  nlohmann::json states;
+  auto cpu = at::detail::getDefaultCPUGenerator();
+  {
+    std::lock_guard<std::mutex> lock(cpu.mutex());
+    states["cpu"] = tensor_to_base64(cpu.get_state());
+  }
+  if (device.is_cuda()) {
+    auto cuda = at::cuda::detail::getDefaultCUDAGenerator(device.index() < 0 ? 0 : device.index());
+    std::lock_guard<std::mutex> lock(cuda.mutex());
+    states["cuda"] = tensor_to_base64(cuda.get_state());
+  }
+  return states;
+}
+
+void restore_generator_states(const nlohmann::json& states, const at::Device& device) {
+  if (states.contains("cpu")) {
+    auto cpu = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(cpu.mutex());
+    cpu.set_state(tensor_from_base64(states["cpu"].get<std::string>()));
+  }
+  if (device.is_cuda() && states.contains("cuda")) {
+    auto cuda = at::cuda::detail::getDefaultCUDAGenerator(device.index() < 0 ? 0 : device.index());
+    std::lock_guard<std::mutex> lock(cuda.mutex());
+    cuda.set_state(tensor_from_base64(states["cuda"].get<std::string>()));
+  }
+}
+
+}  // namespace bk

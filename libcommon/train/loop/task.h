@@ -1,0 +1,94 @@
+// What the training loop (loop.h) asks of a task: pretraining (tasks/pretraining/) today, fine-tuning heads next.
+//
+// The loop owns everything every task shares: the process group, the optimizer and its schedule, precision and
+// loss scaling, accumulation, gradient sync, checkpoints, logs and the cadence of a run. A task owns its model and
+// its data, and knows how to score one micro-batch:
+//   - take_micro_batches(k) takes this rank's next k micro-batches (one optimizer step), checks them against the
+//     model, and returns their counts: one denominator per loss term (what its sum is divided by);
+//   - forward(i) runs micro-batch i and returns each loss term as a SUM over the micro-batch, plus the sums behind
+//     its metrics. The loop divides each term by its denominator summed over all ranks, so the loss is the mean
+//     over the global batch whatever the split into ranks and micro-batches;
+//   - data_position() / restore_data_position() make a resumed run take exactly the micro-batches an
+//     uninterrupted one would have taken.
+// The logged loss is the sum of the terms' means; each term and each metric is logged under its own name.
+#pragma once
+
+#include "train/optim/optimizer.h"
+
+#include <ATen/Tensor.h>
+#include <c10/core/Device.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace torch::nn {
+class Module;
+}
+
+namespace bk {
+
+struct BertConfig;
+
+// What the loop tells a task when the run starts.
+struct TaskContext {
+  at::Device device{at::kCPU};
+  int rank = 0, world = 1;
+  int64_t micro_batch_size = 0;  // samples per micro-batch on this rank
+  uint64_t seed = 0;
+  int prefetch = 0;              // micro-batches to prepare ahead
+  bool pin_memory = false;       // page-locked host batches (CUDA runs)
+};
+
+// The micro-batches of one step on this rank, counted before any forward pass.
+struct StepCounts {
+  std::vector<double> denominators;  // per loss term
+  int64_t sequences = 0;
+  int64_t tokens = 0;                // real tokens (padding excluded)
+  int64_t max_len = 0;               // the longest sequence
+};
+
+// One micro-batch's forward pass.
+struct MicroBatchLoss {
+  std::vector<at::Tensor> sums;         // per loss term: 0-dim float, differentiable, summed over the micro-batch
+  std::vector<at::Tensor> metric_sums;  // per metric: 0-dim, no gradient (correct predictions, say)
+};
+
+struct TaskMetric {
+  std::string name;        // the log's field name
+  size_t denominator = 0;  // the loss term whose denominator it is divided by
+};
+
+class TrainingTask {
+ public:
+  virtual ~TrainingTask() = default;
+
+  // Builds the model and opens this rank's data. Called once, after the process group exists, with LibTorch's
+  // default generator seeded with the run's seed (so the initial weights are the same on every rank).
+  virtual void start(const TaskContext& context) = 0;
+
+  // The model: the module (device, train/eval), its parameters under their checkpoint names (what the optimizer
+  // steps), its tensors for checkpoints and a strict load of them (errors name `where` and every bad key).
+  virtual const BertConfig& model_config() const = 0;
+  virtual torch::nn::Module& model() = 0;
+  virtual NamedTensors parameters() const = 0;
+  virtual std::map<std::string, at::Tensor> model_state() const = 0;
+  virtual void load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) = 0;
+  // Model FLOPs of one training sequence (forward + backward) of seq_len tokens, for MFU.
+  virtual double flops_per_sequence(int64_t seq_len) const = 0;
+
+  virtual const std::vector<std::string>& loss_terms() const = 0;
+  virtual const std::vector<TaskMetric>& metrics() const = 0;
+
+  // `step` is the number of the step they are for (from 1), for error messages.
+  virtual StepCounts take_micro_batches(int64_t count, int64_t step) = 0;
+  // Micro-batch `index` of those taken last, on the context's device (the loop sets autocast around it).
+  virtual MicroBatchLoss forward(size_t index) = 0;
+
+  virtual nlohmann::json data_position() const = 0;
+  virtual void restore_data_position(const nlohmann::json& position) = 0;
+};
+
+}  // namespace bk

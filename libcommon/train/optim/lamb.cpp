@@ -1,0 +1,67 @@
+// NVLAMB as apex's FusedLAMB computes it (adam_w_mode, bias correction, global-norm pre-normalisation); the
+// formulas are in optim.h. The per-tensor trust ratios are computed on the device and spread over the flat
+// update buffer with one repeat_interleave, so a step never waits for the device.
+#include "util/error.h"
+#include "train/optim/optimizer_kinds.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+
+#include <cmath>
+
+namespace bk {
+namespace {
+
+class Lamb final : public Optimizer {
+ public:
+  Lamb(NamedTensors named_params, const OptimizerConfig& config) : Optimizer(std::move(named_params), config) {
+    std::vector<int64_t> lengths;
+    std::vector<uint8_t> eligible;
+    for (size_t i = 0; i < param_list_.size(); ++i) {
+      lengths.push_back(param_list_[i].numel());
+      eligible.push_back(config_.trust_ratio_all || (decays_[i] && config_.weight_decay != 0));
+    }
+    const at::Device device = update_.device();
+    lengths_ = at::tensor(lengths, at::kLong).to(device);
+    eligible_ = at::tensor(eligible, at::kByte).to(at::kBool).to(device);
+  }
+
+  at::Tensor step_async(double lr) override {
+    at::NoGradGuard no_grad;
+    ++steps_;
+    const OptimizerConfig& c = config_;
+    const double correction1 = 1 - std::pow(c.beta1, static_cast<double>(steps_));
+    const double correction2 = 1 - std::pow(c.beta2, static_cast<double>(steps_));
+
+    at::Tensor norm = gather_grads();  // update_ holds the gradients
+    if (c.max_grad_norm > 0) update_.div_(at::clamp_min(norm / c.max_grad_norm, 1.0));
+    exp_avg_.mul_(c.beta1).add_(update_, c.grad_averaging ? 1 - c.beta1 : 1.0);
+    exp_avg_sq_.mul_(c.beta2).addcmul_(update_, update_, 1 - c.beta2);
+
+    // update_ = m_hat / (sqrt(v_hat) + eps) + wd w
+    at::div_out(scratch_, exp_avg_sq_, correction2).sqrt_().add_(c.eps);
+    at::div_out(update_, exp_avg_, correction1).div_(scratch_);
+    if (c.weight_decay != 0 && !decayed_params_.empty())
+      at::_foreach_add_(decayed_updates_, decayed_params_, c.weight_decay);
+
+    at::Tensor param_norms = at::stack(at::_foreach_norm(param_list_, 2));
+    at::Tensor update_norms = at::stack(at::_foreach_norm(update_views(), 2));
+    at::Tensor ratio = at::where(eligible_ & (param_norms > 0) & (update_norms > 0), param_norms / update_norms,
+                                 at::ones_like(param_norms));
+    update_.mul_(at::repeat_interleave(ratio, lengths_, 0, numel_));
+    at::_foreach_add_(param_list_, update_views(), -lr);
+    return norm;
+  }
+
+ private:
+  at::Tensor lengths_;   // int64 [params]: elements per parameter
+  at::Tensor eligible_;  // bool [params]: whether the trust ratio applies
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_lamb(NamedTensors named_params, const OptimizerConfig& config) {
+  return std::make_unique<Lamb>(std::move(named_params), config);
+}
+
+}  // namespace bk

@@ -1,0 +1,18 @@
+#include "train/optim/make_optimizer.h"
+
+#include "train/optim/optimizer_kinds.h"
+#include "util/error.h"
+
+namespace bk {
+
+std::unique_ptr<Optimizer> make_optimizer(NamedTensors named_params, const OptimizerConfig& config) {
+  if (!(config.beta1 >= 0 && config.beta1 < 1) || !(config.beta2 >= 0 && config.beta2 < 1))
+    fail("optimizer: betas must lie in [0, 1), got {} and {}", config.beta1, config.beta2);
+  if (!(config.eps >= 0) || !(config.weight_decay >= 0))
+    fail("optimizer: eps and weight decay must be non-negative, got {} and {}", config.eps, config.weight_decay);
+  if (config.kind == "lamb") return make_lamb(std::move(named_params), config);
+  if (config.kind == "adamw") return make_adamw(std::move(named_params), config);
+  fail("optimizer: unknown kind '{}' (expected lamb or adamw)", config.kind);
+}
+
+}  // namespace bk

@@ -1,0 +1,114 @@
+// The training optimizers: NVLAMB (as NVIDIA's BERT trains with apex's FusedLAMB) and AdamW (as
+// torch.optim.AdamW), over named parameters, with their state exported as named tensors for checkpoints.
+//
+// Both keep their moments in two flat float32 buffers (one element per parameter element, parameters in the
+// order given) and run each step as a handful of whole-buffer kernels plus multi-tensor (at::_foreach_*)
+// launches, never a loop of small per-parameter kernels. A step does not synchronise with the device unless
+// its caller reads the returned gradient norm as a double.
+//
+// LAMB step t (t counts the steps taken, from 1), lr given by the caller, all gradients g, parameters w:
+//   n     = ||concat(all g)||                         (global norm, returned)
+//   g'    = g / max(1, n / max_grad_norm)              (pre-normalisation; skipped when max_grad_norm <= 0)
+//   m     = beta1 m + (1 - beta1) g'                   ((1 - beta1) becomes 1 without grad_averaging)
+//   v     = beta2 v + (1 - beta2) g'^2
+//   u     = (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps) + wd w
+//   r     = ||w|| / ||u|| per tensor, 1 where either norm is 0
+//   w    -= lr r u
+// wd is weight_decay for every parameter except biases and LayerNorm parameters (decays_weight below), which get
+// wd = 0. As in apex (use_nvlamb=False, what NVIDIA's BERT scripts use), parameters with wd = 0 take a plain
+// Adam step (r = 1); trust_ratio_all = true applies r to them too (apex's use_nvlamb=True).
+//
+// AdamW step t, as torch.optim.AdamW, after clipping the gradients as torch.nn.utils.clip_grad_norm_
+// (g *= min(1, max_grad_norm / (n + 1e-6)); skipped when max_grad_norm <= 0):
+//   w *= 1 - lr wd;  m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
+//   w -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+//
+// A parameter without a gradient (grad undefined) is stepped as if its gradient were zero.
+#pragma once
+
+#include <ATen/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace bk {
+
+struct OptimizerConfig {
+  std::string kind = "lamb";  // "lamb" or "adamw"
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-6;
+  double weight_decay = 0.01;
+  double max_grad_norm = 1.0;    // LAMB: pre-normalisation threshold; AdamW: clipping threshold; <= 0: off
+  bool grad_averaging = true;    // LAMB: m takes (1 - beta1) g (apex's default); false: m takes g
+  bool trust_ratio_all = false;  // LAMB: trust ratio also for parameters without weight decay (apex use_nvlamb)
+};
+
+using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
+
+// Whether a parameter takes weight decay: all but biases (a name ending in ".bias", or "bias") and LayerNorm
+// parameters (a name containing "LayerNorm"), as NVIDIA's and Google's BERT scripts decide it for HF-style names.
+bool decays_weight(std::string_view name);
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+
+  // One update with learning rate lr from the parameters' current gradients; returns the global L2 norm of the
+  // gradients as they came in (before pre-normalisation or clipping). step() reads it back from the device;
+  // step_async() returns it as a 0-dim float32 tensor on the parameters' device without waiting.
+  // LAMB overwrites the gradients with its update direction; AdamW scales them when it clips.
+  double step(double lr);
+  virtual at::Tensor step_async(double lr) = 0;
+
+  // Sets every parameter's gradient to zero (in one multi-tensor launch).
+  void zero_grad();
+  // Every parameter's gradient, in order (undefined where a parameter has none): what LossScaler::unscale takes.
+  std::vector<at::Tensor> grads() const;
+
+  // Steps taken so far (what bias correction counts; NVIDIA's schedule reads it as steps() + 1).
+  int64_t steps() const { return steps_; }
+  const OptimizerConfig& config() const { return config_; }
+  const NamedTensors& params() const { return params_; }
+
+  // The state as named tensors: "<param>.exp_avg" and "<param>.exp_avg_sq" (float32, the parameter's shape,
+  // views of the optimizer's buffers: clone or copy them before the next step if they must be kept) and
+  // "step" (int64, 0-dim, on the CPU). load_state copies such a map back in (any device); it must hold every
+  // one of these names with the right shapes, and names that end in ".exp_avg" or ".exp_avg_sq" for a parameter
+  // it does not know are errors; other names (a loss scaler's, say) are left alone. Resuming is bit-exact.
+  std::map<std::string, at::Tensor> state() const;
+  void load_state(const std::map<std::string, at::Tensor>& state);
+
+ protected:
+  Optimizer(NamedTensors named_params, const OptimizerConfig& config);
+
+  // The gradients gathered into update_ (zeros for a parameter without one); returns their global norm.
+  at::Tensor gather_grads();
+  // update_ cut into one view per parameter, shaped like it.
+  const std::vector<at::Tensor>& update_views() const { return update_views_; }
+
+  OptimizerConfig config_;
+  NamedTensors params_;
+  std::vector<at::Tensor> param_list_;       // the parameters alone, in order
+  std::vector<bool> decays_;                 // decays_weight(name) per parameter
+  std::vector<at::Tensor> decayed_params_;   // the parameters that take weight decay
+  std::vector<at::Tensor> decayed_updates_;  // their views of update_
+  at::Tensor exp_avg_, exp_avg_sq_;          // flat float32 [numel_]
+  at::Tensor update_, scratch_;              // flat float32 work buffers [numel_]
+  int64_t numel_ = 0;
+  int64_t steps_ = 0;
+
+ private:
+  std::vector<at::Tensor> update_views_;
+  std::vector<at::Tensor> exp_avg_views_, exp_avg_sq_views_;
+};
+
+// Clips tensors (gradients) in place to a global L2 norm of at most max_norm as torch.nn.utils.clip_grad_norm_
+// does (scale min(1, max_norm / (norm + 1e-6))), in multi-tensor launches; returns the norm before clipping as a
+// 0-dim float32 tensor (no device synchronisation). Undefined tensors are skipped.
+at::Tensor clip_grad_norm(const std::vector<at::Tensor>& tensors, double max_norm);
+
+}  // namespace bk

@@ -1,0 +1,126 @@
+// The torch-free parts of the training loop: the training state's JSON, the loop's config checks, the data
+// position, and the generic prefetch thread.
+#include "../error_of.h"
+#include "train/feed/data_position.h"
+#include "train/feed/prefetch.h"
+#include "train/loop/loop_config.h"
+#include "train/loop/train_state.h"
+#include "util/error.h"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+TEST_CASE("training state: every key round-trips through trainer_state.json's JSON") {
+  bk::TrainingState s;
+  s.step = 7;
+  s.micro_batch = 14;
+  s.data_position = {{"epoch", 1}, {"batch", 3}, {"fingerprint", "00000000000000ff"}};
+  s.generators = {{"cpu", "AAAA"}};
+  s.world_size = 4;
+  s.seed = 18446744073709551615ull;  // the largest seed survives (JSON readers of doubles would round it)
+  s.max_steps = 100;
+  s.train_batch_size = 32;
+  s.learning_rate = 6e-3;
+  s.optimizer = "lamb";
+  s.precision = "bf16";
+  s.saved_because = "stop";
+  const nlohmann::json json = nlohmann::json::parse(s.to_json().dump());
+  const bk::TrainingState back = bk::TrainingState::from_json(json, "state.json");
+  CHECK(back.to_json() == s.to_json());
+  CHECK(back.seed == s.seed);
+  CHECK(json.size() == 12);
+}
+
+TEST_CASE("training state: step and data position are required, the rest defaults") {
+  CHECK(bk_test::error_of([] { bk::TrainingState::from_json({{"step", 3}}, "dir/trainer_state.json"); }) ==
+        "dir/trainer_state.json: no step or data position");
+  const auto s = bk::TrainingState::from_json({{"step", 3}, {"data_position", nlohmann::json::object()}}, "x");
+  CHECK(s.step == 3);
+  CHECK(s.world_size == 1);
+  CHECK(s.micro_batch == 0);
+  CHECK(bk_test::error_of([] { bk::TrainingState::from_json({{"step", "three"}, {"data_position", 1}}, "f"); })
+            .starts_with("f: "));
+}
+
+TEST_CASE("loop config: the defaults pass, each bad value is named by its flag") {
+  bk::LoopConfig c;
+  c.output_dir = "out";
+  c.train_batch_size = 8;
+  c.max_steps = 10;
+  CHECK_NOTHROW(c.validate());
+  auto message = [](bk::LoopConfig bad) {
+    try {
+      bad.validate();
+    } catch (const bk::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  auto with = [&](auto change) {
+    bk::LoopConfig b = c;
+    change(b);
+    return message(b);
+  };
+  CHECK(with([](auto& b) { b.gradient_accumulation_steps = 3; }) ==
+        "--train-batch-size 8 is not a multiple of --gradient-accumulation-steps 3");
+  CHECK(with([](auto& b) { b.max_steps = 0; }) == "--train-batch-size and --max-steps must be positive");
+  CHECK(with([](auto& b) { b.log_every = 0; }) == "--log-every must be positive");
+  CHECK(with([](auto& b) { b.keep_checkpoints = 0; }) == "--keep-checkpoints must be at least 1");
+  CHECK(with([](auto& b) { b.precision = "fp8"; }) == "--precision must be fp32, bf16 or fp16, got 'fp8'");
+  CHECK(with([](auto& b) { b.lr_scaling = "cube"; }) == "--lr-scaling must be none, linear or sqrt, got 'cube'");
+  CHECK(with([](auto& b) { b.optimizer = "sgd"; }) == "--optimizer must be lamb or adamw, got 'sgd'");
+  CHECK(c.micro_batch_size() == 8);
+}
+
+TEST_CASE("data position: JSON round trip keeps a 64-bit fingerprint; malformed text is an error") {
+  const bk::DataPosition p{3, 17, 0xfedcba9876543210ull};
+  CHECK(bk::DataPosition::from_json(p.to_json()) == p);
+  CHECK_THROWS_AS(bk::DataPosition::from_json("{\"epoch\": 1}"), bk::Error);
+}
+
+TEST_CASE("prefetcher: items and end-of-epoch markers in order, with and without a thread") {
+  for (size_t depth : {0u, 1u, 4u}) {
+    int next = 0;
+    bk::Prefetcher<int> ahead(depth, [&](int& out) {
+      const int n = next++;
+      if (n % 4 == 3) return false;  // every fourth result marks an end of epoch
+      out = n;
+      return true;
+    });
+    std::vector<int> seen;
+    int item = -1;
+    for (int i = 0; i < 8; ++i) seen.push_back(ahead.next(item) ? item : -1);
+    CHECK(seen == std::vector<int>{0, 1, 2, -1, 4, 5, 6, -1});
+  }
+}
+
+TEST_CASE("prefetcher: the producer's error comes out of next(), and again after it") {
+  for (size_t depth : {0u, 2u}) {
+    int calls = 0;
+    bk::Prefetcher<int> ahead(depth, [&](int& out) {
+      if (++calls == 2) throw bk::Error("shard_3.hdf5: row 9: bad sample");
+      out = calls;
+      return true;
+    });
+    int item = 0;
+    CHECK(ahead.next(item));
+    CHECK(bk_test::error_of([&] { ahead.next(item); }) == "shard_3.hdf5: row 9: bad sample");
+    CHECK(bk_test::error_of([&] { ahead.next(item); }) == "shard_3.hdf5: row 9: bad sample");
+  }
+}
+
+TEST_CASE("prefetcher: destroying it while the thread waits on a full queue returns") {
+  std::atomic<int> produced{0};
+  {
+    bk::Prefetcher<int> ahead(2, [&](int& out) {
+      out = produced++;
+      return true;
+    });
+    while (produced < 3) std::this_thread::yield();
+  }
+  CHECK(produced >= 3);
+}
