@@ -1,5 +1,5 @@
-// BertForPreTraining in LibTorch: the encoder of Devlin et al. (post-LayerNorm) with the masked-LM and
-// next-sentence heads, parameter for parameter what HF transformers' BertForPreTraining and NVIDIA's
+// BertForPreTraining in LibTorch: the encoder of Devlin et al. (encoder.h) with the masked-LM and next-sentence
+// heads (pretraining_heads.h), parameter for parameter what HF transformers' BertForPreTraining and NVIDIA's
 // DeepLearningExamples model hold, under the same names.
 //
 // Names (state_dict(), named_parameter_list()): bert.embeddings.{word,position,token_type}_embeddings.weight,
@@ -20,6 +20,9 @@
 #pragma once
 
 #include "ckpt/bert_config.h"
+#include "model/encoder.h"
+#include "model/parameters.h"
+#include "model/pretraining_heads.h"
 
 #include <ATen/Tensor.h>
 #include <torch/nn/module.h>
@@ -30,17 +33,6 @@
 #include <vector>
 
 namespace bk {
-
-struct NamedParameter {
-  std::string name;
-  at::Tensor tensor;
-};
-
-struct BertOutput {
-  // With masked_lm_positions [B, P]: [B*P, vocab_size] (row b*P + j = sample b, slot j); without: [B, T, vocab_size].
-  at::Tensor mlm_logits;
-  at::Tensor nsp_logits;  // [B, 2]; index 1 = random next
-};
 
 class BertForPreTraining : public torch::nn::Module {
  public:
@@ -73,24 +65,11 @@ class BertForPreTraining : public torch::nn::Module {
                        const std::string& where = "state dict");
 
  private:
-  struct Layer {
-    at::Tensor q_w, q_b, k_w, k_b, v_w, v_b;     // attention.self.{query,key,value}
-    at::Tensor ao_w, ao_b, ao_ln_w, ao_ln_b;    // attention.output.dense, attention.output.LayerNorm
-    at::Tensor in_w, in_b;                      // intermediate.dense
-    at::Tensor out_w, out_b, out_ln_w, out_ln_b;  // output.dense, output.LayerNorm
-  };
-  at::Tensor activation(const at::Tensor& x) const;
-  at::Tensor dropout(const at::Tensor& x, double p);
-  at::Tensor layer_forward(const Layer& layer, const at::Tensor& x, const at::Tensor& mask);
-
   BertConfig config_;
   int64_t padded_vocab_ = 0;
-  std::vector<NamedParameter> params_;  // registration order, HF names
-  at::Tensor word_emb_, pos_emb_, type_emb_, emb_ln_w_, emb_ln_b_;
-  std::vector<Layer> layers_;
-  at::Tensor pool_w_, pool_b_;
-  at::Tensor tr_w_, tr_b_, tr_ln_w_, tr_ln_b_, mlm_bias_;
-  at::Tensor nsp_w_, nsp_b_;
+  ParameterSet params_;  // registration order, HF names
+  BertEncoder encoder_;
+  PretrainingHeads heads_;
 };
 
 }  // namespace bk

@@ -31,13 +31,13 @@ std::string join_keys(const std::vector<std::string>& keys) {
 
 }  // namespace
 
-std::vector<NamedParameter> BertForPreTraining::named_parameter_list() const { return params_; }
+std::vector<NamedParameter> BertForPreTraining::named_parameter_list() const { return params_.list(); }
 
 std::map<std::string, at::Tensor> BertForPreTraining::state_dict() const {
   std::map<std::string, at::Tensor> out;
-  for (const auto& [name, t] : params_) {
+  for (const auto& [name, t] : params_.list()) {
     at::Tensor v = t.detach();
-    if (t.is_same(word_emb_) || t.is_same(mlm_bias_)) v = v.narrow(0, 0, config_.vocab_size);
+    if (t.is_same(encoder_.word_embeddings()) || t.is_same(heads_.mlm_bias())) v = v.narrow(0, 0, config_.vocab_size);
     out.emplace(name, v);
   }
   return out;
@@ -47,7 +47,7 @@ void BertForPreTraining::load_state_dict(const std::map<std::string, at::Tensor>
                                          const std::string& where) {
   std::vector<std::string> missing, unexpected;
   std::set<std::string> known;
-  for (const auto& p : params_) {
+  for (const auto& p : params_.list()) {
     known.insert(p.name);
     if (!tensors.count(p.name)) missing.push_back(p.name);
   }
@@ -61,10 +61,10 @@ void BertForPreTraining::load_state_dict(const std::map<std::string, at::Tensor>
     fail("{}", msg);
   }
   // Check every shape before copying anything, so a failed load leaves the model as it was.
-  for (const auto& p : params_) {
+  for (const auto& p : params_.list()) {
     auto it = tensors.find(p.name);
     if (it == tensors.end()) continue;
-    const bool vocab_rows = p.tensor.is_same(word_emb_) || p.tensor.is_same(mlm_bias_);
+    const bool vocab_rows = p.tensor.is_same(encoder_.word_embeddings()) || p.tensor.is_same(heads_.mlm_bias());
     std::vector<int64_t> want = p.tensor.sizes().vec();
     if (vocab_rows) want[0] = config_.vocab_size;
     if (!it->second.defined() || it->second.sizes().vec() != want)
@@ -75,10 +75,10 @@ void BertForPreTraining::load_state_dict(const std::map<std::string, at::Tensor>
            c10::toString(it->second.scalar_type()));
   }
   at::NoGradGuard no_grad;
-  for (auto& p : params_) {
+  for (const auto& p : params_.list()) {
     auto it = tensors.find(p.name);
     if (it == tensors.end()) continue;
-    const bool vocab_rows = p.tensor.is_same(word_emb_) || p.tensor.is_same(mlm_bias_);
+    const bool vocab_rows = p.tensor.is_same(encoder_.word_embeddings()) || p.tensor.is_same(heads_.mlm_bias());
     if (vocab_rows) {
       p.tensor.narrow(0, 0, config_.vocab_size).copy_(it->second);
       if (padded_vocab_ > config_.vocab_size) p.tensor.narrow(0, config_.vocab_size, padded_vocab_ - config_.vocab_size).zero_();

@@ -1,0 +1,99 @@
+#include "model/encoder.h"
+
+#include "util/error.h"
+
+#include <ATen/ATen.h>
+#include <ATen/autocast_mode.h>
+
+#include <fmt/format.h>
+
+namespace bk {
+
+namespace {
+
+// Concatenates weights for one fused GEMM. Under autocast the parts are cast first through autocast's cache (one
+// cast per weight per autocast region), so the concatenation is done in the low precision and not repeated in fp32.
+at::Tensor fuse(std::initializer_list<at::Tensor> parts) {
+  const at::DeviceType device = parts.begin()->device().type();
+  if (!at::autocast::is_autocast_enabled(device)) return at::cat(parts);
+  const at::ScalarType dtype = at::autocast::get_autocast_dtype(device);
+  std::vector<at::Tensor> cast;
+  for (const auto& p : parts) cast.push_back(at::autocast::cached_cast(dtype, p, device));
+  return at::cat(cast);
+}
+
+}  // namespace
+
+BertEncoder::BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params) : config_(config) {
+  const int64_t h = config_.hidden_size, f = config_.intermediate_size;
+  word_emb_ = params.add("bert.embeddings.word_embeddings.weight", {padded_vocab, h});
+  pos_emb_ = params.add("bert.embeddings.position_embeddings.weight", {config_.max_position_embeddings, h});
+  type_emb_ = params.add("bert.embeddings.token_type_embeddings.weight", {config_.type_vocab_size, h});
+  emb_ln_w_ = params.add("bert.embeddings.LayerNorm.weight", {h});
+  emb_ln_b_ = params.add("bert.embeddings.LayerNorm.bias", {h});
+  for (int64_t i = 0; i < config_.num_hidden_layers; ++i) {
+    const std::string p = fmt::format("bert.encoder.layer.{}.", i);
+    Layer l;
+    l.q_w = params.add(p + "attention.self.query.weight", {h, h});
+    l.q_b = params.add(p + "attention.self.query.bias", {h});
+    l.k_w = params.add(p + "attention.self.key.weight", {h, h});
+    l.k_b = params.add(p + "attention.self.key.bias", {h});
+    l.v_w = params.add(p + "attention.self.value.weight", {h, h});
+    l.v_b = params.add(p + "attention.self.value.bias", {h});
+    l.ao_w = params.add(p + "attention.output.dense.weight", {h, h});
+    l.ao_b = params.add(p + "attention.output.dense.bias", {h});
+    l.ao_ln_w = params.add(p + "attention.output.LayerNorm.weight", {h});
+    l.ao_ln_b = params.add(p + "attention.output.LayerNorm.bias", {h});
+    l.in_w = params.add(p + "intermediate.dense.weight", {f, h});
+    l.in_b = params.add(p + "intermediate.dense.bias", {f});
+    l.out_w = params.add(p + "output.dense.weight", {h, f});
+    l.out_b = params.add(p + "output.dense.bias", {h});
+    l.out_ln_w = params.add(p + "output.LayerNorm.weight", {h});
+    l.out_ln_b = params.add(p + "output.LayerNorm.bias", {h});
+    layers_.push_back(std::move(l));
+  }
+  pool_w_ = params.add("bert.pooler.dense.weight", {h, h});
+  pool_b_ = params.add("bert.pooler.dense.bias", {h});
+}
+
+at::Tensor BertEncoder::dropout(const at::Tensor& x, bool training) const {
+  const double p = config_.hidden_dropout_prob;
+  return training && p > 0 ? at::dropout(x, p, true) : x;
+}
+
+at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const at::Tensor& mask, bool training) const {
+  const int64_t b = x.size(0), t = x.size(1), h = config_.hidden_size, heads = config_.num_attention_heads;
+  // One GEMM for Q, K and V: the three weights are concatenated (autograd splits the gradient back).
+  const at::Tensor qkv = at::linear(x, fuse({l.q_w, l.k_w, l.v_w}), fuse({l.q_b, l.k_b, l.v_b}));
+  // [B, T, 3, heads, d] -> [3, B, heads, T, d]: strided views, the layout SDPA's kernels take as they are.
+  const auto parts = qkv.view({b, t, 3, heads, h / heads}).permute({2, 0, 3, 1, 4}).unbind(0);
+  const double attn_p = training ? config_.attention_probs_dropout_prob : 0.0;
+  at::Tensor context = at::scaled_dot_product_attention(
+      parts[0], parts[1], parts[2], mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt, attn_p);
+  context = context.transpose(1, 2).reshape({b, t, h});
+  at::Tensor attn = at::linear(context, l.ao_w, l.ao_b);
+  attn = at::layer_norm(dropout(attn, training) + x, {h}, l.ao_ln_w, l.ao_ln_b, config_.layer_norm_eps);
+  at::Tensor ff = bert_activation(config_.hidden_act, at::linear(attn, l.in_w, l.in_b));
+  ff = at::linear(ff, l.out_w, l.out_b);
+  return at::layer_norm(dropout(ff, training) + attn, {h}, l.out_ln_w, l.out_ln_b, config_.layer_norm_eps);
+}
+
+EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                   const at::Tensor& attention_mask, bool training) const {
+  if (input_ids.dim() != 2) fail("BertForPreTraining: input_ids must be [batch, seq], got {} dimensions", input_ids.dim());
+  const int64_t b = input_ids.size(0), t = input_ids.size(1), h = config_.hidden_size;
+  if (t > config_.max_position_embeddings)
+    fail("BertForPreTraining: sequence length {} exceeds max_position_embeddings {}", t, config_.max_position_embeddings);
+
+  at::Tensor x = at::embedding(word_emb_, input_ids) + pos_emb_.narrow(0, 0, t);
+  x = segment_ids.defined() ? x + at::embedding(type_emb_, segment_ids) : x + type_emb_[0];
+  x = dropout(at::layer_norm(x, {h}, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps), training);
+
+  // Boolean mask [B, 1, 1, T] (true = attend), broadcast over heads and queries by SDPA.
+  at::Tensor mask;
+  if (attention_mask.defined()) mask = attention_mask.ne(0).view({b, 1, 1, t});
+  for (const Layer& layer : layers_) x = layer_forward(layer, x, mask, training);
+  return {x, at::tanh(at::linear(x.select(1, 0), pool_w_, pool_b_))};
+}
+
+}  // namespace bk

@@ -1,0 +1,49 @@
+// The BERT encoder of Devlin et al. (post-LayerNorm): embeddings, the transformer layers and the pooler, under HF's
+// names (bert.embeddings.*, bert.encoder.layer.N.*, bert.pooler.*). The heads (pretraining_heads.h; question
+// answering and classification with fine-tuning) sit on its outputs.
+#pragma once
+
+#include "ckpt/bert_config.h"
+#include "model/parameters.h"
+
+#include <ATen/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace bk {
+
+struct EncoderOutput {
+  at::Tensor sequence;  // [B, T, H]: the last layer's hidden states
+  at::Tensor pooled;    // [B, H]: tanh(dense(sequence[:, 0]))
+};
+
+class BertEncoder {
+ public:
+  // Registers the encoder's parameters in `params` (word embeddings with padded_vocab rows).
+  BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params);
+
+  // input_ids, segment_ids, attention_mask: int64 [B, T] (attention_mask 1 = real token; undefined = no padding,
+  // which lets SDPA pick its fastest kernel). Dropout only when `training`.
+  EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask,
+                        bool training) const;
+
+  const at::Tensor& word_embeddings() const { return word_emb_; }  // [padded_vocab, H], tied to the MLM decoder
+
+ private:
+  struct Layer {
+    at::Tensor q_w, q_b, k_w, k_b, v_w, v_b;       // attention.self.{query,key,value}
+    at::Tensor ao_w, ao_b, ao_ln_w, ao_ln_b;      // attention.output.dense, attention.output.LayerNorm
+    at::Tensor in_w, in_b;                        // intermediate.dense
+    at::Tensor out_w, out_b, out_ln_w, out_ln_b;  // output.dense, output.LayerNorm
+  };
+  at::Tensor layer_forward(const Layer& layer, const at::Tensor& x, const at::Tensor& mask, bool training) const;
+  at::Tensor dropout(const at::Tensor& x, bool training) const;
+
+  BertConfig config_;
+  at::Tensor word_emb_, pos_emb_, type_emb_, emb_ln_w_, emb_ln_b_;
+  std::vector<Layer> layers_;
+  at::Tensor pool_w_, pool_b_;
+};
+
+}  // namespace bk

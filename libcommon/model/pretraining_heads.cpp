@@ -1,0 +1,38 @@
+#include "model/pretraining_heads.h"
+
+#include <ATen/ATen.h>
+
+namespace bk {
+
+PretrainingHeads::PretrainingHeads(const BertConfig& config, int64_t padded_vocab, ParameterSet& params)
+    : config_(config) {
+  const int64_t h = config_.hidden_size;
+  tr_w_ = params.add("cls.predictions.transform.dense.weight", {h, h});
+  tr_b_ = params.add("cls.predictions.transform.dense.bias", {h});
+  tr_ln_w_ = params.add("cls.predictions.transform.LayerNorm.weight", {h});
+  tr_ln_b_ = params.add("cls.predictions.transform.LayerNorm.bias", {h});
+  mlm_bias_ = params.add("cls.predictions.bias", {padded_vocab});
+  nsp_w_ = params.add("cls.seq_relationship.weight", {2, h});
+  nsp_b_ = params.add("cls.seq_relationship.bias", {2});
+}
+
+BertOutput PretrainingHeads::forward(const EncoderOutput& encoded, const at::Tensor& masked_lm_positions,
+                                     const at::Tensor& decoder) const {
+  const at::Tensor& x = encoded.sequence;
+  const int64_t b = x.size(0), t = x.size(1), h = config_.hidden_size;
+  BertOutput out;
+  out.nsp_logits = at::linear(encoded.pooled, nsp_w_, nsp_b_);
+
+  // Gather rows b*T + position from the flattened [B*T, H], so the vocabulary-sized matmul sees only masked tokens.
+  at::Tensor hidden = x;
+  if (masked_lm_positions.defined()) {
+    const at::Tensor rows = masked_lm_positions + at::arange(b, masked_lm_positions.options()).unsqueeze(1) * t;
+    hidden = x.reshape({b * t, h}).index_select(0, rows.reshape({-1}));
+  }
+  hidden = bert_activation(config_.hidden_act, at::linear(hidden, tr_w_, tr_b_));
+  hidden = at::layer_norm(hidden, {h}, tr_ln_w_, tr_ln_b_, config_.layer_norm_eps);
+  out.mlm_logits = at::linear(hidden, decoder, mlm_bias_).narrow(-1, 0, config_.vocab_size);
+  return out;
+}
+
+}  // namespace bk

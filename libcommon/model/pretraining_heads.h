@@ -1,0 +1,37 @@
+// BERT's pretraining heads on the encoder (encoder.h): the masked-LM head (cls.predictions.transform.dense and
+// .LayerNorm, then a decoder tied to the word embeddings, with cls.predictions.bias) and the next-sentence head
+// (cls.seq_relationship over the pooled output).
+#pragma once
+
+#include "ckpt/bert_config.h"
+#include "model/encoder.h"
+#include "model/parameters.h"
+
+#include <ATen/Tensor.h>
+
+namespace bk {
+
+struct BertOutput {
+  // With masked_lm_positions [B, P]: [B*P, vocab_size] (row b*P + j = sample b, slot j); without: [B, T, vocab_size].
+  at::Tensor mlm_logits;
+  at::Tensor nsp_logits;  // [B, 2]; index 1 = random next
+};
+
+class PretrainingHeads {
+ public:
+  // Registers the heads' parameters in `params` (cls.predictions.bias with padded_vocab rows).
+  PretrainingHeads(const BertConfig& config, int64_t padded_vocab, ParameterSet& params);
+
+  // The MLM head runs on the masked positions only when they are given (int64 [B, P]); `decoder` is the tied word
+  // embedding matrix [padded_vocab, H]. Logits are cut to vocab_size.
+  BertOutput forward(const EncoderOutput& encoded, const at::Tensor& masked_lm_positions, const at::Tensor& decoder) const;
+
+  const at::Tensor& mlm_bias() const { return mlm_bias_; }  // [padded_vocab]
+
+ private:
+  BertConfig config_;
+  at::Tensor tr_w_, tr_b_, tr_ln_w_, tr_ln_b_, mlm_bias_;
+  at::Tensor nsp_w_, nsp_b_;
+};
+
+}  // namespace bk
