@@ -1,13 +1,14 @@
 // ckpt-convert: BERT pretraining checkpoints between TF1 (read without TensorFlow), native, HF safetensors and
 // torch .pt; --list prints a TF1 checkpoint's variables as inspect_checkpoint does.
-#include "ckpt/convert.h"
-#include "cli/run_tool.h"
+#include "ckpt/ckpt_convert.h"
 #include "cli/options.h"
+#include "cli/run_tool.h"
 #include "model/pt_export.h"
 
 int main(int argc, char** argv) {
   return bk::run_tool("ckpt-convert", argc, argv, [](int argc, char** argv) {
     bk::CkptConvertConfig cfg;
+    const bk::CkptConvertConfig defaults;
     bk::Options opts("ckpt-convert", "(--list | --to native|hf|pt -o OUT) [options] INPUT",
                      "Convert a BERT pretraining checkpoint. INPUT is a TF1 checkpoint prefix (PREFIX.index and\n"
                      "PREFIX.data-*; TensorFlow is not needed), a native checkpoint directory or an HF directory with\n"
@@ -22,18 +23,15 @@ int main(int argc, char** argv) {
       ("keep-optimizer", bk::po::bool_switch(&cfg.load.keep_optimizer),
        "keep Adam/LAMB moments (native output: optimizer.safetensors, NAME.exp_avg / NAME.exp_avg_sq)")
       ("allow-unmapped", bk::po::bool_switch(&cfg.load.allow_unmapped), "drop tensors with no BERT name instead of failing")
-      ("pad-vocab", bk::po::value(&cfg.pad_vocab)->default_value(0)->value_name("N"),
+      ("pad-vocab", bk::po::value(&cfg.pad_vocab)->default_value(defaults.pad_vocab)->value_name("N"),
        "pad word embeddings and decoder bias with zero rows to a multiple of N (hf, pt; NVIDIA's scripts use 8)")
       ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing output");
     opts.positional("input", 1);
     opts.epilog("Exit status: 0 ok, 1 error (nothing is written), 2 usage error.");
     if (!opts.parse(argc, argv)) return 0;
     auto inputs = opts.positionals();
-    if (inputs.size() != 1) bk::usage_fail("one INPUT checkpoint is required");
-    cfg.input = inputs[0];
+    if (!inputs.empty()) cfg.input = inputs[0];
     cfg.quiet = opts.quiet();
-    if (cfg.list == opts.has("to")) bk::usage_fail("give either --list or --to FORMAT");
-    if (cfg.pad_vocab < 0) bk::usage_fail("--pad-vocab must be >= 0, got {}", cfg.pad_vocab);
     cfg.write_pt = bk::write_pt_state_dict;
     bk::run_ckpt_convert(cfg);
     return 0;

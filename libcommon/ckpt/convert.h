@@ -1,4 +1,4 @@
-// ckpt-convert's library side (torch-free): reading a BERT pretraining checkpoint in any of the formats we know
+// ckpt-convert's library side (torch-free; the run is ckpt_convert.h): reading a BERT pretraining checkpoint in any of the formats we know
 // into one canonical tensor set, and writing it out again.
 //
 // Canonical set: the BertForPreTraining parameters of ckpt/name_mapping.h under HF names, float32, true vocabulary
@@ -52,21 +52,5 @@ void pad_vocab_rows(std::vector<StTensor>& tensors, int64_t multiple);
 std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model);
 
 using PtWriter = std::function<void(const std::string& path, const std::vector<StTensor>& state_dict, bool overwrite)>;
-
-struct CkptConvertConfig {
-  std::string input;
-  std::string output;
-  std::string to;            // native, hf, pt
-  bool list = false;
-  LoadOptions load;
-  int64_t pad_vocab = 0;     // 0 or 1: none
-  bool force = false;
-  bool quiet = false;
-  PtWriter write_pt;         // required for --to pt
-};
-
-// The whole tool: --list to stdout, or load + write. Output directories are built under a temporary name beside
-// OUT and renamed into place, so a failure leaves nothing behind.
-void run_ckpt_convert(const CkptConvertConfig& config);
 
 }  // namespace bk

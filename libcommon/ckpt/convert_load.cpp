@@ -316,4 +316,42 @@ std::string list_checkpoint(const std::string& input) {
   return out;
 }
 
+void pad_vocab_rows(std::vector<StTensor>& tensors, int64_t multiple) {
+  if (multiple <= 1) return;
+  for (auto& t : tensors) {
+    std::string param = t.name;
+    for (const char* suffix : {".exp_avg_sq", ".exp_avg"})
+      if (param.ends_with(suffix)) param.resize(param.size() - std::string_view(suffix).size());
+    if (!is_vocab_tensor(param) || t.shape.empty()) continue;
+    int64_t rows = t.shape[0], padded = (rows + multiple - 1) / multiple * multiple;
+    int64_t row_bytes = rows ? static_cast<int64_t>(t.bytes.size()) / rows : 0;
+    t.bytes.resize(static_cast<size_t>(padded * row_bytes), '\0');
+    t.shape[0] = padded;
+  }
+}
+
+std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model) {
+  std::vector<StTensor> out;
+  out.reserve(model.size() + 2);
+  const StTensor* word = nullptr;
+  const StTensor* bias = nullptr;
+  for (const auto& t : model) {
+    if (t.name == "bert.embeddings.word_embeddings.weight") word = &t;
+    if (t.name == "cls.predictions.bias") bias = &t;
+  }
+  for (const auto& t : model) {
+    out.push_back(t);
+    // The tied decoder copies follow cls.predictions.bias (load_state_dict does not care about order).
+    if (&t == bias && word) {
+      StTensor w = *word;
+      w.name = "cls.predictions.decoder.weight";
+      out.push_back(std::move(w));
+      StTensor b = *bias;
+      b.name = "cls.predictions.decoder.bias";
+      out.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
 }  // namespace bk

@@ -1,4 +1,7 @@
-// Writing the canonical tensor set out (ckpt/convert.h): native and HF directories, torch .pt through a callback.
+// ckpt-convert's run: the canonical tensor set (ckpt/convert.h) written out as native and HF directories, or as a
+// torch .pt through a callback.
+#include "ckpt/ckpt_convert.h"
+
 #include "ckpt/convert.h"
 
 #include "ckpt/name_mapping.h"
@@ -75,58 +78,27 @@ const std::map<std::string, std::string> kPtMetadata = {{"format", "pt"}};
 
 }  // namespace
 
-void pad_vocab_rows(std::vector<StTensor>& tensors, int64_t multiple) {
-  if (multiple <= 1) return;
-  for (auto& t : tensors) {
-    std::string param = t.name;
-    for (const char* suffix : {".exp_avg_sq", ".exp_avg"})
-      if (param.ends_with(suffix)) param.resize(param.size() - std::string_view(suffix).size());
-    if (!is_vocab_tensor(param) || t.shape.empty()) continue;
-    int64_t rows = t.shape[0], padded = (rows + multiple - 1) / multiple * multiple;
-    int64_t row_bytes = rows ? static_cast<int64_t>(t.bytes.size()) / rows : 0;
-    t.bytes.resize(static_cast<size_t>(padded * row_bytes), '\0');
-    t.shape[0] = padded;
-  }
-}
-
-std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model) {
-  std::vector<StTensor> out;
-  out.reserve(model.size() + 2);
-  const StTensor* word = nullptr;
-  const StTensor* bias = nullptr;
-  for (const auto& t : model) {
-    if (t.name == "bert.embeddings.word_embeddings.weight") word = &t;
-    if (t.name == "cls.predictions.bias") bias = &t;
-  }
-  for (const auto& t : model) {
-    out.push_back(t);
-    // The tied decoder copies follow cls.predictions.bias (load_state_dict does not care about order).
-    if (&t == bias && word) {
-      StTensor w = *word;
-      w.name = "cls.predictions.decoder.weight";
-      out.push_back(std::move(w));
-      StTensor b = *bias;
-      b.name = "cls.predictions.decoder.bias";
-      out.push_back(std::move(b));
-    }
-  }
-  return out;
+void CkptConvertConfig::validate() const {
+  if (input.empty()) usage_fail("one INPUT checkpoint is required");
+  if (list == !to.empty()) usage_fail("give either --list or --to FORMAT");
+  if (pad_vocab < 0) usage_fail("--pad-vocab must be >= 0, got {}", pad_vocab);
+  if (list) return;
+  if (to != "native" && to != "hf" && to != "pt") usage_fail("--to must be native, hf or pt, got '{}'", to);
+  if (output.empty()) usage_fail("-o OUT is required with --to");
+  if (to == "native" && pad_vocab > 1)
+    usage_fail("--pad-vocab is for hf and pt output; native checkpoints hold the true vocabulary size");
+  if (to != "native" && load.keep_optimizer)
+    usage_fail("--keep-optimizer needs --to native (hf and pt output hold the model only)");
 }
 
 void run_ckpt_convert(const CkptConvertConfig& cfg) {
+  cfg.validate();
   if (cfg.list) {
     Output out("-");
     out.write(list_checkpoint(cfg.input));
     out.commit();
     return;
   }
-  if (cfg.to != "native" && cfg.to != "hf" && cfg.to != "pt")
-    usage_fail("--to must be native, hf or pt, got '{}'", cfg.to);
-  if (cfg.output.empty()) usage_fail("-o OUT is required with --to");
-  if (cfg.to == "native" && cfg.pad_vocab > 1)
-    usage_fail("--pad-vocab is for hf and pt output; native checkpoints hold the true vocabulary size");
-  if (cfg.to != "native" && cfg.load.keep_optimizer)
-    usage_fail("--keep-optimizer needs --to native (hf and pt output hold the model only)");
   if (cfg.to == "pt") check_overwrite(cfg.output, cfg.force);
 
   Progress progress(cfg.quiet);
