@@ -39,18 +39,6 @@ std::string make_bin4(const ScratchDir& dir, const std::vector<int>& per_bin, in
 
 }  // namespace
 
-TEST_CASE("bin ratio: scaled to the batch size by largest remainder") {
-  CHECK(bk::scale_bin_ratio({6, 3, 2, 5}, 16) == std::vector<int64_t>{6, 3, 2, 5});
-  CHECK(bk::scale_bin_ratio({6, 3, 2, 5}, 32) == std::vector<int64_t>{12, 6, 4, 10});
-  // 8 * (6,3,2,5) / 16 = 3, 1.5, 1, 2.5: one row left, the tie between .5s goes to the lower bin.
-  CHECK(bk::scale_bin_ratio({6, 3, 2, 5}, 8) == std::vector<int64_t>{3, 2, 1, 2});
-  // 4 * ... / 16 = 1.5, .75, .5, 1.25: two rows left, to .75 and then (tie .5/.5) the lower bin.
-  CHECK(bk::scale_bin_ratio({6, 3, 2, 5}, 4) == std::vector<int64_t>{2, 1, 0, 1});
-  CHECK(bk::scale_bin_ratio({1, 0, 1}, 3) == std::vector<int64_t>{2, 0, 1});
-  CHECK_THROWS(bk::scale_bin_ratio({0, 0}, 4));
-  CHECK_THROWS(bk::scale_bin_ratio({1, -1}, 4));
-}
-
 TEST_CASE("bin4 loader: every batch takes 6:3:2:5 from the bins, each sample once") {
   ScratchDir dir;
   // 2 shards per bin; with 2 ranks each rank reads one shard of every bin: 30/15/10/25 samples = 5 batches.
