@@ -24,7 +24,8 @@ at::Tensor fuse(std::initializer_list<at::Tensor> parts) {
 
 }  // namespace
 
-BertEncoder::BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params) : config_(config) {
+BertEncoder::BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params, bool with_pooler)
+    : config_(config) {
   const int64_t h = config_.hidden_size, f = config_.intermediate_size;
   word_emb_ = params.add("bert.embeddings.word_embeddings.weight", {padded_vocab, h});
   pos_emb_ = params.add("bert.embeddings.position_embeddings.weight", {config_.max_position_embeddings, h});
@@ -52,6 +53,7 @@ BertEncoder::BertEncoder(const BertConfig& config, int64_t padded_vocab, Paramet
     l.out_ln_b = params.add(p + "output.LayerNorm.bias", {h});
     layers_.push_back(std::move(l));
   }
+  if (!with_pooler) return;
   pool_w_ = params.add("bert.pooler.dense.weight", {h, h});
   pool_b_ = params.add("bert.pooler.dense.bias", {h});
 }
@@ -80,10 +82,10 @@ at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const
 
 EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,
                                    const at::Tensor& attention_mask, bool training) const {
-  if (input_ids.dim() != 2) fail("BertForPreTraining: input_ids must be [batch, seq], got {} dimensions", input_ids.dim());
+  if (input_ids.dim() != 2) fail("BERT: input_ids must be [batch, seq], got {} dimensions", input_ids.dim());
   const int64_t b = input_ids.size(0), t = input_ids.size(1), h = config_.hidden_size;
   if (t > config_.max_position_embeddings)
-    fail("BertForPreTraining: sequence length {} exceeds max_position_embeddings {}", t, config_.max_position_embeddings);
+    fail("BERT: sequence length {} exceeds max_position_embeddings {}", t, config_.max_position_embeddings);
 
   at::Tensor x = at::embedding(word_emb_, input_ids) + pos_emb_.narrow(0, 0, t);
   x = segment_ids.defined() ? x + at::embedding(type_emb_, segment_ids) : x + type_emb_[0];
@@ -93,6 +95,7 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
   at::Tensor mask;
   if (attention_mask.defined()) mask = attention_mask.ne(0).view({b, 1, 1, t});
   for (const Layer& layer : layers_) x = layer_forward(layer, x, mask, training);
+  if (!pool_w_.defined()) return {x, {}};
   return {x, at::tanh(at::linear(x.select(1, 0), pool_w_, pool_b_))};
 }
 

@@ -15,13 +15,14 @@ namespace bk {
 
 struct EncoderOutput {
   at::Tensor sequence;  // [B, T, H]: the last layer's hidden states
-  at::Tensor pooled;    // [B, H]: tanh(dense(sequence[:, 0]))
+  at::Tensor pooled;    // [B, H]: tanh(dense(sequence[:, 0])); undefined without a pooler
 };
 
 class BertEncoder {
  public:
-  // Registers the encoder's parameters in `params` (word embeddings with padded_vocab rows).
-  BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params);
+  // Registers the encoder's parameters in `params` (word embeddings with padded_vocab rows). Without the pooler
+  // (HF's BertForQuestionAnswering has none) EncoderOutput::pooled is undefined.
+  BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params, bool with_pooler = true);
 
   // input_ids, segment_ids, attention_mask: int64 [B, T] (attention_mask 1 = real token; undefined = no padding,
   // which lets SDPA pick its fastest kernel). Dropout only when `training`.

@@ -1,5 +1,4 @@
-// BertForPreTraining's parameter lists and state dicts (the vocabulary padding is hidden here).
-#include "model/bert.h"
+#include "model/bert_base.h"
 
 #include "util/error.h"
 
@@ -31,19 +30,54 @@ std::string join_keys(const std::vector<std::string>& keys) {
 
 }  // namespace
 
-std::vector<NamedParameter> BertForPreTraining::named_parameter_list() const { return params_.list(); }
+namespace {
 
-std::map<std::string, at::Tensor> BertForPreTraining::state_dict() const {
+const BertConfig& validated(const BertConfig& config, const char* name) {
+  config.validate(name);
+  return config;
+}
+
+}  // namespace
+
+BertModelBase::BertModelBase(const char* name, const BertConfig& config)
+    : torch::nn::Module(name), config_(validated(config, name)), padded_vocab_(config_.padded_vocab_size(8)), params_(*this) {}
+
+void BertModelBase::reset_parameters() {
+  at::NoGradGuard no_grad;
+  const double std = config_.initializer_range;
+  for (const auto& [name, t] : params_.list()) {
+    const bool layer_norm = name.find("LayerNorm.") != std::string::npos;
+    if (layer_norm) {
+      if (name.ends_with(".weight")) t.fill_(1.0);
+      else t.zero_();
+    } else if (name.ends_with(".bias")) {
+      t.zero_();
+    } else {
+      t.normal_(0.0, std);
+    }
+  }
+  for (const auto& rows : vocab_rows_)
+    if (rows.dim() == 2 && padded_vocab_ > config_.vocab_size)
+      rows.narrow(0, config_.vocab_size, padded_vocab_ - config_.vocab_size).zero_();
+}
+
+bool BertModelBase::is_vocab_rows(const at::Tensor& t) const {
+  for (const auto& rows : vocab_rows_)
+    if (t.is_same(rows)) return true;
+  return false;
+}
+
+std::map<std::string, at::Tensor> BertModelBase::state_dict() const {
   std::map<std::string, at::Tensor> out;
   for (const auto& [name, t] : params_.list()) {
     at::Tensor v = t.detach();
-    if (t.is_same(encoder_.word_embeddings()) || t.is_same(heads_.mlm_bias())) v = v.narrow(0, 0, config_.vocab_size);
+    if (is_vocab_rows(t)) v = v.narrow(0, 0, config_.vocab_size);
     out.emplace(name, v);
   }
   return out;
 }
 
-void BertForPreTraining::load_state_dict(const std::map<std::string, at::Tensor>& tensors, bool strict,
+void BertModelBase::load_state_dict(const std::map<std::string, at::Tensor>& tensors, bool strict,
                                          const std::string& where) {
   std::vector<std::string> missing, unexpected;
   std::set<std::string> known;
@@ -64,7 +98,7 @@ void BertForPreTraining::load_state_dict(const std::map<std::string, at::Tensor>
   for (const auto& p : params_.list()) {
     auto it = tensors.find(p.name);
     if (it == tensors.end()) continue;
-    const bool vocab_rows = p.tensor.is_same(encoder_.word_embeddings()) || p.tensor.is_same(heads_.mlm_bias());
+    const bool vocab_rows = is_vocab_rows(p.tensor);
     std::vector<int64_t> want = p.tensor.sizes().vec();
     if (vocab_rows) want[0] = config_.vocab_size;
     if (!it->second.defined() || it->second.sizes().vec() != want)
@@ -78,7 +112,7 @@ void BertForPreTraining::load_state_dict(const std::map<std::string, at::Tensor>
   for (const auto& p : params_.list()) {
     auto it = tensors.find(p.name);
     if (it == tensors.end()) continue;
-    const bool vocab_rows = p.tensor.is_same(encoder_.word_embeddings()) || p.tensor.is_same(heads_.mlm_bias());
+    const bool vocab_rows = is_vocab_rows(p.tensor);
     if (vocab_rows) {
       p.tensor.narrow(0, 0, config_.vocab_size).copy_(it->second);
       if (padded_vocab_ > config_.vocab_size) p.tensor.narrow(0, config_.vocab_size, padded_vocab_ - config_.vocab_size).zero_();

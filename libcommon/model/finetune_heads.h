@@ -1,0 +1,42 @@
+// The fine-tuning heads on the encoder (encoder.h), under HF transformers' names:
+//   SpanHead        qa_outputs.{weight [2, H], bias [2]} over every token: start and end logits (SQuAD);
+//   ClassifierHead  classifier.{weight [num_labels, H], bias} over the dropped-out pooled output (GLUE; one label
+//                   is regression, as STS-B).
+// Google's run_squad.py / run_classifier.py hold the same tensors as cls/squad/output_weights and output_weights
+// (ckpt/name_mapping.h maps them).
+#pragma once
+
+#include "ckpt/bert_config.h"
+#include "model/parameters.h"
+
+#include <ATen/Tensor.h>
+
+#include <cstdint>
+
+namespace bk {
+
+struct SpanLogits {
+  at::Tensor start, end;  // [B, T] float
+};
+
+class SpanHead {
+ public:
+  SpanHead(const BertConfig& config, ParameterSet& params);
+  SpanLogits forward(const at::Tensor& sequence) const;  // sequence [B, T, H]
+
+ private:
+  at::Tensor w_, b_;
+};
+
+class ClassifierHead {
+ public:
+  ClassifierHead(const BertConfig& config, int64_t num_labels, ParameterSet& params);
+  // pooled [B, H] -> logits [B, num_labels]; dropout (hidden_dropout_prob) only when `training`.
+  at::Tensor forward(const at::Tensor& pooled, bool training) const;
+
+ private:
+  double dropout_ = 0;
+  at::Tensor w_, b_;
+};
+
+}  // namespace bk

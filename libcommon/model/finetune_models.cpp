@@ -1,0 +1,43 @@
+#include "model/finetune_models.h"
+
+#include "util/error.h"
+
+namespace bk {
+
+BertForQuestionAnswering::BertForQuestionAnswering(const BertConfig& config)
+    : BertModelBase("BertForQuestionAnswering", config),
+      encoder_(config_, padded_vocab_, params_, /*with_pooler=*/false),
+      head_(config_, params_) {
+  add_vocab_rows(encoder_.word_embeddings());
+  reset_parameters();
+}
+
+SpanLogits BertForQuestionAnswering::forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                             const at::Tensor& attention_mask) {
+  return head_.forward(encoder_.forward(input_ids, segment_ids, attention_mask, is_training()).sequence);
+}
+
+namespace {
+
+int64_t checked_labels(int64_t num_labels) {
+  if (num_labels < 1) fail("BertForSequenceClassification: num_labels must be positive, got {}", num_labels);
+  return num_labels;
+}
+
+}  // namespace
+
+BertForSequenceClassification::BertForSequenceClassification(const BertConfig& config, int64_t num_labels)
+    : BertModelBase("BertForSequenceClassification", config),
+      num_labels_(checked_labels(num_labels)),
+      encoder_(config_, padded_vocab_, params_),
+      head_(config_, num_labels_, params_) {
+  add_vocab_rows(encoder_.word_embeddings());
+  reset_parameters();
+}
+
+at::Tensor BertForSequenceClassification::forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                                  const at::Tensor& attention_mask) {
+  return head_.forward(encoder_.forward(input_ids, segment_ids, attention_mask, is_training()).pooled, is_training());
+}
+
+}  // namespace bk

@@ -1,0 +1,35 @@
+// The fine-tuning models, parameter for parameter HF transformers' classes of the same names:
+//   BertForQuestionAnswering       bert.* without the pooler, then qa_outputs (SpanHead);
+//   BertForSequenceClassification  bert.* with the pooler, then classifier (ClassifierHead).
+#pragma once
+
+#include "model/bert_base.h"
+#include "model/encoder.h"
+#include "model/finetune_heads.h"
+
+namespace bk {
+
+class BertForQuestionAnswering : public BertModelBase {
+ public:
+  explicit BertForQuestionAnswering(const BertConfig& config);
+  // int64 [B, T] inputs as BertForPreTraining::forward takes them.
+  SpanLogits forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask);
+
+ private:
+  BertEncoder encoder_;
+  SpanHead head_;
+};
+
+class BertForSequenceClassification : public BertModelBase {
+ public:
+  BertForSequenceClassification(const BertConfig& config, int64_t num_labels);
+  at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask);
+  int64_t num_labels() const { return num_labels_; }
+
+ private:
+  int64_t num_labels_;
+  BertEncoder encoder_;
+  ClassifierHead head_;
+};
+
+}  // namespace bk
