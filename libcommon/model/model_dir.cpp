@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -45,6 +46,43 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
   auto model = std::make_shared<BertForPreTraining>(cfg);
   model->load_state_dict(load_model_tensors(weights), strict, weights);
   return model;
+}
+
+FinetuneInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
+                                   const std::string& head_prefix, const std::string& where) {
+  static const char* kHeads[] = {"qa_outputs.", "classifier."};
+  // A bare BertModel (transformers' BertModel.save_pretrained) names its tensors without the "bert." prefix.
+  const bool bare = std::none_of(tensors.begin(), tensors.end(), [](const auto& kv) { return kv.first.starts_with("bert."); });
+  FinetuneInit init;
+  std::map<std::string, at::Tensor> kept;
+  for (auto& [name, t] : tensors) {
+    const bool head = std::any_of(std::begin(kHeads), std::end(kHeads), [&](const char* h) { return name.starts_with(h); });
+    if (head && !name.starts_with(head_prefix))
+      fail("{}: holds the head {} of another task (this model's head is {}*): a checkpoint fine-tuned for something "
+           "else", where, name, head_prefix);
+    const std::string key = bare && !head && !name.starts_with("cls.") ? "bert." + name : name;
+    if (key.starts_with("cls.")) init.dropped.push_back(key);
+    else kept.emplace(key, t);
+  }
+  std::map<std::string, at::Tensor> own = model.state_dict();
+  for (auto it = kept.begin(); it != kept.end();) {
+    if (it->first.starts_with("bert.pooler.") && !own.count(it->first)) {
+      init.dropped.push_back(it->first);
+      it = kept.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  // The head, when the checkpoint has none of it, keeps the model's own initialisation; a partial head is an error.
+  const bool has_head = std::any_of(kept.begin(), kept.end(), [&](const auto& kv) { return kv.first.starts_with(head_prefix); });
+  if (!has_head)
+    for (const auto& [name, t] : own)
+      if (name.starts_with(head_prefix)) {
+        init.initialised.push_back(name);
+        kept.emplace(name, t.clone());
+      }
+  model.load_state_dict(kept, /*strict=*/true, where);
+  return init;
 }
 
 void save_model_dir(const std::string& dir, const BertForPreTraining& model, bool overwrite) {

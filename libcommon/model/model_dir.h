@@ -7,10 +7,12 @@
 
 #include "ckpt/bert_config.h"
 #include "model/bert.h"
+#include "model/bert_base.h"
 
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace bk {
 
@@ -24,6 +26,21 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
 // The tensors of a checkpoint's model.safetensors (or the file itself), with the old TF-style LayerNorm names
 // (gamma/beta) renamed to weight/bias as transformers does.
 std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetensors_path);
+
+// What load_finetune_weights did besides copying: the head it left as initialised, the tensors it set aside.
+struct FinetuneInit {
+  std::vector<std::string> initialised;  // the task head's tensors the checkpoint lacked (BERT's initialisation)
+  std::vector<std::string> dropped;      // other heads (pretraining, a pooler the model has none of)
+};
+
+// Loads a checkpoint's tensors into a fine-tuning model whose task head is named `head_prefix` ("qa_outputs." or
+// "classifier."). The tensors may come from a pretraining checkpoint (bertkit or HF BertForPreTraining: the
+// pretraining heads cls.* are set aside), a bare BertModel saved by transformers (keys without "bert."), or a model
+// fine-tuned for the same task. Only the task head may be missing; any other missing or unexpected tensor is an
+// error listing them, and so is the head of another task (a checkpoint fine-tuned for something else). `where`
+// names the file in errors.
+FinetuneInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
+                                   const std::string& head_prefix, const std::string& where);
 
 // Writes DIR/config.json (HF's config, which keeps Google's keys) and DIR/model.safetensors (fp32, HF names, true
 // vocabulary; the tied decoder left out as save_pretrained does), each atomically. Creates DIR if needed; refuses

@@ -40,6 +40,27 @@ std::vector<fs::path> step_dirs(const fs::path& root) {
 
 }  // namespace
 
+void write_checkpoint_dir(const std::string& dir, const Checkpoint& ckpt) {
+  const fs::path final_dir(dir);
+  const fs::path parent = final_dir.parent_path().empty() ? fs::path(".") : final_dir.parent_path();
+  std::error_code ec;
+  std::string temp = (parent / (final_dir.filename().string() + ".tmp.XXXXXX")).string();
+  if (!::mkdtemp(temp.data()))
+    fail("{}: cannot create a temporary directory: {}", parent.string(), std::strerror(errno));
+  try {
+    save_safetensors((fs::path(temp) / "model.safetensors").string(), ckpt.model);
+    if (!ckpt.optimizer.empty()) save_safetensors((fs::path(temp) / "optimizer.safetensors").string(), ckpt.optimizer);
+    write_file_atomic((fs::path(temp) / "config.json").string(), ckpt.config.to_json().dump(2) + "\n");
+    write_file_atomic((fs::path(temp) / "trainer_state.json").string(), ckpt.state.dump(2) + "\n");
+    if (!ckpt.task.empty()) write_file_atomic((fs::path(temp) / "task.json").string(), ckpt.task.dump(2) + "\n");
+    if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again (a resumed run)
+    fs::rename(temp, final_dir);
+  } catch (...) {
+    fs::remove_all(temp, ec);
+    throw;
+  }
+}
+
 std::string save_checkpoint(const std::string& output_dir, int64_t step, const Checkpoint& ckpt, int keep) {
   const fs::path root = fs::path(output_dir) / "checkpoints";
   std::error_code ec;
@@ -50,19 +71,7 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
     if (entry.path().filename().string().find(".tmp.") != std::string::npos) fs::remove_all(entry.path(), ec);
 
   const fs::path final_dir = root / step_name(step);
-  std::string temp = (root / (step_name(step) + ".tmp.XXXXXX")).string();
-  if (!::mkdtemp(temp.data())) fail("{}: cannot create a temporary directory: {}", root.string(), std::strerror(errno));
-  try {
-    save_safetensors((fs::path(temp) / "model.safetensors").string(), ckpt.model);
-    if (!ckpt.optimizer.empty()) save_safetensors((fs::path(temp) / "optimizer.safetensors").string(), ckpt.optimizer);
-    write_file_atomic((fs::path(temp) / "config.json").string(), ckpt.config.to_json().dump(2) + "\n");
-    write_file_atomic((fs::path(temp) / "trainer_state.json").string(), ckpt.state.dump(2) + "\n");
-    if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again (a resumed run)
-    fs::rename(temp, final_dir);
-  } catch (...) {
-    fs::remove_all(temp, ec);
-    throw;
-  }
+  write_checkpoint_dir(final_dir.string(), ckpt);
   write_file_atomic((root / "latest").string(), step_name(step) + "\n");
   auto dirs = step_dirs(root);
   for (size_t i = 0; keep > 0 && i + static_cast<size_t>(keep) < dirs.size(); ++i) fs::remove_all(dirs[i], ec);
@@ -94,6 +103,14 @@ Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer) {
     const std::string path = (d / "trainer_state.json").string();
     try {
       c.state = nlohmann::json::parse(read_file(path));
+    } catch (const nlohmann::json::exception& e) {
+      fail("{}: not valid JSON: {}", path, e.what());
+    }
+  }
+  if (fs::exists(d / "task.json")) {
+    const std::string path = (d / "task.json").string();
+    try {
+      c.task = nlohmann::json::parse(read_file(path));
     } catch (const nlohmann::json::exception& e) {
       fail("{}: not valid JSON: {}", path, e.what());
     }

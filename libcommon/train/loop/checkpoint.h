@@ -6,6 +6,7 @@
 //   config.json            the model's bert_config (Google keys)
 //   optimizer.safetensors  the optimizer's named state (moments), when there is one
 //   trainer_state.json     step, loss scaler, random-generator states, data position, the run's settings
+//   task.json              a fine-tuned model's task and labels (not written for pretraining)
 // It is written in a temporary directory beside it and renamed into place, so a checkpoint directory is always
 // complete; OUTPUT_DIR/checkpoints/latest (a one-line file, replaced atomically) names the newest one. Only
 // rank 0 writes. After a save, all but the newest `keep` step directories are removed.
@@ -28,8 +29,13 @@ struct Checkpoint {
   std::map<std::string, at::Tensor> model;
   std::map<std::string, at::Tensor> optimizer;  // empty: none saved
   nlohmann::json state = nlohmann::json::object();
+  nlohmann::json task;  // null: no task.json
   std::string path;  // the directory it was read from or written to
 };
+
+// Writes a checkpoint directory at `dir` (built under a temporary name beside it and renamed into place, replacing
+// an older one of the same name).
+void write_checkpoint_dir(const std::string& dir, const Checkpoint& checkpoint);
 
 // Writes step's checkpoint under output_dir/checkpoints and prunes old ones; returns its directory.
 std::string save_checkpoint(const std::string& output_dir, int64_t step, const Checkpoint& checkpoint, int keep);

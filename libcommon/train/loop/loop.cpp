@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 #include <torch/cuda.h>
+#include <torch/nn/module.h>
 
 #include <algorithm>
 #include <chrono>
@@ -115,6 +116,19 @@ void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flo
   run.log->log(run.step, fields);
 }
 
+// Evaluates the task's held-out set (all ranks), logs the results and keeps the best model.
+TaskEvaluation evaluate(LoopRun& run) {
+  run.task->model().eval();
+  TaskEvaluation e = run.task->evaluate();
+  run.task->model().train();
+  if (run.dist->is_main()) run.log->log(run.step, e.metrics);
+  if (e.score > run.best_score) {
+    run.best_score = e.score;
+    if (run.cfg.keep_best && !run.cfg.no_sync_gradients) save_best(run, e);
+  }
+  return e;
+}
+
 }  // namespace
 
 void run_training_loop(const LoopConfig& config, TrainingTask& task) {
@@ -143,9 +157,12 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
     if (main && (run.step % cfg.log_every == 0 || run.step == cfg.max_steps)) log_step(run, r, seconds, step_flops, peak);
     if (main) run.log->progress(run.step);
 
-    // The cadence: the best worker at the end of independent training, then checkpoints, then stopping.
+    // The cadence: evaluation, the best worker at the end of independent training, checkpoints, stopping.
     const bool stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
-    if (run.step == cfg.max_steps && cfg.no_sync_gradients) keep_best_worker(run, last_loss);
+    double final_measure = last_loss;
+    if (task.has_evaluation() && ((cfg.eval_every > 0 && run.step % cfg.eval_every == 0) || run.step == cfg.max_steps))
+      final_measure = -evaluate(run).score;
+    if (run.step == cfg.max_steps && cfg.no_sync_gradients) keep_best_worker(run, final_measure);
     if ((cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps || stopping)
       save_run(run, run.step == cfg.max_steps ? "end" : stopping ? "stop" : "periodic");
     if (stopping) break;

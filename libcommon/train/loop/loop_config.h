@@ -41,6 +41,8 @@ struct LoopConfig {
   std::string lr_scaling = "none";      // none | linear | sqrt
   int prefetch = 4;                     // micro-batches prepared ahead by a background thread
   double peak_tflops = 0;               // for MFU; 0 = known GPUs only
+  int64_t eval_every = 0;               // steps between evaluations of a task that has a held-out set; 0 = at the end
+  bool keep_best = false;               // keep the model of the best evaluation score in OUTPUT_DIR/best
   LaunchOptions launch;                 // --nproc-per-node & co., and --dist-timeout for the process group
   bool quiet = false;
 

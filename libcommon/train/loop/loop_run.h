@@ -11,6 +11,7 @@
 #include "train/optim/optimizer.h"
 #include "train/optim/schedule.h"
 
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -29,6 +30,7 @@ struct LoopRun {
   double lr_scale = 1;
   int64_t step = 0;         // optimizer steps done (skipped fp16 steps included)
   int64_t micro_batch = 0;  // micro-batches consumed
+  double best_score = -std::numeric_limits<double>::infinity();
   std::unique_ptr<TrainLog> log;  // rank 0 only
 
   bool synced() const { return dist->world() > 1 && !cfg.no_sync_gradients; }
@@ -40,7 +42,10 @@ struct LoopRun {
 void setup_run(LoopRun& run);
 // Rank 0 writes a checkpoint of the run as it stands; `why` is "periodic", "stop" or "end".
 void save_run(LoopRun& run, const std::string& why);
-// With --no-sync-gradients: the weights of the rank with the lowest final loss end up on every rank.
+// Rank 0 writes the model as it stands, with the evaluation's results, to OUTPUT_DIR/best.
+void save_best(LoopRun& run, const TaskEvaluation& evaluation);
+// With --no-sync-gradients: the weights of the rank with the lowest `final_loss` (the final loss, or minus the final
+// evaluation score) end up on every rank.
 void keep_best_worker(LoopRun& run, double final_loss);
 
 }  // namespace bk

@@ -6,6 +6,7 @@
 #include "cli/run_tool.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
 #include <ATen/Context.h>
 #include <torch/nn/module.h>
 
@@ -66,6 +67,8 @@ void setup_run(LoopRun& run) {
   context.seed = cfg.seed;
   context.prefetch = cfg.prefetch;
   context.pin_memory = run.device.is_cuda();
+  context.dist = run.dist.get();
+  context.independent_workers = cfg.no_sync_gradients;
   task.start(context);
   if (!cfg.init_checkpoint.empty()) {
     Checkpoint init = load_checkpoint(cfg.init_checkpoint, false);
@@ -118,8 +121,9 @@ void setup_run(LoopRun& run) {
   }
 }
 
-void save_run(LoopRun& run, const std::string& why) {
-  if (!run.dist->is_main()) return;
+namespace {
+
+Checkpoint snapshot(LoopRun& run, const std::string& why) {
   Checkpoint ckpt;
   ckpt.config = run.task->model_config();
   for (const auto& [name, t] : run.task->model_state()) ckpt.model[name] = t.detach().to(at::kCPU, at::kFloat).clone();
@@ -139,13 +143,31 @@ void save_run(LoopRun& run, const std::string& why) {
   state.precision = run.cfg.precision;
   state.saved_because = why;
   ckpt.state = state.to_json();
-  std::string dir = save_checkpoint(run.cfg.output_dir, run.step, ckpt, run.cfg.keep_checkpoints);
+  ckpt.task = run.task->description();
+  return ckpt;
+}
+
+}  // namespace
+
+void save_run(LoopRun& run, const std::string& why) {
+  if (!run.dist->is_main()) return;
+  std::string dir = save_checkpoint(run.cfg.output_dir, run.step, snapshot(run, why), run.cfg.keep_checkpoints);
   run.log->note(run.step, "saved checkpoint " + dir);
 }
 
-// Every rank trained alone; the rank with the lowest final loss wins and its weights end up everywhere (a sum over
+void save_best(LoopRun& run, const TaskEvaluation& evaluation) {
+  if (!run.dist->is_main()) return;
+  Checkpoint ckpt = snapshot(run, "best");
+  ckpt.optimizer.clear();  // a model to predict with, not to resume from
+  for (const auto& [name, value] : evaluation.metrics) ckpt.state["evaluation"][name] = value;
+  const std::string dir = (fs::path(run.cfg.output_dir) / "best").string();
+  write_checkpoint_dir(dir, ckpt);
+  run.log->note(run.step, fmt::format("best score so far ({}): saved {}", evaluation.score, dir));
+}
+
+// Every rank trained alone; the rank with the lowest final loss (or best evaluation score) wins and its weights end up everywhere (a sum over
 // ranks of which all but the winner's are zeroed), so rank 0 saves the best model.
-void keep_best_worker(LoopRun& run, double final_loss) {
+void keep_best_worker(LoopRun& run, double final_loss) {  // lower is better
   if (run.dist->world() == 1) return;
   const double best = run.dist->allreduce_scalar(final_loss, ReduceOp::Min);
   double mine = final_loss == best ? static_cast<double>(run.dist->rank()) : 1e9;
@@ -156,8 +178,9 @@ void keep_best_worker(LoopRun& run, double final_loss) {
     run.dist->allreduce(p, ReduceOp::Sum);
   }
   if (run.dist->is_main() && !run.cfg.quiet)
-    std::fprintf(stderr, "%s: independent workers: rank %d had the lowest loss (%.4f); its weights are kept\n",
-                 tool_name().c_str(), static_cast<int>(winner), best);
+    std::fprintf(stderr, "%s: independent workers: rank %d did best (%s %.4f); its weights are kept\n",
+                 tool_name().c_str(), static_cast<int>(winner), run.task->has_evaluation() ? "score" : "loss",
+                 run.task->has_evaluation() ? -best : best);
 }
 
 }  // namespace bk

@@ -11,6 +11,9 @@
 //   - data_position() / restore_data_position() make a resumed run take exactly the micro-batches an
 //     uninterrupted one would have taken.
 // The logged loss is the sum of the terms' means; each term and each metric is logged under its own name.
+// A task with a held-out set also evaluates (has_evaluation, evaluate): the loop calls it every
+// LoopConfig::eval_every steps and at the end, on every rank, logs what it returns and, with keep_best, keeps the
+// model of the best score in OUTPUT_DIR/best.
 #pragma once
 
 #include "train/optim/optimizer.h"
@@ -31,6 +34,7 @@ class Module;
 namespace bk {
 
 struct BertConfig;
+class Dist;
 
 // What the loop tells a task when the run starts.
 struct TaskContext {
@@ -40,6 +44,8 @@ struct TaskContext {
   uint64_t seed = 0;
   int prefetch = 0;              // micro-batches to prepare ahead
   bool pin_memory = false;       // page-locked host batches (CUDA runs)
+  Dist* dist = nullptr;          // the process group, for an evaluation that combines the ranks' results
+  bool independent_workers = false;  // --no-sync-gradients: each rank evaluates its own model on the whole set
 };
 
 // The micro-batches of one step on this rank, counted before any forward pass.
@@ -54,6 +60,12 @@ struct StepCounts {
 struct MicroBatchLoss {
   std::vector<at::Tensor> sums;         // per loss term: 0-dim float, differentiable, summed over the micro-batch
   std::vector<at::Tensor> metric_sums;  // per metric: 0-dim, no gradient (correct predictions, say)
+};
+
+// One evaluation, its results combined over the ranks.
+struct TaskEvaluation {
+  std::vector<std::pair<std::string, double>> metrics;  // logged as named ("eval_accuracy", "eval_f1", ...)
+  double score = 0;                                     // higher is better: what picks the best model
 };
 
 struct TaskMetric {
@@ -89,6 +101,13 @@ class TrainingTask {
 
   virtual nlohmann::json data_position() const = 0;
   virtual void restore_data_position(const nlohmann::json& position) = 0;
+
+  // The task and its labels as a fine-tuned checkpoint records them (task.json); null for none.
+  virtual nlohmann::json description() const { return nullptr; }
+
+  // Evaluation on a held-out set, called on every rank at the same steps (the model is in eval mode meanwhile).
+  virtual bool has_evaluation() const { return false; }
+  virtual TaskEvaluation evaluate() { return {}; }
 };
 
 }  // namespace bk

@@ -72,7 +72,9 @@ void TrainLog::log(int64_t step, const Scalars& fields) {
   if (tensorboard_) {
     Scalars scalars;
     scalars.reserve(fields.size());
-    for (const auto& [name, value] : fields) scalars.emplace_back("train/" + name, value);
+    // Evaluation results (eval_*) go under eval/, everything else under train/.
+    for (const auto& [name, value] : fields)
+      scalars.emplace_back(name.starts_with("eval_") ? "eval/" + name.substr(5) : "train/" + name, value);
     tensorboard_->add_scalars(step, scalars);
   }
 

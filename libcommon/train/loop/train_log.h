@@ -6,7 +6,8 @@
 //   - stderr: one human line per logging step ("TOOL: step 100/7038 loss 7.123 lr 0.0006 ...") unless
 //     quiet;
 //   - a progress bar on stderr between those lines, only when stderr is a terminal (bk::Progress style).
-// And, with a TensorBoard directory, every field as a scalar "train/<name>" (data/tensorboard.h).
+// And, with a TensorBoard directory, every field as a scalar "train/<name>", and evaluation results
+// ("eval_<name>") as "eval/<name>" (data/tensorboard.h).
 #pragma once
 
 #include "data/tensorboard.h"
