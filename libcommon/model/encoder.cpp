@@ -87,7 +87,9 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
   if (t > config_.max_position_embeddings)
     fail("BERT: sequence length {} exceeds max_position_embeddings {}", t, config_.max_position_embeddings);
 
-  at::Tensor x = at::embedding(word_emb_, input_ids) + pos_emb_.narrow(0, 0, t);
+  // Token 0 ([PAD]) is the padding index, as HF's BertEmbeddings declares it: its row gets no gradient from the
+  // lookup (padded positions reach the loss in SQuAD's softmax over every position).
+  at::Tensor x = at::embedding(word_emb_, input_ids, /*padding_idx=*/0) + pos_emb_.narrow(0, 0, t);
   x = segment_ids.defined() ? x + at::embedding(type_emb_, segment_ids) : x + type_emb_[0];
   x = dropout(at::layer_norm(x, {h}, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps), training);
 

@@ -23,6 +23,10 @@ OWN = {
     "max-seq-length": "mkpretrain makes instances of that length; tfrecord2hdf5 takes it from the records (0)",
     "max-predictions": "the tools that make data choose it; the tools that read data take it from the data",
 }
+# The training loop's flags are declared once (add_loop_options) with each tool's recipe as defaults: NVIDIA's
+# pretraining for bert-train, Google's run_classifier.py / run_squad.py fine-tuning for bert-finetune.
+for flag in ("learning-rate", "lr-decay", "max-steps", "optimizer", "train-batch-size", "warmup-proportion"):
+    OWN[flag] = "the loop's recipe: pretraining (bert-train) or fine-tuning (bert-finetune)"
 option = re.compile(r"^  (?:-\w \[ )?--([a-z0-9][a-z0-9-]*)(?: \])?(?: ([^\s(]+))?(?: \(=([^)]*)\))?(?:\s|$)")
 folder, tools = sys.argv[1], sys.argv[2:]
 defaults = collections.defaultdict(dict)

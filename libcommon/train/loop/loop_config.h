@@ -51,8 +51,10 @@ struct LoopConfig {
   int64_t micro_batch_size() const { return train_batch_size / gradient_accumulation_steps; }
 };
 
-// Declares the loop's flags (--output-dir ... --prefetch, and the launcher's) bound to `config`; each default is
-// the config's own initial value.
-void add_loop_options(Options& options, LoopConfig& config);
+// Declares the loop's flags (--output-dir ... --prefetch, and the launcher's) bound to `config`, each default taken
+// from `defaults` (a tool's own LoopConfig: fine-tuning starts from other values than pretraining). A batch size
+// or step count whose default is 0 is a required flag; `steps_from_data`: --max-steps is optional (0 = derived).
+void add_loop_options(Options& options, LoopConfig& config, const LoopConfig& defaults = LoopConfig(),
+                      bool steps_from_data = false);
 
 }  // namespace bk

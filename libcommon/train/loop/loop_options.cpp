@@ -32,13 +32,17 @@ void LoopConfig::validate() const {
   if (prefetch < 0) usage_fail("--prefetch must not be negative, got {}", prefetch);
 }
 
-void add_loop_options(Options& options, LoopConfig& c) {
-  const LoopConfig d;  // the defaults, written once in LoopConfig's initialisers
+void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool steps_from_data) {
+  auto* batch = po::value(&c.train_batch_size)->value_name("B");
+  if (d.train_batch_size > 0) batch->default_value(d.train_batch_size);
+  else batch->required();
+  auto* steps = po::value(&c.max_steps)->value_name("N");
+  if (steps_from_data) steps->default_value(d.max_steps, "0: from the data");
+  else steps->required();
   options.add()
     ("output-dir", po::value(&c.output_dir)->required()->value_name("DIR"), "checkpoints, log.jsonl and tensorboard/ go here")
-    ("train-batch-size", po::value(&c.train_batch_size)->required()->value_name("B"),
-     "samples per process per optimizer step (split over the accumulation steps)")
-    ("max-steps", po::value(&c.max_steps)->required()->value_name("N"), "optimizer steps of the whole run")
+    ("train-batch-size", batch, "samples per process per optimizer step (split over the accumulation steps)")
+    ("max-steps", steps, "optimizer steps of the whole run")
     ("learning-rate", po::value(&c.learning_rate)->default_value(d.learning_rate, shown(d.learning_rate))->value_name("LR"),
      "peak learning rate")
     ("optimizer", po::value(&c.optimizer)->default_value(d.optimizer)->value_name("NAME"), "lamb (NVLAMB) or adamw")
@@ -64,7 +68,7 @@ void add_loop_options(Options& options, LoopConfig& c) {
     ("keep-checkpoints", po::value(&c.keep_checkpoints)->default_value(d.keep_checkpoints)->value_name("K"),
      "keep the last K checkpoints")
     ("resume", po::bool_switch(&c.resume), "continue from OUTPUT_DIR's latest checkpoint, exactly")
-    ("init-checkpoint", po::value(&c.init_checkpoint)->value_name("DIR"), "start from these weights (strict: keys must match)")
+    ("init-checkpoint", po::value(&c.init_checkpoint)->value_name("DIR"), "start from these weights (every tensor must match; a fine-tuning head may be missing)")
     ("stop-after", po::value(&c.stop_after)->default_value(d.stop_after)->value_name("N"),
      "stop with a checkpoint after N steps of this run")
     ("throughput-warmup-steps", po::value(&c.throughput_warmup_steps)->default_value(d.throughput_warmup_steps)

@@ -64,16 +64,15 @@ void setup_run(LoopRun& run) {
   context.rank = run.dist->rank();
   context.world = world;
   context.micro_batch_size = cfg.micro_batch_size();
+  context.accumulation = cfg.gradient_accumulation_steps;
+  context.quiet = cfg.quiet;
   context.seed = cfg.seed;
   context.prefetch = cfg.prefetch;
   context.pin_memory = run.device.is_cuda();
   context.dist = run.dist.get();
   context.independent_workers = cfg.no_sync_gradients;
   task.start(context);
-  if (!cfg.init_checkpoint.empty()) {
-    Checkpoint init = load_checkpoint(cfg.init_checkpoint, false);
-    task.load_model_state(init.model, cfg.init_checkpoint + "/model.safetensors");
-  }
+  if (!cfg.init_checkpoint.empty()) task.load_init_checkpoint(cfg.init_checkpoint);
   task.model().to(run.device);
   task.model().train();
 

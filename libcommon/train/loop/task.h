@@ -41,11 +41,13 @@ struct TaskContext {
   at::Device device{at::kCPU};
   int rank = 0, world = 1;
   int64_t micro_batch_size = 0;  // samples per micro-batch on this rank
+  int64_t accumulation = 1;      // micro-batches per optimizer step
   uint64_t seed = 0;
   int prefetch = 0;              // micro-batches to prepare ahead
   bool pin_memory = false;       // page-locked host batches (CUDA runs)
   Dist* dist = nullptr;          // the process group, for an evaluation that combines the ranks' results
   bool independent_workers = false;  // --no-sync-gradients: each rank evaluates its own model on the whole set
+  bool quiet = false;                // no notes on stderr
 };
 
 // The micro-batches of one step on this rank, counted before any forward pass.
@@ -88,6 +90,9 @@ class TrainingTask {
   virtual NamedTensors parameters() const = 0;
   virtual std::map<std::string, at::Tensor> model_state() const = 0;
   virtual void load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) = 0;
+  // --init-checkpoint: the weights to start from. By default a strict load of a checkpoint directory's
+  // model.safetensors (every tensor present, no other); a fine-tuning task lets its head be missing.
+  virtual void load_init_checkpoint(const std::string& path);
   // Model FLOPs of one training sequence (forward + backward) of seq_len tokens, for MFU.
   virtual double flops_per_sequence(int64_t seq_len) const = 0;
 

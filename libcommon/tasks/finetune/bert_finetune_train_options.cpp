@@ -1,0 +1,42 @@
+#include "tasks/finetune/bert_finetune_train.h"
+
+#include "cli/options.h"
+#include "util/error.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace bk {
+
+// google-research/bert's run_classifier.py / run_squad.py defaults (AdamW-style Adam with weight decay 0.01, linear
+// decay after a 10% warm-up, batch 32); the learning rate of HF's examples (5e-5).
+FinetuneTrainConfig::FinetuneTrainConfig() {
+  loop.optimizer = "adamw";
+  loop.learning_rate = 5e-5;
+  loop.lr_decay = "linear";
+  loop.warmup_proportion = 0.1;
+  loop.train_batch_size = 32;
+  loop.keep_best = true;
+}
+
+void FinetuneTrainConfig::validate() const {
+  task.validate();
+  if (loop.init_checkpoint != task.model_dir)
+    usage_fail("--init-checkpoint names the model to fine-tune (internal: the two settings must agree)");
+  loop.validate();
+}
+
+void add_bert_finetune_train_options(Options& options, FinetuneTrainConfig& c) {
+  const FinetuneTrainConfig d;
+  options.add()
+    ("task", po::value(&c.task.task)->required()->value_name("T"),
+     fmt::format("{}", fmt::join(finetune_task_names(), ", ")).c_str())
+    ("train-file", po::value(&c.task.train_file)->required()->value_name("FILE"),
+     "training features (bert-finetune features --train)")
+    ("eval-file", po::value(&c.task.eval_file)->value_name("FILE"),
+     "GLUE features with labels, scored after every epoch; the best model is kept in OUTPUT_DIR/best")
+    ("epochs", po::value(&c.task.epochs)->default_value(d.task.epochs)->value_name("N"), "passes over the training features");
+  add_loop_options(options, c.loop, d.loop, /*steps_from_data=*/true);
+}
+
+}  // namespace bk

@@ -1,0 +1,308 @@
+#include "tasks/finetune/finetune_task.h"
+
+#include "data/py_random.h"
+#include "model/finetune_models.h"
+#include "model/model_dir.h"
+#include "tasks/finetune/glue_metrics.h"
+#include "train/feed/data_position.h"
+#include "train/loop/checkpoint.h"
+#include "cli/run_tool.h"
+#include "util/error.h"
+
+#include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+
+namespace bk {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr uint32_t kOrderTag = 0x46544f52;  // "FTOR": the stream of fine-tuning orders
+
+uint64_t fingerprint_of(const FeatureRows& rows, const TaskContext& c, const std::string& task) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char ch : fmt::format("{} {} {} {} {} {} {}", task, rows.size(), rows.seq_len, c.seed, c.world,
+                                      c.micro_batch_size, c.accumulation))
+    hash = (hash ^ ch) * 0x100000001b3ull;
+  return hash == 0 ? 1 : hash;
+}
+
+}  // namespace
+
+FinetuneTask::FinetuneTask(FinetuneTaskConfig config)
+    : config_(std::move(config)), info_(finetune_task_info(config_.task)) {
+  config_.validate();
+  train_ = read_feature_records(config_.train_file);
+  if (info_.kind == FinetuneKind::span && !train_.has_spans())
+    fail("{}: no start_positions: SQuAD training needs features made with --train", config_.train_file);
+  if (info_.kind != FinetuneKind::span && !train_.has_labels())
+    fail("{}: no label_ids: not GLUE classification features", config_.train_file);
+  if (info_.kind == FinetuneKind::classification)
+    for (size_t i = 0; i < train_.labels.size(); ++i)
+      if (train_.labels[i] < 0 || train_.labels[i] >= static_cast<float>(info_.num_labels()))
+        fail("{}: record {}: label {} but {} has {} labels", config_.train_file, i, train_.labels[i], info_.name,
+             info_.num_labels());
+  if (!config_.eval_file.empty()) {
+    if (info_.kind == FinetuneKind::span)
+      usage_fail("--eval-file: SQuAD is scored from predictions (bert-finetune predict), not during training");
+    eval_ = read_feature_records(config_.eval_file);
+    if (!eval_.has_labels()) fail("{}: no label_ids to evaluate against", config_.eval_file);
+  }
+  switch (info_.kind) {
+    case FinetuneKind::span: terms_ = {"span_loss"}; break;
+    case FinetuneKind::classification: terms_ = {"cls_loss"}; metrics_ = {{"accuracy", 0}}; break;
+    case FinetuneKind::regression: terms_ = {"mse_loss"}; break;
+  }
+}
+
+FinetuneTask::~FinetuneTask() = default;
+
+int64_t FinetuneTask::steps_per_epoch(int64_t global_batch) const {
+  return global_batch > 0 ? static_cast<int64_t>(train_.size()) / global_batch : 0;
+}
+
+std::string FinetuneTask::head_prefix() const { return info_.kind == FinetuneKind::span ? "qa_outputs." : "classifier."; }
+
+void FinetuneTask::start(const TaskContext& context) {
+  context_ = context;
+  const fs::path dir(config_.model_dir);
+  const fs::path config = fs::is_directory(dir) ? dir / "config.json" : dir.parent_path() / "config.json";
+  if (!fs::exists(config)) fail("{}: no config.json beside the checkpoint", config_.model_dir);
+  model_config_ = BertConfig::load(config.string());
+  if (train_.seq_len > model_config_.max_position_embeddings)
+    fail("{}: features of {} tokens, but the model's max_position_embeddings is {}", config_.train_file,
+         train_.seq_len, model_config_.max_position_embeddings);
+  if (info_.kind == FinetuneKind::span) {
+    qa_ = std::make_shared<BertForQuestionAnswering>(model_config_);
+    model_ = qa_.get();
+  } else {
+    classifier_ = std::make_shared<BertForSequenceClassification>(model_config_, info_.num_labels());
+    model_ = classifier_.get();
+  }
+  for (int32_t id : train_.input_ids)
+    if (id < 0 || id >= model_config_.vocab_size)
+      fail("{}: token id {} is outside the model's vocabulary of {}: features made with another vocabulary",
+           config_.train_file, id, model_config_.vocab_size);
+  const int64_t global = context.micro_batch_size * context.world;
+  batches_per_epoch_ = static_cast<int64_t>(train_.size()) / global / context.accumulation * context.accumulation;
+  if (batches_per_epoch_ == 0)
+    fail("{}: {} features are fewer than one step of {} samples on {} processes", config_.train_file, train_.size(),
+         global * context.accumulation, context.world);
+  open_epoch(0);
+}
+
+torch::nn::Module& FinetuneTask::model() { return *model_; }
+
+NamedTensors FinetuneTask::parameters() const {
+  NamedTensors named;
+  for (const auto& p : model_->named_parameter_list()) named.emplace_back(p.name, p.tensor);
+  return named;
+}
+
+std::map<std::string, at::Tensor> FinetuneTask::model_state() const { return model_->state_dict(); }
+
+void FinetuneTask::load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) {
+  model_->load_state_dict(tensors, /*strict=*/true, where);
+}
+
+void FinetuneTask::load_init_checkpoint(const std::string& path) {
+  const fs::path dir = fs::is_directory(path) ? fs::path(path) : fs::path(path).parent_path();
+  const fs::path weights = fs::is_directory(path) ? dir / "model.safetensors" : fs::path(path);
+  if (fs::exists(dir / "task.json")) {
+    const Checkpoint ckpt = load_checkpoint(dir.string(), /*with_optimizer=*/false);
+    const std::string other = ckpt.task.value("task", std::string());
+    if (!other.empty() && other != info_.name)
+      fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, info_.name);
+  }
+  const FinetuneInit init = load_finetune_weights(*model_, load_model_tensors(weights.string()), head_prefix(),
+                                                  weights.string());
+  if (context_.quiet || context_.rank != 0) return;
+  if (!init.initialised.empty())
+    std::fprintf(stderr, "%s: %s: no %s head; %s initialised as BERT initialises (normal, std %g; biases 0)\n",
+                 tool_name().c_str(), path.c_str(), info_.name.c_str(), fmt::format("{}", fmt::join(init.initialised, ", ")).c_str(),
+                 model_config_.initializer_range);
+  if (!init.dropped.empty())
+    std::fprintf(stderr, "%s: %s: %zu tensors of other heads left out (%s...)\n", tool_name().c_str(), path.c_str(),
+                 init.dropped.size(), init.dropped.front().c_str());
+}
+
+double FinetuneTask::flops_per_sequence(int64_t seq_len) const {
+  return model_config_.training_flops_per_sequence(seq_len, 0);
+}
+
+void FinetuneTask::open_epoch(int64_t epoch) {
+  epoch_ = epoch;
+  batch_ = 0;
+  order_.resize(train_.size());
+  std::iota(order_.begin(), order_.end(), size_t{0});
+  PyRandom rng;
+  rng.seed_words({static_cast<uint32_t>(context_.seed), static_cast<uint32_t>(context_.seed >> 32),
+                  static_cast<uint32_t>(epoch), kOrderTag});
+  rng.shuffle(order_);
+}
+
+FinetuneBatch FinetuneTask::make_batch(const std::vector<size_t>& rows, const FeatureRows& from) const {
+  // Classification reads only [CLS] and padding is masked in attention, so a batch is cut to its longest feature
+  // (dynamic truncation, the same logits). Spans are not: the references' start/end softmax runs over all
+  // max_seq_length positions, padding included, and cutting it would change the loss.
+  int64_t t = from.seq_len;
+  if (info_.kind != FinetuneKind::span) {
+    t = 1;
+    for (size_t r : rows) t = std::max(t, from.length(r));
+  }
+  const auto b = static_cast<int64_t>(rows.size());
+  FinetuneBatch batch;
+  batch.input_ids = at::zeros({b, t}, at::kLong);
+  batch.segment_ids = at::zeros({b, t}, at::kLong);
+  batch.attention_mask = at::zeros({b, t}, at::kLong);
+  auto* ids = batch.input_ids.data_ptr<int64_t>();
+  auto* segments = batch.segment_ids.data_ptr<int64_t>();
+  auto* mask = batch.attention_mask.data_ptr<int64_t>();
+  for (int64_t i = 0; i < b; ++i) {
+    const size_t base = rows[static_cast<size_t>(i)] * static_cast<size_t>(from.seq_len);
+    for (int64_t k = 0; k < t; ++k) {
+      ids[i * t + k] = from.input_ids[base + static_cast<size_t>(k)];
+      segments[i * t + k] = from.segment_ids[base + static_cast<size_t>(k)];
+      mask[i * t + k] = from.input_mask[base + static_cast<size_t>(k)];
+    }
+  }
+  if (from.has_spans()) {
+    batch.start_positions = at::empty({b}, at::kLong);
+    batch.end_positions = at::empty({b}, at::kLong);
+    for (int64_t i = 0; i < b; ++i) {
+      batch.start_positions[i] = from.start_positions[rows[static_cast<size_t>(i)]];
+      batch.end_positions[i] = from.end_positions[rows[static_cast<size_t>(i)]];
+    }
+  }
+  if (from.has_labels()) {
+    const bool regression = info_.kind == FinetuneKind::regression;
+    batch.labels = at::empty({b}, regression ? at::kFloat : at::kLong);
+    for (int64_t i = 0; i < b; ++i) {
+      const float label = from.labels[rows[static_cast<size_t>(i)]];
+      if (regression) batch.labels[i] = label;
+      else batch.labels[i] = static_cast<int64_t>(label);
+    }
+  }
+  return batch;
+}
+
+StepCounts FinetuneTask::take_micro_batches(int64_t count, int64_t /*step*/) {
+  batches_.clear();
+  StepCounts counts;
+  const auto b = static_cast<size_t>(context_.micro_batch_size);
+  for (int64_t k = 0; k < count; ++k) {
+    if (batch_ >= batches_per_epoch_) open_epoch(epoch_ + 1);
+    const size_t first = (static_cast<size_t>(batch_) * static_cast<size_t>(context_.world) +
+                          static_cast<size_t>(context_.rank)) * b;
+    ++batch_;
+    std::vector<size_t> rows(order_.begin() + static_cast<ptrdiff_t>(first),
+                             order_.begin() + static_cast<ptrdiff_t>(first + b));
+    batches_.push_back(make_batch(rows, train_));
+    counts.sequences += static_cast<int64_t>(b);
+    counts.tokens += batches_.back().attention_mask.sum().item<int64_t>();
+    counts.max_len = std::max(counts.max_len, batches_.back().input_ids.size(1));
+  }
+  counts.denominators = {static_cast<double>(counts.sequences)};
+  return counts;
+}
+
+MicroBatchLoss FinetuneTask::forward(size_t index) {
+  const FinetuneBatch& host = batches_.at(index);
+  auto dev = [&](const at::Tensor& t) { return t.to(context_.device, /*non_blocking=*/true); };
+  const at::Tensor ids = dev(host.input_ids), segments = dev(host.segment_ids), mask = dev(host.attention_mask);
+  if (info_.kind == FinetuneKind::span) {
+    const SpanLogits logits = qa_->forward(ids, segments, mask);
+    // HF's BertForQuestionAnswering: positions outside the sequence are clamped to T and ignored.
+    const int64_t t = logits.start.size(1);
+    const at::Tensor start = dev(host.start_positions).clamp(0, t), end = dev(host.end_positions).clamp(0, t);
+    const at::Tensor start_loss = at::cross_entropy_loss(logits.start.to(at::kFloat), start, {}, at::Reduction::Sum, t);
+    const at::Tensor end_loss = at::cross_entropy_loss(logits.end.to(at::kFloat), end, {}, at::Reduction::Sum, t);
+    return {{(start_loss + end_loss) / 2}, {}};
+  }
+  const at::Tensor logits = classifier_->forward(ids, segments, mask).to(at::kFloat);
+  const at::Tensor labels = dev(host.labels);
+  if (info_.kind == FinetuneKind::regression) return {{(logits.squeeze(-1) - labels).pow(2).sum()}, {}};
+  const at::Tensor correct = logits.detach().argmax(-1).eq(labels).sum();
+  return {{at::cross_entropy_loss(logits, labels, {}, at::Reduction::Sum)}, {correct}};
+}
+
+nlohmann::json FinetuneTask::data_position() const {
+  const DataPosition p{epoch_, batch_, fingerprint_of(train_, context_, info_.name)};
+  return nlohmann::json::parse(p.to_json());
+}
+
+void FinetuneTask::restore_data_position(const nlohmann::json& position) {
+  const DataPosition p = DataPosition::from_json(position.dump());
+  if (p.fingerprint != 0 && p.fingerprint != fingerprint_of(train_, context_, info_.name))
+    fail("the data position to resume from belongs to other features, seed, world size or batch size");
+  if (p.epoch < 0 || p.batch < 0 || p.batch > batches_per_epoch_)
+    fail("data position epoch {} batch {} is outside the data ({} batches per epoch)", p.epoch, p.batch,
+         batches_per_epoch_);
+  open_epoch(p.epoch);
+  batch_ = p.batch;
+}
+
+nlohmann::json FinetuneTask::description() const {
+  nlohmann::json d = {{"task", info_.name},
+                      {"kind", info_.kind == FinetuneKind::span ? "span"
+                               : info_.kind == FinetuneKind::regression ? "regression" : "classification"},
+                      {"max_seq_length", train_.seq_len}};
+  if (info_.kind == FinetuneKind::classification) d["labels"] = info_.labels;
+  return d;
+}
+
+TaskEvaluation FinetuneTask::evaluate() {
+  at::NoGradGuard no_grad;
+  std::vector<int64_t> predicted, gold;
+  std::vector<double> values, targets;
+  double loss = 0;
+  constexpr size_t kBatch = 64;
+  for (size_t first = 0; first < eval_.size(); first += kBatch) {
+    std::vector<size_t> rows;
+    for (size_t r = first; r < std::min(eval_.size(), first + kBatch); ++r)
+      if (eval_.real[r]) rows.push_back(r);
+    if (rows.empty()) continue;
+    const FinetuneBatch b = make_batch(rows, eval_);
+    auto dev = [&](const at::Tensor& t) { return t.to(context_.device); };
+    const at::Tensor logits =
+        classifier_->forward(dev(b.input_ids), dev(b.segment_ids), dev(b.attention_mask)).to(at::kFloat).cpu();
+    if (info_.kind == FinetuneKind::regression) {
+      const at::Tensor p = logits.squeeze(-1);
+      loss += (p - b.labels).pow(2).sum().item<double>();
+      for (int64_t i = 0; i < p.size(0); ++i) {
+        values.push_back(p[i].item<double>());
+        targets.push_back(b.labels[i].item<double>());
+      }
+    } else {
+      loss += at::cross_entropy_loss(logits, b.labels, {}, at::Reduction::Sum).item<double>();
+      const at::Tensor p = logits.argmax(-1);
+      for (int64_t i = 0; i < p.size(0); ++i) {
+        predicted.push_back(p[i].item<int64_t>());
+        gold.push_back(b.labels[i].item<int64_t>());
+      }
+    }
+  }
+  TaskEvaluation e;
+  const double n = static_cast<double>(std::max(gold.size(), targets.size()));
+  e.metrics.emplace_back("eval_loss", loss / std::max(n, 1.0));
+  if (info_.kind == FinetuneKind::regression) {
+    e.metrics.emplace_back("eval_pearson", pearson(values, targets));
+    e.metrics.emplace_back("eval_spearman", spearman(values, targets));
+  } else {
+    e.metrics.emplace_back("eval_accuracy", accuracy(predicted, gold));
+    if (info_.metric == "f1") e.metrics.emplace_back("eval_f1", f1_score(predicted, gold));
+    if (info_.metric == "mcc") e.metrics.emplace_back("eval_mcc", matthews_corrcoef(predicted, gold));
+  }
+  for (const auto& [name, value] : e.metrics)
+    if (name == "eval_" + info_.metric) e.score = value;
+  return e;
+}
+
+}  // namespace bk

@@ -1,0 +1,86 @@
+// Fine-tuning on the training loop (train/loop/task.h): SQuAD spans with BertForQuestionAnswering, GLUE classes and
+// STS-B's regression with BertForSequenceClassification, over features in Google's layouts (feature_rows.h).
+//
+// Loss terms, each summed over a micro-batch and divided by the global batch's sequences by the loop:
+//   span_loss  (CE(start) + CE(end)) / 2 per sequence, as HF's BertForQuestionAnswering (positions clamped to T);
+//   cls_loss   cross entropy per sequence, with the metric accuracy;
+//   mse_loss   squared error per sequence (regression).
+// Order: per epoch a permutation of the features from (seed, epoch); micro-batch j of rank r takes the samples
+// [(j * world + r) * b, ... + b) of it, so N ranks take together what one rank with N times the batch takes; the
+// features left over by the last whole step are not used in that epoch. Classification batches are cut to their
+// longest feature; span batches keep max_seq_length (the references' softmax covers the padding too).
+// Evaluation (GLUE, with an eval file): every rank scores the whole set with its model, the task's metric picks
+// the best.
+#pragma once
+
+#include "ckpt/bert_config.h"
+#include "tasks/finetune/feature_rows.h"
+#include "tasks/finetune/finetune_config.h"
+#include "train/loop/task.h"
+
+#include <memory>
+
+namespace bk {
+
+class BertModelBase;
+class BertForQuestionAnswering;
+class BertForSequenceClassification;
+
+struct FinetuneBatch {
+  at::Tensor input_ids, segment_ids, attention_mask;  // int64 [B, T]
+  at::Tensor start_positions, end_positions;          // int64 [B] (spans)
+  at::Tensor labels;                                  // int64 [B] (classes) or float [B] (regression)
+  int64_t size() const { return input_ids.size(0); }
+};
+
+class FinetuneTask : public TrainingTask {
+ public:
+  // Reads the features now, so a bad file fails before anything else.
+  explicit FinetuneTask(FinetuneTaskConfig config);
+  ~FinetuneTask() override;
+
+  // Optimizer steps in one epoch for `global_batch` samples per step (all ranks and micro-batches together).
+  int64_t steps_per_epoch(int64_t global_batch) const;
+  const FeatureRows& train_features() const { return train_; }
+
+  void start(const TaskContext& context) override;
+  const BertConfig& model_config() const override { return model_config_; }
+  torch::nn::Module& model() override;
+  NamedTensors parameters() const override;
+  std::map<std::string, at::Tensor> model_state() const override;
+  void load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) override;
+  void load_init_checkpoint(const std::string& path) override;
+  double flops_per_sequence(int64_t seq_len) const override;
+
+  const std::vector<std::string>& loss_terms() const override { return terms_; }
+  const std::vector<TaskMetric>& metrics() const override { return metrics_; }
+  StepCounts take_micro_batches(int64_t count, int64_t step) override;
+  MicroBatchLoss forward(size_t index) override;
+  nlohmann::json data_position() const override;
+  void restore_data_position(const nlohmann::json& position) override;
+
+  nlohmann::json description() const override;
+  bool has_evaluation() const override { return !eval_.input_ids.empty(); }
+  TaskEvaluation evaluate() override;
+
+ private:
+  FinetuneBatch make_batch(const std::vector<size_t>& rows, const FeatureRows& from) const;
+  void open_epoch(int64_t epoch);
+  std::string head_prefix() const;
+
+  FinetuneTaskConfig config_;
+  const FinetuneTaskInfo& info_;
+  FeatureRows train_, eval_;
+  TaskContext context_;
+  BertConfig model_config_;
+  std::shared_ptr<BertForQuestionAnswering> qa_;
+  std::shared_ptr<BertForSequenceClassification> classifier_;
+  BertModelBase* model_ = nullptr;
+  std::vector<std::string> terms_;
+  std::vector<TaskMetric> metrics_;
+  int64_t epoch_ = -1, batch_ = 0, batches_per_epoch_ = 0;  // micro-batches of this rank
+  std::vector<size_t> order_;                                // this epoch's permutation of the features
+  std::vector<FinetuneBatch> batches_;                       // the current step's
+};
+
+}  // namespace bk
