@@ -177,8 +177,9 @@ void keep_best_worker(LoopRun& run, double final_loss) {  // lower is better
     run.dist->allreduce(p, ReduceOp::Sum);
   }
   if (run.dist->is_main() && !run.cfg.quiet)
-    std::fprintf(stderr, "%s: independent workers: rank %d did best (%s %.4f); its weights are kept\n",
-                 tool_name().c_str(), static_cast<int>(winner), run.task->has_evaluation() ? "score" : "loss",
+    std::fprintf(stderr, "%s: independent workers: rank %d had the %s (%.4f); its weights are kept\n",
+                 tool_name().c_str(), static_cast<int>(winner),
+                 run.task->has_evaluation() ? "best evaluation score" : "lowest loss",
                  run.task->has_evaluation() ? -best : best);
 }
 
