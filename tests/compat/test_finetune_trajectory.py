@@ -169,6 +169,16 @@ def main():
                               capture_output=True, text=True)
         check(proc.returncode == 1 and "fine-tuned for mrpc" in proc.stderr,
               f"a checkpoint of another task: exit {proc.returncode}, {proc.stderr!r}")
+        # bench: one JSON line per batch size on the fine-tuned checkpoint; a model without the head is refused.
+        proc = subprocess.run([FINETUNE, "bench", "--checkpoint", ckpt, "--task", "mrpc", "--batch-sizes", "1,3",
+                               "--iterations", "2", "--warmup", "1"], capture_output=True, text=True)
+        lines = [json.loads(line) for line in proc.stdout.splitlines()]
+        check(proc.returncode == 0 and [x["batch_size"] for x in lines] == [1, 3] and
+              all(x["seq_length"] == SEQ and x["sequences_per_second"] > 0 and
+                  x["latency_ms"]["p50"] <= x["latency_ms"]["p99"] for x in lines),
+              f"bench: {proc.returncode} {proc.stdout!r} {proc.stderr!r}")
+        proc = subprocess.run([FINETUNE, "bench", "--checkpoint", bare, "--task", "mrpc"], capture_output=True, text=True)
+        check(proc.returncode == 1 and "no classifier.weight" in proc.stderr, f"bench without a head: {proc.stderr!r}")
     return check.exit_code("finetune trajectory")
 
 

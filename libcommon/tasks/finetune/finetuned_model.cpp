@@ -1,0 +1,67 @@
+#include "tasks/finetune/finetuned_model.h"
+
+#include "io/input.h"
+#include "model/finetune_models.h"
+#include "model/model_dir.h"
+#include "util/error.h"
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace bk {
+
+namespace fs = std::filesystem;
+
+FinetunedModel load_finetuned_model(const std::string& path, const std::string& task, const at::Device& device) {
+  FinetunedModel m;
+  m.info = &finetune_task_info(task);
+  m.device = device;
+  const fs::path dir(path);
+  if (!fs::is_directory(dir)) fail("{}: not a checkpoint directory", path);
+  for (const char* required : {"config.json", "model.safetensors"})
+    if (!fs::exists(dir / required)) fail("{}: no {}", path, required);
+  const BertConfig config = BertConfig::load((dir / "config.json").string());
+  m.max_seq_length = config.max_position_embeddings;
+  if (fs::exists(dir / "task.json")) {
+    nlohmann::json described;
+    try {
+      described = nlohmann::json::parse(read_file((dir / "task.json").string()));
+    } catch (const nlohmann::json::exception& e) {
+      fail("{}/task.json: not valid JSON: {}", path, e.what());
+    }
+    const std::string other = described.value("task", std::string());
+    if (other != m.info->name) fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, m.info->name);
+    m.max_seq_length = described.value("max_seq_length", m.max_seq_length);
+  }
+  const std::string weights = (dir / "model.safetensors").string();
+  auto tensors = load_model_tensors(weights);
+  const std::string head = m.info->kind == FinetuneKind::span ? "qa_outputs.weight" : "classifier.weight";
+  if (!tensors.count(head))
+    fail("{}: no {} tensor: not a model fine-tuned for {} (bert-finetune train makes one)", weights, head, m.info->name);
+  if (m.info->kind == FinetuneKind::span) {
+    m.qa = std::make_shared<BertForQuestionAnswering>(config);
+    m.base = m.qa.get();
+  } else {
+    m.classifier = std::make_shared<BertForSequenceClassification>(config, m.info->num_labels());
+    m.base = m.classifier.get();
+  }
+  m.base->load_state_dict(tensors, /*strict=*/true, weights);
+  m.base->to(device);
+  m.base->eval();
+  return m;
+}
+
+SpanLogits FinetunedModel::spans(const at::Tensor& ids, const at::Tensor& segments, const at::Tensor& mask) const {
+  at::NoGradGuard no_grad;
+  SpanLogits l = qa->forward(ids, segments, mask);
+  return {l.start.to(at::kFloat), l.end.to(at::kFloat)};
+}
+
+at::Tensor FinetunedModel::classes(const at::Tensor& ids, const at::Tensor& segments, const at::Tensor& mask) const {
+  at::NoGradGuard no_grad;
+  return classifier->forward(ids, segments, mask).to(at::kFloat);
+}
+
+}  // namespace bk
