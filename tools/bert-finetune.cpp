@@ -1,6 +1,8 @@
-// bert-finetune: BERT fine-tuning (SQuAD, GLUE) on the training loop bert-train uses.
+// bert-finetune: BERT fine-tuning for SQuAD and GLUE: features identical to google-research/bert's run_squad.py and
+// run_classifier.py, training on the loop bert-train uses, inference speed.
 #include "cli/options.h"
 #include "cli/run_tool.h"
+#include "finetune/bert_finetune.h"
 #include "tasks/finetune/bert_finetune_bench.h"
 #include "tasks/finetune/bert_finetune_train.h"
 
@@ -10,11 +12,53 @@
 
 namespace {
 
-constexpr const char* kSynopsis = "train|bench [options]";
+constexpr const char* kSynopsis = "features|train|bench [options]";
 constexpr const char* kDescription =
-    "Fine-tune BERT for SQuAD or a GLUE task, from a pretrained or fine-tuned checkpoint.\n"
-    "  train  fine-tune on features (the TFRecords of Google's run_squad.py / run_classifier.py layout)\n"
-    "  bench  inference speed of a fine-tuned model: sequences/s and latency percentiles per batch size";
+    "Fine-tune BERT on SQuAD and GLUE.\n"
+    "  features  a SQuAD JSON or GLUE TSV file -> the task's features as TFRecords, identical to\n"
+    "            google-research/bert's run_squad.py and run_classifier.py\n"
+    "  train     fine-tune a pretrained or fine-tuned checkpoint on features\n"
+    "  bench     inference speed of a fine-tuned model: sequences/s and latency percentiles per batch size";
+
+struct FeaturesOptions {
+  bk::FinetuneFeaturesConfig config;
+  bk::Options opts{"bert-finetune features", "--task T --vocab VOCAB [options] -o OUT.tfrecord INPUT",
+                   "Write the features of a SQuAD JSON file (squad, squad2) or of a GLUE TSV file (INPUT is the\n"
+                   "file itself) as TFRecords in google-research/bert's layout: unique_ids, input_ids, input_mask,\n"
+                   "segment_ids (+ start_positions, end_positions, is_impossible with --train) for SQuAD;\n"
+                   "input_ids, input_mask, segment_ids, label_ids, is_real_example for GLUE."};
+  FeaturesOptions() {
+    bk::add_finetune_feature_options(opts, config);
+    opts.add()
+      ("output,o", bk::po::value(&config.output)->required()->value_name("OUT"), "the TFRecord file to write")
+      ("force,f", bk::po::bool_switch(&config.force), "replace an existing output file");
+    opts.positional("input", -1);
+    opts.epilog(
+        "Without --train a GLUE file whose name starts with \"test\" is a test set (no labels: label_ids 0),\n"
+        "any other an evaluation set (labels required); for mnli a name holding \"mismatched\" is the\n"
+        "mismatched set. STS-B's label_ids is a float.\n"
+        "\n"
+        "Examples:\n"
+        "  bert-finetune features --task squad --vocab vocab.txt --train -o train.tfrecord train-v1.1.json\n"
+        "  bert-finetune features --task squad2 --vocab vocab.txt -o eval.tfrecord dev-v2.0.json\n"
+        "  bert-finetune features --task mrpc --vocab vocab.txt --train -o mrpc-train.tfrecord MRPC/train.tsv\n"
+        "  bert-finetune features --task mnli --vocab vocab.txt --cased --max-seq-length 256 \\\n"
+        "      -o mnli-mm.tfrecord MNLI/dev_mismatched.tsv\n"
+        "\n"
+        "Exit status: 0 ok, 1 error (nothing is written), 2 usage error, 130 interrupted.");
+  }
+};
+
+int run_features(int argc, char** argv) {
+  FeaturesOptions o;
+  if (!o.opts.parse(argc, argv)) return 0;
+  const auto inputs = o.opts.positionals();
+  if (inputs.size() > 1) bk::usage_fail("expected one INPUT, got {}", inputs.size());
+  if (!inputs.empty()) o.config.input = inputs.front();
+  o.config.quiet = o.opts.quiet();
+  bk::run_bert_finetune_features(o.config);
+  return 0;
+}
 
 struct TrainOptions {
   bk::FinetuneTrainConfig config;
@@ -52,10 +96,11 @@ int run_top(int argc, char** argv) {
   bk::Options top("bert-finetune", kSynopsis, kDescription);
   if (!top.parse(argc, argv)) {
     if (argc > 1 && std::strcmp(argv[1], "--version") == 0) return 0;
-    std::printf("\n%s\n%s", TrainOptions().opts.help_text().c_str(), BenchOptions().opts.help_text().c_str());
+    std::printf("\n%s\n%s\n%s", FeaturesOptions().opts.help_text().c_str(), TrainOptions().opts.help_text().c_str(),
+                BenchOptions().opts.help_text().c_str());
     return 0;
   }
-  bk::usage_fail("missing subcommand (train or bench)");
+  bk::usage_fail("missing subcommand (features, train or bench)");
 }
 
 }  // namespace
@@ -64,9 +109,10 @@ int main(int argc, char** argv) {
   return bk::run_tool("bert-finetune", argc, argv, [](int argc, char** argv) {
     if (argc < 2 || argv[1][0] == '-') return run_top(argc, argv);
     const std::string command = argv[1];
+    // Subcommands see argv from their own name on, so their --help shows "bert-finetune features".
+    if (command == "features") return run_features(argc - 1, argv + 1);
     if (command == "train") {
       TrainOptions o;
-      // The subcommand sees argv from its own name on, so its --help shows "bert-finetune train".
       if (!o.opts.parse(argc - 1, argv + 1)) return 0;
       if (o.config.loop.launch.launch()) return bk::run_local_workers(o.config.loop.launch, argc, argv);
       o.config.loop.quiet = o.opts.quiet();
@@ -80,6 +126,6 @@ int main(int argc, char** argv) {
       bk::run_bert_finetune_bench(o.config);
       return 0;
     }
-    bk::usage_fail("unknown subcommand '{}' (expected train or bench)", command);
+    bk::usage_fail("unknown subcommand '{}' (expected features, train or bench)", command);
   });
 }

@@ -148,6 +148,9 @@ void BasicTokenizer::tokenize(std::string_view line, Words& out) {
             continue;
           }
 #endif
+          // A run of whole blocks can end exactly at the end of the line: stop there, never read past it (the
+          // line is often a view into a larger buffer whose next byte may be a letter).
+          if (pos == n) break;
           c = s[pos];
           if (kAsciiClass[c] != kWord) break;
           bytes[w++] = static_cast<char>(lower_case_ && static_cast<unsigned>(c - 'A') < 26u ? c + 32 : c);

@@ -127,6 +127,16 @@ TEST_CASE("basic tokenizer: ASCII lower-casing and punctuation") {
   CHECK(basic("", true).empty());
 }
 
+TEST_CASE("basic tokenizer: a line is read to its end and no further, whatever follows it in memory") {
+  // Word runs of whole 16-byte blocks ending exactly at the end of the line (the vector path), each a view
+  // into a buffer whose next bytes are letters: the words must not run on into them.
+  const std::string buffer = "Immunodeficiency" "Immunology" "abcdefghijklmnopqrstuvwxyz012345" "tail";
+  CHECK(basic(std::string_view(buffer).substr(0, 16), false) == Strings{"Immunodeficiency"});
+  CHECK(basic(std::string_view(buffer).substr(0, 16), true) == Strings{"immunodeficiency"});
+  CHECK(basic(std::string_view(buffer).substr(26, 32), true) == Strings{"abcdefghijklmnopqrstuvwxyz012345"});
+  CHECK(basic(std::string_view(buffer).substr(10, 16), true) == Strings{"ciencyimmunology"});
+}
+
 TEST_CASE("basic tokenizer: clean step drops NUL, U+FFFD, controls and format characters") {
   using namespace std::literals;
   CHECK(basic("a\0b\xef\xbf\xbd" "c\x7f" "d"sv, true) == Strings{"abcd"});
