@@ -1,5 +1,6 @@
 #include "tasks/finetune/finetune_config.h"
 
+#include "finetune/glue_tasks.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -9,22 +10,24 @@ namespace bk {
 
 namespace {
 
-// Labels in the order of google-research/bert's run_classifier.py processors (CoLA, MRPC, MNLI) and, for the tasks
-// it has none for, of HF transformers' glue processors.
+// SQuAD, then the GLUE tasks of finetune/glue_tasks.h with their labels in the processor's order (label id =
+// position) and the metric that picks the best model: F1 for MRPC and QQP, Matthews correlation for CoLA, Pearson
+// for STS-B, accuracy for the others.
+std::vector<FinetuneTaskInfo> make_tasks() {
+  std::vector<FinetuneTaskInfo> all = {{"squad", FinetuneKind::span, {}, "f1"}, {"squad2", FinetuneKind::span, {}, "f1"}};
+  for (const GlueTask& glue : glue_tasks()) {
+    FinetuneTaskInfo t;
+    t.name = std::string(glue.name);
+    t.kind = glue.regression() ? FinetuneKind::regression : FinetuneKind::classification;
+    for (std::string_view label : glue.labels) t.labels.emplace_back(label);
+    t.metric = t.name == "mrpc" || t.name == "qqp" ? "f1" : t.name == "cola" ? "mcc" : glue.regression() ? "pearson" : "accuracy";
+    all.push_back(std::move(t));
+  }
+  return all;
+}
+
 const std::vector<FinetuneTaskInfo>& tasks() {
-  static const std::vector<FinetuneTaskInfo> all = {
-      {"squad", FinetuneKind::span, {}, "f1"},
-      {"squad2", FinetuneKind::span, {}, "f1"},
-      {"cola", FinetuneKind::classification, {"0", "1"}, "mcc"},
-      {"sst-2", FinetuneKind::classification, {"0", "1"}, "accuracy"},
-      {"mrpc", FinetuneKind::classification, {"0", "1"}, "f1"},
-      {"sts-b", FinetuneKind::regression, {}, "pearson"},
-      {"qqp", FinetuneKind::classification, {"0", "1"}, "f1"},
-      {"mnli", FinetuneKind::classification, {"contradiction", "entailment", "neutral"}, "accuracy"},
-      {"qnli", FinetuneKind::classification, {"entailment", "not_entailment"}, "accuracy"},
-      {"rte", FinetuneKind::classification, {"entailment", "not_entailment"}, "accuracy"},
-      {"wnli", FinetuneKind::classification, {"0", "1"}, "accuracy"},
-  };
+  static const std::vector<FinetuneTaskInfo> all = make_tasks();
   return all;
 }
 
