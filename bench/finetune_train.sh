@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# bert-finetune train against HF transformers' BertForSequenceClassification (eager PyTorch) on the CPU: the same
+# model (L=4 H=256, from one HF save_pretrained), the same MRPC features (the fixture written by Google's
+# run_classifier.py, max_seq_length 128), batch 32, AdamW, the same number of steps, one process each with the
+# same threads, in one run. HF is measured twice: batches padded to 128 as run_classifier.py's features are (what
+# users of the TFRecord pipeline run), and cut to the batch's longest row as bert-finetune does (HF's
+# DataCollatorWithPadding); the ratio that counts is the second, like for like.
+#   bench/finetune_train.sh [BUILD_DIR] [STEPS] [THREADS]
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$SRC/build}
+STEPS=${2:-30}
+THREADS=${3:-1}
+WARMUP=5
+FIXTURES=${FIXTURES:-$SRC/../shared/fixtures}
+PYTHON=${PYTHON:-$HOME/.cache/bertkit/venv/bin/python}
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+export OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS
+echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $THREADS thread(s) each"
+FEATURES="$FIXTURES/tfrecord/mrpc-run_classifier/train.tf_record"
+"$PYTHON" "$SRC/bench/finetune_train_hf.py" --init "$TMP/init" --features "$FEATURES" --batch-size 32 \
+  --steps "$STEPS" --warmup "$WARMUP" >"$TMP/hf.json"
+"$BUILD/tools/bert-finetune" train -q --task mrpc --init-checkpoint "$TMP/init" --train-file "$FEATURES" \
+  --output-dir "$TMP/run" --train-batch-size 32 --max-steps "$STEPS" --no-tensorboard
+"$PYTHON" - "$TMP/run/log.jsonl" "$TMP/hf.json" "$WARMUP" <<'PY'
+import json, sys
+steps = [l for l in map(json.loads, open(sys.argv[1])) if "step_seconds" in l][int(sys.argv[3]):]
+hf = json.load(open(sys.argv[2]))
+ours = sum(l["step_seconds"] for l in steps) / len(steps)
+print(f"model: L=4 H=256 A=4 FF=1024, MRPC features (seq 128), batch 32, AdamW, {len(steps)} timed steps")
+print(f"bert-finetune:                     {ours * 1000:8.1f} ms/step")
+print(f"HF, padded to 128:                 {hf['padded'] * 1000:8.1f} ms/step   ratio {hf['padded'] / ours:.2f}x")
+print(f"HF, cut to the longest row:        {hf['dynamic'] * 1000:8.1f} ms/step   ratio {hf['dynamic'] / ours:.2f}x (the one that counts)")
+PY
