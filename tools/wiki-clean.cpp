@@ -6,7 +6,7 @@
 int main(int argc, char** argv) {
   return bk::run_tool("wiki-clean", argc, argv, [](int argc, char** argv) {
     namespace po = bk::po;
-    bk::wiki::CleanOptions cfg;
+    bk::WikiCleanConfig cfg;
     std::string format = "text";
     bk::Options opts("wiki-clean", "[options] [INPUT|-]",
                      "Turn a MediaWiki XML export (pages-articles; plain, .bz2 or .gz) into plain article text:\n"
@@ -30,12 +30,12 @@ int main(int argc, char** argv) {
         "Exit status: 0 success, 1 bad or truncated input or I/O error, 2 usage error.\n"
         "Example: wiki-clean -t 0 enwiki-latest-pages-articles.xml.bz2 | sent-seg > sentences.txt");
     if (!opts.parse(argc, argv)) return 0;
-    cfg.format = bk::wiki::parse_format(format);
+    cfg.format = bk::parse_wiki_format(format);
     if (cfg.threads < 0) bk::usage_fail("--threads must be 0 (all cores) or positive, got {}", cfg.threads);
     auto inputs = opts.positionals();
     if (!inputs.empty()) cfg.input = inputs[0];
     cfg.quiet = opts.quiet();
-    bk::wiki::run_wiki_clean(cfg);
+    bk::run_wiki_clean(cfg);
     return 0;
   });
 }

@@ -12,20 +12,20 @@
 
 #include <exception>
 
-namespace bk::wiki {
+namespace bk {
 namespace {
 
 constexpr size_t kBatchBytes = 4 << 20;  // wikitext per parallel batch; bounds memory at ~threads * 4 * this
 constexpr size_t kBatchPages = 1024;
 
 struct Batch {
-  std::vector<Page> pages;
+  std::vector<WikiPage> pages;
 };
 
 struct BatchResult {
   std::string bytes;                                // jsonl and wikiextractor records
   std::vector<std::vector<std::string>> documents;  // text format: written with write_document
-  CleanStats stats;
+  WikiCleanStats stats;
 };
 
 void append_attribute_escaped(std::string_view s, std::string& out) {
@@ -49,14 +49,14 @@ std::string derive_url_base(const std::string& base) {
 
 }  // namespace
 
-OutputFormat parse_format(const std::string& name) {
-  if (name == "text") return OutputFormat::text;
-  if (name == "jsonl") return OutputFormat::jsonl;
-  if (name == "wikiextractor") return OutputFormat::wikiextractor;
+WikiOutputFormat parse_wiki_format(const std::string& name) {
+  if (name == "text") return WikiOutputFormat::text;
+  if (name == "jsonl") return WikiOutputFormat::jsonl;
+  if (name == "wikiextractor") return WikiOutputFormat::wikiextractor;
   usage_fail("--format must be text, jsonl or wikiextractor, got '{}'", name);
 }
 
-const char* skip_reason(const Page& page, const CleanOptions& options) {
+const char* skip_reason(const WikiPage& page, const WikiCleanConfig& options) {
   if (page.ns != 0) return "namespace";
   if (page.redirect) return "redirect";
   if (!options.keep_disambiguation && is_disambiguation(page.title, page.text)) return "disambiguation";
@@ -69,18 +69,18 @@ bool long_enough(const std::vector<std::string>& paragraphs, size_t min_chars) {
   return !paragraphs.empty() && chars - 1 >= min_chars;
 }
 
-bool format_article(const Page& page, const std::vector<std::string>& paragraphs, const CleanOptions& options,
+bool format_article(const WikiPage& page, const std::vector<std::string>& paragraphs, const WikiCleanConfig& options,
                     const std::string& url_base, std::string& out) {
   if (!long_enough(paragraphs, options.min_chars)) return false;
   size_t chars = 0;
   for (const auto& p : paragraphs) chars += p.size() + 1;
   switch (options.format) {
-    case OutputFormat::text:
+    case WikiOutputFormat::text:
       // The document format of text/documents.h: one paragraph per line, a blank line after the article.
       for (const auto& p : paragraphs) out.append(p).push_back('\n');
       out.push_back('\n');
       break;
-    case OutputFormat::jsonl: {
+    case WikiOutputFormat::jsonl: {
       nlohmann::ordered_json record;
       record["id"] = std::to_string(page.id);
       record["title"] = page.title;
@@ -95,7 +95,7 @@ bool format_article(const Page& page, const std::vector<std::string>& paragraphs
       out.push_back('\n');
       break;
     }
-    case OutputFormat::wikiextractor:
+    case WikiOutputFormat::wikiextractor:
       // WikiExtractor 3's layout: header, title, blank line, paragraphs, blank line, footer.
       out += "<doc id=\"";
       out += std::to_string(page.id);
@@ -115,14 +115,14 @@ bool format_article(const Page& page, const std::vector<std::string>& paragraphs
   return true;
 }
 
-CleanStats run_wiki_clean(const CleanOptions& options) {
+WikiCleanStats run_wiki_clean(const WikiCleanConfig& options) {
   Input input(options.input);
   Output output(options.output, options.force);
-  DumpReader reader(input);
+  WikiDumpReader reader(input);
   Progress progress(options.quiet);
   const int threads = options.threads == 0 ? hardware_threads() : options.threads;
 
-  CleanStats total;
+  WikiCleanStats total;
   std::exception_ptr reader_error;  // raised after the pages before it are written
   bool reader_done = false;
   std::string url_base = options.url_base;
@@ -132,7 +132,7 @@ CleanStats run_wiki_clean(const CleanOptions& options) {
     size_t bytes = 0;
     try {
       while (batch.pages.size() < kBatchPages && bytes < kBatchBytes) {
-        Page page;
+        WikiPage page;
         if (!reader.next(page)) {
           reader_done = true;
           break;
@@ -149,7 +149,7 @@ CleanStats run_wiki_clean(const CleanOptions& options) {
   };
   auto work = [&](Batch& batch) {
     BatchResult result;
-    for (const Page& page : batch.pages) {
+    for (const WikiPage& page : batch.pages) {
       ++result.stats.pages;
       const char* reason = skip_reason(page, options);
       if (reason) {
@@ -161,7 +161,7 @@ CleanStats run_wiki_clean(const CleanOptions& options) {
       }
       auto paragraphs = clean_wikitext(page.text, options.markup);
       bool kept;
-      if (options.format == OutputFormat::text) {
+      if (options.format == WikiOutputFormat::text) {
         kept = long_enough(paragraphs, options.min_chars);
         if (kept) result.documents.push_back(std::move(paragraphs));
       } else {
@@ -196,4 +196,4 @@ CleanStats run_wiki_clean(const CleanOptions& options) {
   return total;
 }
 
-}  // namespace bk::wiki
+}  // namespace bk
