@@ -1,7 +1,7 @@
 // wiki-clean: a MediaWiki XML dump (plain, .bz2, .gz; UTF-8 or UTF-16) -> plain article text.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "wiki/clean.h"
+#include "wiki/wiki_clean.h"
 
 int main(int argc, char** argv) {
   return bk::run_tool("wiki-clean", argc, argv, [](int argc, char** argv) {

@@ -1,4 +1,4 @@
-#include "wiki/clean.h"
+#include "wiki/wiki_clean.h"
 
 #include "util/error.h"
 #include "cli/progress.h"
