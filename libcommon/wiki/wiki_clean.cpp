@@ -1,5 +1,7 @@
 #include "wiki/wiki_clean.h"
 
+#include "wiki/article.h"
+#include "wiki/xml_stream.h"
 #include "util/error.h"
 #include "cli/progress.h"
 #include "io/input.h"
@@ -8,7 +10,6 @@
 #include "util/ordered_parallel.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <exception>
 
@@ -28,104 +29,29 @@ struct BatchResult {
   WikiCleanStats stats;
 };
 
-void append_attribute_escaped(std::string_view s, std::string& out) {
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-}
-
-// WikiExtractor's url base: the <siteinfo><base> address up to its last '/'.
-std::string derive_url_base(const std::string& base) {
-  size_t slash = base.rfind('/');
-  if (base.empty() || slash == std::string::npos || slash < 8) return "https://en.wikipedia.org/wiki";
-  return base.substr(0, slash);
-}
-
 }  // namespace
 
-WikiOutputFormat parse_wiki_format(const std::string& name) {
-  if (name == "text") return WikiOutputFormat::text;
-  if (name == "jsonl") return WikiOutputFormat::jsonl;
-  if (name == "wikiextractor") return WikiOutputFormat::wikiextractor;
-  usage_fail("--format must be text, jsonl or wikiextractor, got '{}'", name);
+void WikiCleanConfig::validate() const {
+  WikiOutputFormat parsed;
+  if (!parse_wiki_format(format, parsed))
+    usage_fail("--format must be text, jsonl or wikiextractor, got '{}'", format);
+  if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
 }
 
-const char* skip_reason(const WikiPage& page, const WikiCleanConfig& options) {
-  if (page.ns != 0) return "namespace";
-  if (page.redirect) return "redirect";
-  if (!options.keep_disambiguation && is_disambiguation(page.title, page.text)) return "disambiguation";
-  return nullptr;
-}
-
-bool long_enough(const std::vector<std::string>& paragraphs, size_t min_chars) {
-  size_t chars = 0;
-  for (const auto& p : paragraphs) chars += p.size() + 1;
-  return !paragraphs.empty() && chars - 1 >= min_chars;
-}
-
-bool format_article(const WikiPage& page, const std::vector<std::string>& paragraphs, const WikiCleanConfig& options,
-                    const std::string& url_base, std::string& out) {
-  if (!long_enough(paragraphs, options.min_chars)) return false;
-  size_t chars = 0;
-  for (const auto& p : paragraphs) chars += p.size() + 1;
-  switch (options.format) {
-    case WikiOutputFormat::text:
-      // The document format of text/documents.h: one paragraph per line, a blank line after the article.
-      for (const auto& p : paragraphs) out.append(p).push_back('\n');
-      out.push_back('\n');
-      break;
-    case WikiOutputFormat::jsonl: {
-      nlohmann::ordered_json record;
-      record["id"] = std::to_string(page.id);
-      record["title"] = page.title;
-      std::string text;
-      text.reserve(chars);
-      for (size_t i = 0; i < paragraphs.size(); ++i) {
-        if (i) text.push_back('\n');
-        text += paragraphs[i];
-      }
-      record["text"] = std::move(text);
-      out += record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      out.push_back('\n');
-      break;
-    }
-    case WikiOutputFormat::wikiextractor:
-      // WikiExtractor 3's layout: header, title, blank line, paragraphs, blank line, footer.
-      out += "<doc id=\"";
-      out += std::to_string(page.id);
-      out += "\" url=\"";
-      append_attribute_escaped(url_base, out);
-      out += "?curid=";
-      out += std::to_string(page.id);
-      out += "\" title=\"";
-      append_attribute_escaped(page.title, out);
-      out += "\">\n";
-      out += page.title;
-      out += "\n\n";
-      for (const auto& p : paragraphs) out.append(p).push_back('\n');
-      out += "\n</doc>\n";
-      break;
-  }
-  return true;
-}
-
-WikiCleanStats run_wiki_clean(const WikiCleanConfig& options) {
-  Input input(options.input);
-  Output output(options.output, options.force);
+WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
+  config.validate();
+  WikiOutputFormat format = WikiOutputFormat::text;
+  parse_wiki_format(config.format, format);
+  Input input(config.input);
+  Output output(config.output, config.force);
   WikiDumpReader reader(input);
-  Progress progress(options.quiet);
-  const int threads = options.threads == 0 ? hardware_threads() : options.threads;
+  Progress progress(config.quiet);
+  const int threads = config.threads == 0 ? hardware_threads() : config.threads;
 
   WikiCleanStats total;
   std::exception_ptr reader_error;  // raised after the pages before it are written
   bool reader_done = false;
-  std::string url_base = options.url_base;
+  std::string url_base = config.url_base;
 
   auto produce = [&](Batch& batch) {
     if (reader_done) return false;
@@ -144,14 +70,14 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& options) {
       reader_error = std::current_exception();
       reader_done = true;
     }
-    if (url_base.empty()) url_base = derive_url_base(reader.base_url());
+    if (url_base.empty()) url_base = wiki_url_base(reader.base_url());
     return !batch.pages.empty();
   };
   auto work = [&](Batch& batch) {
     BatchResult result;
     for (const WikiPage& page : batch.pages) {
       ++result.stats.pages;
-      const char* reason = skip_reason(page, options);
+      const char* reason = article_skip_reason(page, config.keep_disambiguation);
       if (reason) {
         std::string_view r = reason;
         if (r == "namespace") ++result.stats.other_namespaces;
@@ -159,13 +85,13 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& options) {
         else ++result.stats.disambiguations;
         continue;
       }
-      auto paragraphs = clean_wikitext(page.text, options.markup);
+      auto paragraphs = clean_wikitext(page.text, config.markup);
       bool kept;
-      if (options.format == WikiOutputFormat::text) {
-        kept = long_enough(paragraphs, options.min_chars);
+      if (format == WikiOutputFormat::text) {
+        kept = article_long_enough(paragraphs, config.min_chars);
         if (kept) result.documents.push_back(std::move(paragraphs));
       } else {
-        kept = format_article(page, paragraphs, options, url_base, result.bytes);
+        kept = format_article(page, paragraphs, format, config.min_chars, url_base, result.bytes);
       }
       ++(kept ? result.stats.articles : result.stats.too_short);
     }
