@@ -8,7 +8,7 @@
 namespace {
 
 int sent_seg_main(int argc, char** argv) {
-  bk::seg::SentSegConfig config;
+  bk::SentSegConfig config;
   bk::Options opts("sent-seg", "[options] [INPUT|-]",
                    "Split the paragraphs of documents (one paragraph per line, a blank line after each document)\n"
                    "into sentences: one sentence per line, a blank line after each document, as read by\n"
@@ -34,7 +34,7 @@ int sent_seg_main(int argc, char** argv) {
   static const std::regex kLang("[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*");
   if (!std::regex_match(config.segmenter.lang, kLang))
     bk::usage_fail("--lang expects a locale such as en or de_CH, got '{}'", config.segmenter.lang);
-  bk::seg::run_sent_seg(config);
+  bk::run_sent_seg(config);
   return 0;
 }
 

@@ -5,7 +5,7 @@
 
 #include <array>
 
-namespace bk::seg {
+namespace bk {
 
 namespace {
 
@@ -139,4 +139,4 @@ void load_abbreviation_file(const std::string& path, AbbreviationTable& table) {
   }
 }
 
-}  // namespace bk::seg
+}  // namespace bk

@@ -13,7 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace bk::seg {
+namespace bk {
 
 enum class AbbrevKind {
   never_break,       // titles and Latin forms that always lead into more text: "Mr.", "Dr.", "e.g.", "vs."
@@ -55,4 +55,4 @@ std::optional<AbbrevKind> parse_abbrev_kind(std::string_view name);
 
 std::string fold_ascii(std::string_view text);
 
-}  // namespace bk::seg
+}  // namespace bk

@@ -10,7 +10,7 @@
 
 #include <mutex>
 
-namespace bk::seg {
+namespace bk {
 
 namespace {
 
@@ -91,4 +91,4 @@ SentSegStats run_sent_seg(const SentSegConfig& config) {
   return stats;
 }
 
-}  // namespace bk::seg
+}  // namespace bk

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace bk::seg {
+namespace bk {
 
 struct SentSegConfig {
   std::string input = "-";
@@ -16,7 +16,7 @@ struct SentSegConfig {
   bool quiet = false;
   int threads = 1;                 // 0 = all hardware threads
   size_t batch_bytes = 256 << 10;  // input bytes per parallel work item
-  SegmenterOptions segmenter;
+  SentenceSegmenterOptions segmenter;
 };
 
 struct SentSegStats {
@@ -26,4 +26,4 @@ struct SentSegStats {
 // Runs the whole tool; throws bk::Error (with file and line) on bad input or I/O failure.
 SentSegStats run_sent_seg(const SentSegConfig& config);
 
-}  // namespace bk::seg
+}  // namespace bk
