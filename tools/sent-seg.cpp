@@ -1,7 +1,7 @@
 // sent-seg: one sentence per line, a blank line after every document.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "seg/run.h"
+#include "seg/sent_seg.h"
 
 #include <regex>
 

@@ -1,4 +1,4 @@
-#include "seg/run.h"
+#include "seg/sent_seg.h"
 
 #include "cli/progress.h"
 #include "io/input.h"
