@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
+#include "seg/sent_seg.h"
 #include "wiki/wiki_clean.h"
 
 #include <string>
@@ -29,4 +30,13 @@ TEST_CASE("wiki-clean config: defaults pass, a bad format or thread count is nam
   CHECK(usage_of(c, [](auto& b) { b.format = "jsonl"; }) == "accepted");
   CHECK(usage_of(c, [](auto& b) { b.format = "xml"; }) == "--format must be text, jsonl or wikiextractor, got 'xml'");
   CHECK(usage_of(c, [](auto& b) { b.threads = -1; }) == "--threads must be 0 (all cores) or positive, got -1");
+}
+
+TEST_CASE("sent-seg config: defaults pass, a bad thread count or locale is named") {
+  bk::SentSegConfig c;
+  CHECK_NOTHROW(c.validate());
+  CHECK(usage_of(c, [](auto& b) { b.segmenter.lang = "de_CH"; }) == "accepted");
+  CHECK(usage_of(c, [](auto& b) { b.threads = -2; }) == "--threads must be 0 (all cores) or positive, got -2");
+  CHECK(usage_of(c, [](auto& b) { b.segmenter.lang = "en/../x"; }) ==
+        "--lang expects a locale such as en or de_CH, got 'en/../x'");
 }
