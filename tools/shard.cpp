@@ -22,7 +22,7 @@ constexpr const char* kEpilog =
     "Example: shard --training-shards 256 --test-shards 16 --test-fraction 0.01 -o out/wiki sentences.txt";
 
 int body(int argc, char** argv) {
-  bk::shard::ShardConfig config;
+  bk::ShardConfig config;
   int training = 0, test = 0, max_open = 192;
   long long seed = 12345;
   bk::Options opts("shard", "[options] -o PREFIX INPUT...",
@@ -53,7 +53,7 @@ int body(int argc, char** argv) {
   config.max_open = static_cast<uint32_t>(max_open);
   config.inputs = opts.positionals();
   config.quiet = opts.quiet();
-  bk::shard::run_shard(config);
+  bk::run_shard(config);
   return 0;
 }
 

@@ -18,7 +18,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-namespace bk::shard {
+namespace bk {
 namespace {
 
 namespace fs = std::filesystem;
@@ -108,7 +108,7 @@ uint64_t read_sources(const std::vector<std::string>& sources, Progress& progres
   return index;
 }
 
-uint64_t split_documents(const Balance& b) {
+uint64_t split_documents(const ShardBalance& b) {
   uint64_t n = 0;
   for (uint64_t d : b.documents) n += d;
   return n;
@@ -128,7 +128,7 @@ std::string marker_json(const ShardConfig& c, const ShardSummary& s, const std::
   j["imbalance"] = {{"training", s.plan.training.imbalance()}, {"test", s.plan.test.imbalance()}};
   auto& list = j["shards"] = nlohmann::ordered_json::array();
   for (const auto& f : files) {
-    const Balance& b = std::strcmp(f.split, "test") == 0 ? s.plan.test : s.plan.training;
+    const ShardBalance& b = std::strcmp(f.split, "test") == 0 ? s.plan.test : s.plan.training;
     list.push_back({{"file", fs::path(f.path).filename().string()},
                     {"split", f.split},
                     {"documents", b.documents[f.index]},
@@ -139,12 +139,12 @@ std::string marker_json(const ShardConfig& c, const ShardSummary& s, const std::
 
 }  // namespace
 
-std::string marker_path(const std::string& prefix) { return prefix + ".done"; }
+std::string shard_marker_path(const std::string& prefix) { return prefix + ".done"; }
 
 ShardSummary run_shard(const ShardConfig& c) {
   check_config(c);
   const std::vector<ShardFile> files = shard_files(c);
-  const std::string marker = marker_path(c.prefix);
+  const std::string marker = shard_marker_path(c.prefix);
   // Refuse before reading anything: a long first pass should not end in "already exists".
   for (const auto& f : files) check_overwrite(f.path, c.force);
   check_overwrite(marker, c.force);
@@ -174,8 +174,8 @@ ShardSummary run_shard(const ShardConfig& c) {
   summary.documents = documents;
   for (uint64_t b : sizes) summary.bytes += b;
 
-  summary.plan = make_plan(sizes, c.training_shards, c.test_shards, c.test_fraction, c.seed);
-  const Plan& plan = summary.plan;
+  summary.plan = make_shard_plan(sizes, c.training_shards, c.test_shards, c.test_fraction, c.seed);
+  const ShardPlan& plan = summary.plan;
 
   if (c.force) ::unlink(marker.c_str());
 
@@ -193,7 +193,7 @@ ShardSummary run_shard(const ShardConfig& c) {
       if (i >= documents || doc.bytes() != sizes[i])
         fail("{}: line {}: the input changed between passes (document {})", source.name(), doc.first_line, i + 1);
       uint32_t to = plan.shard_of[i];
-      uint32_t combined = (to & Plan::kTest) ? c.training_shards + (to & ~Plan::kTest) : to;
+      uint32_t combined = (to & ShardPlan::kTest) ? c.training_shards + (to & ~ShardPlan::kTest) : to;
       if (combined >= first && combined < last) write_document(*outputs[combined - first], doc.lines);
     };
     uint64_t seen = read_sources(sources, progress, pass.c_str(), route);
@@ -212,4 +212,4 @@ ShardSummary run_shard(const ShardConfig& c) {
   return summary;
 }
 
-}  // namespace bk::shard
+}  // namespace bk
