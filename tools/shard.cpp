@@ -1,7 +1,7 @@
 // shard: split documents into N training and M test shards balanced by bytes, keeping every document whole.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "shard/shard_run.h"
+#include "shard/shard.h"
 
 #include <string>
 

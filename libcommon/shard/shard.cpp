@@ -1,4 +1,4 @@
-#include "shard/shard_run.h"
+#include "shard/shard.h"
 
 #include "cli/run_tool.h"
 #include "cli/progress.h"
