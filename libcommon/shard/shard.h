@@ -24,13 +24,16 @@ namespace bk {
 struct ShardConfig {
   std::vector<std::string> inputs;  // "-" = stdin (at most once)
   std::string prefix;
-  uint32_t training_shards = 1;
-  uint32_t test_shards = 0;
+  int training_shards = 1;
+  int test_shards = 0;
   double test_fraction = 0.0;
-  uint64_t seed = 12345;
-  uint32_t max_open = 192;  // shards written per pass over the inputs
+  int64_t seed = 12345;
+  int max_open = 192;  // shards written per pass over the inputs
   bool force = false;
   bool quiet = false;
+
+  // bk::UsageError naming the flag for a value or a combination no run can use.
+  void validate() const;
 };
 
 struct ShardSummary {
@@ -40,7 +43,7 @@ struct ShardSummary {
 
 std::string shard_marker_path(const std::string& prefix);  // PREFIX.done
 
-// Checks the settings (UsageError), then does the work (Error on bad data). Prints the summary line unless quiet.
+// Checks the settings (validate), then does the work (Error on bad data). Prints the summary line unless quiet.
 ShardSummary run_shard(const ShardConfig& config);
 
 }  // namespace bk

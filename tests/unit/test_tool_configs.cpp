@@ -4,6 +4,7 @@
 
 #include "util/error.h"
 #include "seg/sent_seg.h"
+#include "shard/shard.h"
 #include "wiki/wiki_clean.h"
 
 #include <string>
@@ -39,4 +40,23 @@ TEST_CASE("sent-seg config: defaults pass, a bad thread count or locale is named
   CHECK(usage_of(c, [](auto& b) { b.threads = -2; }) == "--threads must be 0 (all cores) or positive, got -2");
   CHECK(usage_of(c, [](auto& b) { b.segmenter.lang = "en/../x"; }) ==
         "--lang expects a locale such as en or de_CH, got 'en/../x'");
+}
+
+TEST_CASE("shard config: what a run is given passes, each bad value or combination is named") {
+  bk::ShardConfig c;
+  c.prefix = "out/wiki";
+  c.inputs = {"a.txt"};
+  CHECK_NOTHROW(c.validate());
+  CHECK(usage_of(c, [](auto& b) { b.training_shards = 0; }) == "--training-shards must be at least 1, got 0");
+  CHECK(usage_of(c, [](auto& b) { b.test_shards = -1; }) == "--test-shards must not be negative, got -1");
+  CHECK(usage_of(c, [](auto& b) { b.seed = -5; }) == "--seed must not be negative, got -5");
+  CHECK(usage_of(c, [](auto& b) { b.max_open = 0; }) == "--max-open-files must be at least 1, got 0");
+  CHECK(usage_of(c, [](auto& b) { b.test_fraction = 1; }) == "--test-fraction must be in [0, 1), got 1");
+  CHECK(usage_of(c, [](auto& b) { b.test_fraction = 0.1; }) == "--test-fraction 0.1 needs --test-shards >= 1");
+  CHECK(usage_of(c, [](auto& b) { b.test_shards = 2; }) == "--test-shards 2 needs a --test-fraction above 0");
+  CHECK(usage_of(c, [](auto& b) { b.training_shards = 100000; }) == "at most 99999 shards per split");
+  CHECK(usage_of(c, [](auto& b) { b.inputs.clear(); }) == "no INPUT given (use - for stdin)");
+  CHECK(usage_of(c, [](auto& b) { b.inputs = {"-", "-"}; }) == "stdin (-) can be given only once");
+  CHECK(usage_of(c, [](auto& b) { b.prefix = "-"; }) == "-o PREFIX is required (shards are files, not stdout)");
+  CHECK(usage_of(c, [](auto& b) { b.prefix = "out/"; }) == "-o PREFIX must end in a file name part, got 'out/'");
 }
