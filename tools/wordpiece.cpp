@@ -34,7 +34,7 @@ std::string one_input(const bk::Options& opts) {
 }
 
 struct EncodeOptions {
-  bk::tok::EncodeConfig config;
+  bk::WordpieceEncodeConfig config;
   std::string format = "tokens";
   bk::Options opts{"wordpiece encode", "[options] [INPUT|-]",
                    "Tokenize each line of INPUT (default stdin) into WordPiece tokens or ids."};
@@ -50,7 +50,7 @@ struct EncodeOptions {
 };
 
 struct DecodeOptions {
-  bk::tok::DecodeConfig config;
+  bk::WordpieceDecodeConfig config;
   bk::Options opts{"wordpiece decode", "[options] [INPUT|-]",
                    "Turn lines of WordPiece ids back into text: tokens joined by spaces, \"##\" pieces glued on."};
   DecodeOptions() {
@@ -60,7 +60,7 @@ struct DecodeOptions {
 };
 
 struct TrainOptions {
-  bk::tok::TrainRunConfig config;
+  bk::WordpieceTrainConfig config;
   std::string special_tokens = "[PAD],[UNK],[CLS],[SEP],[MASK]";
   std::string initial_alphabet;
   bool cased = false;
@@ -113,20 +113,20 @@ int run_train(int argc, char** argv) {
   if (t.threads == 0) t.threads = bk::hardware_threads();
   o.config.inputs = o.opts.positionals();
   o.config.quiet = o.opts.quiet();
-  bk::tok::run_train(o.config);
+  bk::run_wordpiece_train(o.config);
   return 0;
 }
 
 int run_encode(int argc, char** argv) {
   EncodeOptions o;
   if (!o.opts.parse(argc, argv)) return 0;
-  if (o.format == "ids") o.config.format = bk::tok::OutputFormat::Ids;
+  if (o.format == "ids") o.config.format = bk::WordpieceOutputFormat::Ids;
   else if (o.format != "tokens") bk::usage_fail("--format must be tokens or ids, got '{}'", o.format);
   if (o.config.threads < 0) bk::usage_fail("--threads must be 0 (all cores) or positive, got {}", o.config.threads);
   if (o.config.threads == 0) o.config.threads = bk::hardware_threads();
   o.config.input = one_input(o.opts);
   o.config.quiet = o.opts.quiet();
-  bk::tok::run_encode(o.config);
+  bk::run_wordpiece_encode(o.config);
   return 0;
 }
 
@@ -135,7 +135,7 @@ int run_decode(int argc, char** argv) {
   if (!o.opts.parse(argc, argv)) return 0;
   o.config.input = one_input(o.opts);
   o.config.quiet = o.opts.quiet();
-  bk::tok::run_decode(o.config);
+  bk::run_wordpiece_decode(o.config);
   return 0;
 }
 

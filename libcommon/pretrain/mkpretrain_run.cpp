@@ -30,7 +30,7 @@ struct TokenizedLines {
 // Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
 // after Python's str.strip() starts a new document, a line whose tokens are empty is skipped, and documents run
 // on across input files unless a blank line separates them.
-Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_t& bytes, uint64_t& lines_read) {
+Corpus read_corpus(const MkpretrainConfig& cfg, const Vocab& vocab, uint64_t& bytes, uint64_t& lines_read) {
   Corpus corpus;
   // English text makes about one token per 4 to 5 bytes: reserving one per 3 bytes of the regular input files
   // avoids copying the token array as it grows (pages never touched cost nothing).
@@ -45,11 +45,11 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
     LineReader reader(input);
     auto produce = [&](LineBatch& batch) { return read_line_batch(reader, batch); };
     auto work = [&](LineBatch& batch) {
-      thread_local std::unique_ptr<tok::FullTokenizer> tokenizer;
-      thread_local const tok::Vocab* tokenizer_vocab = nullptr;
+      thread_local std::unique_ptr<FullTokenizer> tokenizer;
+      thread_local const Vocab* tokenizer_vocab = nullptr;
       thread_local bool tokenizer_cased = false;
       if (!tokenizer || tokenizer_vocab != &vocab || tokenizer_cased != cfg.cased) {
-        tokenizer = std::make_unique<tok::FullTokenizer>(vocab, !cfg.cased);
+        tokenizer = std::make_unique<FullTokenizer>(vocab, !cfg.cased);
         tokenizer_vocab = &vocab;
         tokenizer_cased = cfg.cased;
       }
@@ -60,7 +60,7 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
         const std::string_view line = batch.line(i);
         if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
           fail("{}: line {}: invalid UTF-8 at column {}", batch.file, batch.first_line + i, bad + 1);
-        if (tok::python_strip(line).empty()) out.blank[i] = 1;
+        if (python_strip(line).empty()) out.blank[i] = 1;
         else tokenizer->append(line, out.ids);
         out.ends[i] = static_cast<uint32_t>(out.ids.size());
       }
@@ -80,13 +80,13 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
   return corpus;
 }
 
-int32_t require_token(const tok::Vocab& vocab, std::string_view token) {
+int32_t require_token(const Vocab& vocab, std::string_view token) {
   int32_t id = vocab.find(token);
-  if (id == tok::Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
+  if (id == Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
   return id;
 }
 
-MaskingVocab masking_vocab(const tok::Vocab& vocab) {
+MaskingVocab masking_vocab(const Vocab& vocab) {
   MaskingVocab m;
   m.cls_id = require_token(vocab, "[CLS]");
   m.sep_id = require_token(vocab, "[SEP]");
@@ -181,7 +181,7 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   if (cfg.format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);
 
   Progress progress(cfg.quiet);
-  tok::Vocab vocab = tok::Vocab::load(cfg.vocab_path);
+  Vocab vocab = Vocab::load(cfg.vocab_path);
   vocab.require_unk();
   MaskingVocab masking = masking_vocab(vocab);
   PyRandom rng;

@@ -12,7 +12,7 @@
 #include <charconv>
 #include <fmt/format.h>
 
-namespace bk::tok {
+namespace bk {
 namespace {
 
 
@@ -30,7 +30,7 @@ void append_id(std::string& out, int32_t id) {
   out.append(digits, end);
 }
 
-EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const EncodeConfig& config,
+EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const WordpieceEncodeConfig& config,
                           const std::string& input_name) {
   FullTokenizer tokenizer(vocab, !config.cased);
   EncodedBatch result;
@@ -45,7 +45,7 @@ EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const Enco
     tokenizer.encode(line, ids);
     for (size_t k = 0; k < ids.size(); ++k) {
       if (k > 0) result.text.push_back(' ');
-      if (config.format == OutputFormat::Ids) append_id(result.text, ids[k]);
+      if (config.format == WordpieceOutputFormat::Ids) append_id(result.text, ids[k]);
       else result.text.append(vocab.token(ids[k]));
     }
     result.text.push_back('\n');
@@ -57,7 +57,7 @@ EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const Enco
 
 }  // namespace
 
-void run_encode(const EncodeConfig& config) {
+void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
   const Vocab vocab = Vocab::load(config.vocab_path);
   vocab.require_unk();
   Output output(config.output, config.force);
@@ -81,7 +81,7 @@ void run_encode(const EncodeConfig& config) {
   progress.finish(input.offset(), fmt::format("{} lines, {} tokens", lines, tokens));
 }
 
-void run_decode(const DecodeConfig& config) {
+void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
   const Vocab vocab = Vocab::load(config.vocab_path);
   Output output(config.output, config.force);
   Input input(config.input);
@@ -129,4 +129,4 @@ void run_decode(const DecodeConfig& config) {
   progress.finish(input.offset(), fmt::format("{} lines, {} tokens", reader.line_number(), tokens));
 }
 
-}  // namespace bk::tok
+}  // namespace bk

@@ -3,14 +3,14 @@
 
 #include <string>
 
-namespace bk::tok {
+namespace bk {
 
-enum class OutputFormat { Tokens, Ids };
+enum class WordpieceOutputFormat { Tokens, Ids };
 
-struct EncodeConfig {
+struct WordpieceEncodeConfig {
   std::string vocab_path;
   bool cased = false;  // false: lower-case and strip accents (BERT "uncased")
-  OutputFormat format = OutputFormat::Tokens;
+  WordpieceOutputFormat format = WordpieceOutputFormat::Tokens;
   int threads = 1;     // already resolved: >= 1
   std::string input = "-";
   std::string output = "-";
@@ -20,9 +20,9 @@ struct EncodeConfig {
 
 // One output line per input line: the WordPiece tokens (or ids) joined by single spaces. Byte-identical
 // output for every thread count. Throws bk::Error naming the file and line for invalid UTF-8.
-void run_encode(const EncodeConfig& config);
+void run_wordpiece_encode(const WordpieceEncodeConfig& config);
 
-struct DecodeConfig {
+struct WordpieceDecodeConfig {
   std::string vocab_path;
   std::string input = "-";
   std::string output = "-";
@@ -32,6 +32,6 @@ struct DecodeConfig {
 
 // Lines of ids back to text: tokens joined by spaces, "##" pieces glued to the token before them.
 // Throws bk::Error naming the line and column of an id that is not a number or not in the vocabulary.
-void run_decode(const DecodeConfig& config);
+void run_wordpiece_decode(const WordpieceDecodeConfig& config);
 
-}  // namespace bk::tok
+}  // namespace bk

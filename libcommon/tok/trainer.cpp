@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace bk::tok {
+namespace bk {
 namespace {
 
 using Pair = std::pair<int32_t, int32_t>;
@@ -59,7 +59,7 @@ struct HeapEntry {
 }  // namespace
 
 std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<std::string>, uint64_t>>& words,
-                                      const TrainConfig& cfg) {
+                                      const WordpieceTrainerConfig& cfg) {
   Merger m;
   for (const auto& s : cfg.special_tokens) m.intern(s);
 
@@ -142,7 +142,8 @@ std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<st
   return m.pieces;
 }
 
-std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const TrainConfig& cfg, TrainStats& stats) {
+std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const WordpieceTrainerConfig& cfg,
+                                     WordpieceTrainerStats& stats) {
   if (cfg.vocab_size < cfg.special_tokens.size()) usage_fail("--vocab-size is smaller than the special tokens");
   std::unordered_map<std::string, uint64_t> word_counts;
   using Counts = std::vector<std::pair<std::string, uint64_t>>;
@@ -152,7 +153,7 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
     auto produce = [&](LineBatch& b) { return read_line_batch(reader, b); };
     auto work = [&](LineBatch& b) {
       BasicTokenizer basic(cfg.lower_case);
-      Words words;
+      LineWords words;
       std::unordered_map<std::string, uint64_t> local;
       for (size_t i = 0; i < b.size(); ++i) {
         if (size_t bad = utf8_invalid_offset(b.line(i)); bad != std::string_view::npos)
@@ -196,17 +197,17 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
   return pieces;
 }
 
-}  // namespace bk::tok
+}  // namespace bk
 
 #include "cli/progress.h"
 #include "io/output.h"
 
-namespace bk::tok {
+namespace bk {
 
-void run_train(const TrainRunConfig& cfg) {
+void run_wordpiece_train(const WordpieceTrainConfig& cfg) {
   Progress progress(cfg.quiet);
   if (!cfg.output.empty() && cfg.output != "-") check_overwrite(cfg.output, cfg.force);
-  TrainStats stats;
+  WordpieceTrainerStats stats;
   std::vector<std::string> vocab = train_vocab(cfg.inputs.empty() ? std::vector<std::string>{"-"} : cfg.inputs, cfg.train, stats);
   Output out(cfg.output, cfg.force);
   for (const auto& token : vocab) {
@@ -218,4 +219,4 @@ void run_train(const TrainRunConfig& cfg) {
                                            stats.words, stats.distinct_words, vocab.size()));
 }
 
-}  // namespace bk::tok
+}  // namespace bk

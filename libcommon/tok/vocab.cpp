@@ -8,7 +8,7 @@
 #include <bit>
 #include <cstring>
 
-namespace bk::tok {
+namespace bk {
 namespace {
 
 // Length of the UTF-8 sequence that ends at text[end-1] (text is valid UTF-8).
@@ -151,4 +151,4 @@ int32_t Vocab::require_unk() const {
   return id;
 }
 
-}  // namespace bk::tok
+}  // namespace bk

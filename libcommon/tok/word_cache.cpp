@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-namespace bk::tok {
+namespace bk {
 
 WordCache::WordCache() : slots_(kSlots) {}
 
@@ -45,4 +45,4 @@ void WordCache::clear() {
   used_ = 0;
 }
 
-}  // namespace bk::tok
+}  // namespace bk

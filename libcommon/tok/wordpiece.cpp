@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace bk::tok {
+namespace bk {
 namespace {
 
 bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
@@ -48,4 +48,4 @@ void WordPieceMatcher::encode_word(std::string_view word, std::vector<int32_t>& 
   }
 }
 
-}  // namespace bk::tok
+}  // namespace bk

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace bk::tok {
+namespace bk {
 
 class WordPieceMatcher {
  public:
@@ -42,4 +42,4 @@ class WordPieceMatcher {
   int32_t unk_id_;
 };
 
-}  // namespace bk::tok
+}  // namespace bk
