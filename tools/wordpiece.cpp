@@ -2,7 +2,7 @@
 #include "cli/run_tool.h"
 #include "cli/options.h"
 #include "tok/encode_run.h"
-#include "tok/trainer.h"
+#include "tok/wordpiece_trainer.h"
 #include "text/utf8.h"
 #include "util/ordered_parallel.h"
 

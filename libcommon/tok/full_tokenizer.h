@@ -7,7 +7,7 @@
 #include "tok/basic_tokenizer.h"
 #include "tok/vocab.h"
 #include "tok/word_cache.h"
-#include "tok/wordpiece.h"
+#include "tok/wordpiece_matcher.h"
 
 #include <string>
 #include <string_view>

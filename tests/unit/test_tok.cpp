@@ -7,7 +7,7 @@
 #include "tok/basic_tokenizer.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab.h"
-#include "tok/wordpiece.h"
+#include "tok/wordpiece_matcher.h"
 
 #include <filesystem>
 #include <fstream>

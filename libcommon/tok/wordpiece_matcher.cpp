@@ -1,4 +1,4 @@
-#include "tok/wordpiece.h"
+#include "tok/wordpiece_matcher.h"
 
 #include <algorithm>
 

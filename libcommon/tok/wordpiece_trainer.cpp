@@ -1,4 +1,4 @@
-#include "tok/trainer.h"
+#include "tok/wordpiece_trainer.h"
 
 #include "util/error.h"
 #include "io/input.h"
