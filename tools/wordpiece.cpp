@@ -1,7 +1,7 @@
 // wordpiece: BERT WordPiece tokenization (google-research/bert rules) and its inverse.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "tok/encode_run.h"
+#include "tok/wordpiece.h"
 #include "tok/wordpiece_trainer.h"
 #include "text/utf8.h"
 #include "util/ordered_parallel.h"

@@ -1,4 +1,4 @@
-#include "tok/encode_run.h"
+#include "tok/wordpiece.h"
 
 #include "util/error.h"
 #include "cli/progress.h"
