@@ -9,12 +9,20 @@
 #include "tok/full_tokenizer.h"
 #include "util/ordered_parallel.h"
 
-#include <charconv>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
 
 namespace bk {
 namespace {
 
+void check_one_input(const std::vector<std::string>& inputs) {
+  if (inputs.size() > 1) usage_fail("expected at most one INPUT, got {}", inputs.size());
+}
+
+std::string one_input(const std::vector<std::string>& inputs) { return inputs.empty() ? "-" : inputs.front(); }
 
 struct EncodedBatch {
   std::string text;
@@ -31,7 +39,7 @@ void append_id(std::string& out, int32_t id) {
 }
 
 EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const WordpieceEncodeConfig& config,
-                          const std::string& input_name) {
+                          bool ids_out, const std::string& input_name) {
   FullTokenizer tokenizer(vocab, !config.cased);
   EncodedBatch result;
   result.text.reserve(batch.text.size() * 2);
@@ -45,7 +53,7 @@ EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const Word
     tokenizer.encode(line, ids);
     for (size_t k = 0; k < ids.size(); ++k) {
       if (k > 0) result.text.push_back(' ');
-      if (config.format == WordpieceOutputFormat::Ids) append_id(result.text, ids[k]);
+      if (ids_out) append_id(result.text, ids[k]);
       else result.text.append(vocab.token(ids[k]));
     }
     result.text.push_back('\n');
@@ -57,20 +65,28 @@ EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const Word
 
 }  // namespace
 
+void WordpieceEncodeConfig::validate() const {
+  if (format != "tokens" && format != "ids") usage_fail("--format must be tokens or ids, got '{}'", format);
+  if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
+  check_one_input(inputs);
+}
+
 void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
+  config.validate();
+  const bool ids_out = config.format == "ids";
   const Vocab vocab = Vocab::load(config.vocab_path);
   vocab.require_unk();
   Output output(config.output, config.force);
-  Input input(config.input);
+  Input input(one_input(config.inputs));
   LineReader reader(input);
   Progress progress(config.quiet);
   uint64_t lines = 0, tokens = 0;
 
   ordered_parallel<LineBatch, EncodedBatch>(
-      config.threads,
+      config.threads == 0 ? hardware_threads() : config.threads,
       // About 1 MiB of text per worker, so thread hand-off costs nothing next to the work.
       [&](LineBatch& batch) { return read_line_batch(reader, batch, kBatchLines, kBatchBytes); },
-      [&](const LineBatch& batch) { return encode_batch(batch, vocab, config, input.name()); },
+      [&](const LineBatch& batch) { return encode_batch(batch, vocab, config, ids_out, input.name()); },
       [&](EncodedBatch& result) {
         output.write(result.text);
         lines += result.lines;
@@ -81,10 +97,13 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
   progress.finish(input.offset(), fmt::format("{} lines, {} tokens", lines, tokens));
 }
 
+void WordpieceDecodeConfig::validate() const { check_one_input(inputs); }
+
 void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
+  config.validate();
   const Vocab vocab = Vocab::load(config.vocab_path);
   Output output(config.output, config.force);
-  Input input(config.input);
+  Input input(one_input(config.inputs));
   LineReader reader(input);
   Progress progress(config.quiet);
   std::string text;
@@ -127,6 +146,58 @@ void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
   }
   output.commit();
   progress.finish(input.offset(), fmt::format("{} lines, {} tokens", reader.line_number(), tokens));
+}
+
+void WordpieceTrainConfig::validate() const {
+  std::string alphabet;
+  for (const auto& c : trainer.initial_alphabet) alphabet += c;
+  if (utf8_invalid_offset(alphabet) != std::string_view::npos) usage_fail("--initial-alphabet is not UTF-8");
+  if (trainer.vocab_size < 1) usage_fail("--vocab-size must be positive");
+  if (trainer.threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", trainer.threads);
+  if (trainer.vocab_size < trainer.special_tokens.size()) usage_fail("--vocab-size is smaller than the special tokens");
+}
+
+void run_wordpiece_train(const WordpieceTrainConfig& config) {
+  config.validate();
+  WordpieceTrainerConfig trainer = config.trainer;
+  if (trainer.threads == 0) trainer.threads = hardware_threads();
+  Progress progress(config.quiet);
+  if (!config.output.empty() && config.output != "-") check_overwrite(config.output, config.force);
+  WordpieceTrainerStats stats;
+  const std::vector<std::string> inputs = config.inputs.empty() ? std::vector<std::string>{"-"} : config.inputs;
+  std::vector<std::string> vocab = train_vocab(inputs, trainer, stats);
+  Output out(config.output, config.force);
+  for (const auto& token : vocab) {
+    out.write(token);
+    out.put('\n');
+  }
+  out.commit();
+  progress.finish(stats.bytes, fmt::format("{} lines, {} words ({} distinct), vocabulary of {}", stats.lines,
+                                           stats.words, stats.distinct_words, vocab.size()));
+}
+
+std::vector<std::string> split_special_tokens(std::string_view list) {
+  std::vector<std::string> tokens;
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) tokens.emplace_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return tokens;
+}
+
+std::string join_special_tokens(const std::vector<std::string>& tokens) {
+  return fmt::format("{}", fmt::join(tokens, ","));
+}
+
+std::vector<std::string> split_characters(std::string_view text) {
+  std::vector<std::string> characters;
+  for (char c : text) {
+    const bool continuation = (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+    if (characters.empty() || !continuation) characters.emplace_back();
+    characters.back().push_back(c);
+  }
+  return characters;
 }
 
 }  // namespace bk

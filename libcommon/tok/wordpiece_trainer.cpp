@@ -144,7 +144,6 @@ std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<st
 
 std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const WordpieceTrainerConfig& cfg,
                                      WordpieceTrainerStats& stats) {
-  if (cfg.vocab_size < cfg.special_tokens.size()) usage_fail("--vocab-size is smaller than the special tokens");
   std::unordered_map<std::string, uint64_t> word_counts;
   using Counts = std::vector<std::pair<std::string, uint64_t>>;
   for (const auto& path : inputs) {
@@ -195,28 +194,6 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
   auto pieces = learn_pieces(words, cfg);
   stats.merges = pieces.size();
   return pieces;
-}
-
-}  // namespace bk
-
-#include "cli/progress.h"
-#include "io/output.h"
-
-namespace bk {
-
-void run_wordpiece_train(const WordpieceTrainConfig& cfg) {
-  Progress progress(cfg.quiet);
-  if (!cfg.output.empty() && cfg.output != "-") check_overwrite(cfg.output, cfg.force);
-  WordpieceTrainerStats stats;
-  std::vector<std::string> vocab = train_vocab(cfg.inputs.empty() ? std::vector<std::string>{"-"} : cfg.inputs, cfg.train, stats);
-  Output out(cfg.output, cfg.force);
-  for (const auto& token : vocab) {
-    out.write(token);
-    out.put('\n');
-  }
-  out.commit();
-  progress.finish(stats.bytes, fmt::format("{} lines, {} words ({} distinct), vocabulary of {}", stats.lines,
-                                           stats.words, stats.distinct_words, vocab.size()));
 }
 
 }  // namespace bk

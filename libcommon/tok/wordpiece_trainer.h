@@ -44,18 +44,3 @@ std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<st
                                       const WordpieceTrainerConfig& config);
 
 }  // namespace bk
-
-namespace bk {
-
-struct WordpieceTrainConfig {
-  WordpieceTrainerConfig train;
-  std::vector<std::string> inputs;
-  std::string output = "-";
-  bool force = false;
-  bool quiet = false;
-};
-
-// `wordpiece train`: learns the vocabulary and writes it, one token per line (what Vocab::load reads).
-void run_wordpiece_train(const WordpieceTrainConfig& config);
-
-}  // namespace bk
