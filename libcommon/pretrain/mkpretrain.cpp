@@ -1,4 +1,4 @@
-#include "pretrain/mkpretrain_run.h"
+#include "pretrain/mkpretrain.h"
 
 #include "util/error.h"
 #include "cli/progress.h"
