@@ -30,7 +30,8 @@ struct TokenizedLines {
 // Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
 // after Python's str.strip() starts a new document, a line whose tokens are empty is skipped, and documents run
 // on across input files unless a blank line separates them.
-Corpus read_corpus(const MkpretrainConfig& cfg, const Vocab& vocab, uint64_t& bytes, uint64_t& lines_read) {
+Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab, uint64_t& bytes,
+                   uint64_t& lines_read) {
   Corpus corpus;
   // English text makes about one token per 4 to 5 bytes: reserving one per 3 bytes of the regular input files
   // avoids copying the token array as it grows (pages never touched cost nothing).
@@ -72,7 +73,7 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const Vocab& vocab, uint64_t& by
         else if (lines.ends[i] > begin) corpus.add_sentence({lines.ids.data() + begin, lines.ends[i] - begin});
       }
     };
-    ordered_parallel<LineBatch, TokenizedLines>(cfg.threads, produce, work, consume);
+    ordered_parallel<LineBatch, TokenizedLines>(threads, produce, work, consume);
     bytes += input.offset();
     lines_read += reader.line_number();
   }
@@ -102,13 +103,13 @@ constexpr size_t kPrefetchDistance = 4;
 
 // Records are serialised and framed (CRCs included) in parallel chunks and written in order.
 void write_tfrecord(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
-                    const MkpretrainConfig& cfg) {
+                    const MkpretrainConfig& cfg, int threads) {
   Output out(cfg.output, cfg.force);
   constexpr size_t kChunk = 2048;
   const size_t count = instances.list.size();
   size_t next = 0;
   ordered_parallel<std::pair<size_t, size_t>, std::string>(
-      cfg.threads,
+      threads,
       [&](std::pair<size_t, size_t>& range) {
         if (next == count) return false;
         range = {next, std::min(count, next + kChunk)};
@@ -138,7 +139,7 @@ void write_tfrecord(const Corpus& corpus, const Instances& instances, const Mask
 void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
                 const MkpretrainConfig& cfg) {
   PretrainWriterOptions options;
-  if (!parse_layout(cfg.hdf5_layout, options.layout)) usage_fail("--layout must be nvidia or varlength");
+  parse_layout(cfg.hdf5_layout, options.layout);  // a known name: validate() checked it
   options.seq_len = cfg.instances.max_seq_length;
   options.max_predictions = cfg.instances.max_predictions;
   options.gzip_level = cfg.gzip_level;
@@ -170,15 +171,36 @@ bool format_from_name(const std::string& path, PretrainFormat& format) {
   return false;
 }
 
-size_t run_mkpretrain(const MkpretrainConfig& cfg) {
-  const auto& ic = cfg.instances;
+void MkpretrainConfig::validate() const {
+  if (threads < 0) usage_fail("--threads must be >= 0");
+  if (!format.empty() && format != "tfrecord" && format != "hdf5")
+    usage_fail("--format must be tfrecord or hdf5, got '{}'", format);
+  if (gzip_level < 0 || gzip_level > 9) usage_fail("--gzip must be 0-9, got {}", gzip_level);
+  const auto& ic = instances;
   if (ic.max_seq_length < 5) usage_fail("--max-seq-length must be at least 5, got {}", ic.max_seq_length);
   if (ic.max_predictions < 1) usage_fail("--max-predictions must be at least 1, got {}", ic.max_predictions);
   if (!(ic.masked_lm_prob > 0 && ic.masked_lm_prob <= 1)) usage_fail("--masked-lm-prob must be in (0, 1]");
   if (!(ic.short_seq_prob >= 0 && ic.short_seq_prob <= 1)) usage_fail("--short-seq-prob must be in [0, 1]");
   if (ic.dupe_factor < 1) usage_fail("--dupe-factor must be at least 1, got {}", ic.dupe_factor);
-  if (cfg.inputs.empty()) usage_fail("no input files");
-  if (cfg.format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);
+  if (inputs.empty()) usage_fail("no input files");
+  Hdf5Layout layout;
+  if (output_format() == PretrainFormat::hdf5 && !parse_layout(hdf5_layout, layout))
+    usage_fail("--layout must be nvidia or varlength");
+}
+
+PretrainFormat MkpretrainConfig::output_format() const {
+  PretrainFormat resolved = PretrainFormat::tfrecord;
+  if (format == "hdf5") resolved = PretrainFormat::hdf5;
+  else if (format.empty()) format_from_name(output, resolved);
+  return resolved;
+}
+
+size_t run_mkpretrain(const MkpretrainConfig& cfg) {
+  cfg.validate();
+  const auto& ic = cfg.instances;
+  const PretrainFormat format = cfg.output_format();
+  const int threads = cfg.threads == 0 ? hardware_threads() : cfg.threads;
+  if (format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);
 
   Progress progress(cfg.quiet);
   Vocab vocab = Vocab::load(cfg.vocab_path);
@@ -188,11 +210,11 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   rng.seed_words(py_seed_words(cfg.seed));
 
   uint64_t bytes = 0, lines = 0;
-  Corpus corpus = read_corpus(cfg, vocab, bytes, lines);
+  Corpus corpus = read_corpus(cfg, threads, vocab, bytes, lines);
   if (corpus.num_docs() == 0)
     fail("{}: no documents: the input has no line with tokens", cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs");
   const Instances instances = create_instances(corpus, ic, masking, rng);
-  if (cfg.format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg);
+  if (format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg, threads);
   else write_hdf5(corpus, instances, masking, cfg);
   progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances", corpus.num_docs(),
                                      corpus.sentence_begin.size() - 1, instances.list.size()));

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
+#include "pretrain/mkpretrain.h"
 #include "seg/sent_seg.h"
 #include "shard/shard.h"
 #include "tok/wordpiece.h"
@@ -95,4 +96,35 @@ TEST_CASE("wordpiece train's list flags: special tokens split and joined, the al
   CHECK(bk::split_characters("a\xc3\xa9\xe4\xb8\xad") == std::vector<std::string>{"a", "\xc3\xa9", "\xe4\xb8\xad"});
   // Bytes that are not UTF-8 stay in an entry: a stray continuation byte with the character before it.
   CHECK(bk::split_characters("\x80" "a\xa9" "b\xff") == std::vector<std::string>{"\x80", "a\xa9", "b", "\xff"});
+}
+
+TEST_CASE("mkpretrain config: what a run is given passes, each bad value is named, the format follows the output") {
+  bk::MkpretrainConfig c;
+  c.inputs = {"a.txt"};
+  c.output = "out.tfrecord";
+  CHECK_NOTHROW(c.validate());
+  CHECK(usage_of(c, [](auto& b) { b.threads = -1; }) == "--threads must be >= 0");
+  CHECK(usage_of(c, [](auto& b) { b.format = "json"; }) == "--format must be tfrecord or hdf5, got 'json'");
+  CHECK(usage_of(c, [](auto& b) { b.gzip_level = 10; }) == "--gzip must be 0-9, got 10");
+  CHECK(usage_of(c, [](auto& b) { b.instances.max_seq_length = 4; }) == "--max-seq-length must be at least 5, got 4");
+  CHECK(usage_of(c, [](auto& b) { b.instances.max_predictions = 0; }) == "--max-predictions must be at least 1, got 0");
+  CHECK(usage_of(c, [](auto& b) { b.instances.masked_lm_prob = 0; }) == "--masked-lm-prob must be in (0, 1]");
+  CHECK(usage_of(c, [](auto& b) { b.instances.short_seq_prob = 1.5; }) == "--short-seq-prob must be in [0, 1]");
+  CHECK(usage_of(c, [](auto& b) { b.instances.dupe_factor = 0; }) == "--dupe-factor must be at least 1, got 0");
+  CHECK(usage_of(c, [](auto& b) { b.inputs.clear(); }) == "no input files");
+  // The layout matters only where HDF5 is written.
+  CHECK(usage_of(c, [](auto& b) { b.hdf5_layout = "mlperf"; }) == "accepted");
+  CHECK(usage_of(c, [](auto& b) { b.hdf5_layout = "mlperf", b.format = "hdf5"; }) ==
+        "--layout must be nvidia or varlength");
+  CHECK(usage_of(c, [](auto& b) { b.hdf5_layout = "mlperf", b.output = "out.h5"; }) ==
+        "--layout must be nvidia or varlength");
+
+  CHECK(c.output_format() == bk::PretrainFormat::tfrecord);
+  c.output = "out.hdf5";
+  CHECK(c.output_format() == bk::PretrainFormat::hdf5);
+  c.format = "tfrecord";
+  CHECK(c.output_format() == bk::PretrainFormat::tfrecord);
+  c.format.clear();
+  c.output = "out.bin";
+  CHECK(c.output_format() == bk::PretrainFormat::tfrecord);
 }
