@@ -1,4 +1,4 @@
-#include "data/tfrecord2hdf5_run.h"
+#include "data/tfrecord2hdf5.h"
 
 #include "util/error.h"
 #include "cli/progress.h"
