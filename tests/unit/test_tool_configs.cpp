@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
+#include "data/tfrecord2hdf5.h"
 #include "pretrain/mkpretrain.h"
 #include "seg/sent_seg.h"
 #include "shard/shard.h"
@@ -127,4 +128,19 @@ TEST_CASE("mkpretrain config: what a run is given passes, each bad value is name
   c.format.clear();
   c.output = "out.bin";
   CHECK(c.output_format() == bk::PretrainFormat::tfrecord);
+}
+
+TEST_CASE("tfrecord2hdf5 config: what a run is given passes, each bad value or combination is named") {
+  bk::Tfrecord2hdf5Config c;
+  c.inputs = {"a.tfrecord"};
+  c.output = "a.hdf5";
+  CHECK_NOTHROW(c.validate());
+  CHECK(usage_of(c, [](auto& b) { b.max_seq_length = -1; }) == "--max-seq-length and --max-predictions must be >= 0");
+  CHECK(usage_of(c, [](auto& b) { b.gzip_level = -1; }) == "--gzip must be 0-9, got -1");
+  CHECK(usage_of(c, [](auto& b) { b.layout = "mlperf"; }) ==
+        "--layout must be auto, nvidia, varlength or generic, got 'mlperf'");
+  CHECK(usage_of(c, [](auto& b) { b.inputs.clear(); }) == "no input files");
+  CHECK(usage_of(c, [](auto& b) { b.output_dir = "dir"; }) == "give either -o FILE or --output-dir DIR");
+  CHECK(usage_of(c, [](auto& b) { b.output.clear(), b.output_dir = "dir", b.inputs = {"a", "-"}; }) ==
+        "--output-dir needs file inputs to name its outputs; use -o for stdin");
 }
