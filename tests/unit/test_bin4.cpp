@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
-#include "data/hdf5_bin4.h"
+#include "data/bin4.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
 

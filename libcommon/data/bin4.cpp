@@ -1,4 +1,4 @@
-#include "data/hdf5_bin4.h"
+#include "data/bin4.h"
 
 #include "bertkit/version.h"
 #include "util/error.h"
