@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
+#include "data/bin4.h"
 #include "data/tfrecord2hdf5.h"
 #include "pretrain/mkpretrain.h"
 #include "seg/sent_seg.h"
@@ -143,4 +144,22 @@ TEST_CASE("tfrecord2hdf5 config: what a run is given passes, each bad value or c
   CHECK(usage_of(c, [](auto& b) { b.output_dir = "dir"; }) == "give either -o FILE or --output-dir DIR");
   CHECK(usage_of(c, [](auto& b) { b.output.clear(), b.output_dir = "dir", b.inputs = {"a", "-"}; }) ==
         "--output-dir needs file inputs to name its outputs; use -o for stdin");
+}
+
+TEST_CASE("bin4 config: what a run is given passes, each bad value is named") {
+  bk::Bin4Config c;
+  c.inputs = {"in.hdf5"};
+  c.output_dir = "out";
+  CHECK_NOTHROW(c.validate());
+  CHECK(usage_of(c, [](auto& b) { b.bins.clear(); }) == "--bins: at least one bound is needed");
+  CHECK(usage_of(c, [](auto& b) { b.bins = {0, 128}; }) == "--bins: '0' is not a positive integer");
+  CHECK(usage_of(c, [](auto& b) { b.bins = {256, 128}; }) == "--bins: bounds must increase, but 128 follows 256");
+  CHECK(usage_of(c, [](auto& b) { b.layout = "generic"; }) == "--layout must be nvidia or varlength, got 'generic'");
+  // An explicit level or slot count is checked; none given means the layout's or the inputs'.
+  CHECK(usage_of(c, [](auto& b) { b.gzip_level = 0; }) == "accepted");
+  CHECK(usage_of(c, [](auto& b) { b.gzip_level = 10; }) == "--gzip must be in [0, 9], got 10");
+  CHECK(usage_of(c, [](auto& b) { b.gzip_level = -1; }) == "--gzip must be in [0, 9], got -1");
+  CHECK(usage_of(c, [](auto& b) { b.max_predictions = 0; }) == "--max-predictions must be positive, got 0");
+  CHECK(usage_of(c, [](auto& b) { b.shards_per_bin = 0; }) == "--shards-per-bin must be positive, got 0");
+  CHECK(usage_of(c, [](auto& b) { b.inputs.clear(); }) == "no input files");
 }
