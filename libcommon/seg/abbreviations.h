@@ -50,9 +50,4 @@ AbbreviationTable builtin_abbreviations(std::string_view lang);
 // (never, number, ambiguous, lowercase; default ambiguous). '#' starts a comment. Errors name file and line.
 void load_abbreviation_file(const std::string& path, AbbreviationTable& table);
 
-// "ambiguous" -> AbbrevKind::ambiguous etc.; nullopt for an unknown name.
-std::optional<AbbrevKind> parse_abbrev_kind(std::string_view name);
-
-std::string fold_ascii(std::string_view text);
-
 }  // namespace bk

@@ -10,7 +10,9 @@
 #include <queue>
 
 namespace bk {
+namespace {
 
+// splitmix64 of (seed, value): the one hash every seeded choice here uses. Stable across platforms.
 uint64_t seeded_hash(uint64_t seed, uint64_t value) {
   // Two rounds of splitmix64's finaliser: one mixes the seed, the second the value into it.
   auto mix = [](uint64_t z) {
@@ -21,6 +23,8 @@ uint64_t seeded_hash(uint64_t seed, uint64_t value) {
   };
   return mix(mix(seed) ^ value);
 }
+
+}  // namespace
 
 uint64_t test_document_count(uint64_t documents, double fraction) {
   return static_cast<uint64_t>(std::llround(fraction * static_cast<double>(documents)));

@@ -18,9 +18,6 @@
 
 namespace bk {
 
-// splitmix64 of (seed, value): the one hash every seeded choice here uses. Stable across platforms.
-uint64_t seeded_hash(uint64_t seed, uint64_t value);
-
 // The number of test documents for n documents and a fraction in [0, 1): round half away from zero.
 uint64_t test_document_count(uint64_t documents, double fraction);
 

@@ -11,6 +11,9 @@
 namespace bk {
 namespace {
 
+using detail::bytes_equal;
+using detail::hash_bytes;
+
 // Length of the UTF-8 sequence that ends at text[end-1] (text is valid UTF-8).
 size_t last_code_point_length(std::string_view text, size_t end) {
   size_t start = end - 1;

@@ -5,6 +5,12 @@
 #include <cstring>
 
 namespace bk {
+namespace {
+
+using detail::bytes_equal;
+using detail::hash_bytes;
+
+}  // namespace
 
 WordCache::WordCache() : slots_(kSlots) {}
 
