@@ -2,14 +2,14 @@
 // the same instances in the same order as google-research/bert create_pretraining_data.py.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "pretrain/mkpretrain_run.h"
-#include "util/ordered_parallel.h"
+#include "pretrain/mkpretrain.h"
 
 int main(int argc, char** argv) {
   return bk::run_tool("mkpretrain", argc, argv, [](int argc, char** argv) {
     bk::MkpretrainConfig cfg;
+    const bk::MkpretrainConfig defaults;
     auto& ic = cfg.instances;
-    std::string format;
+    const bk::InstanceConfig& d = defaults.instances;
     bk::Options opts("mkpretrain", "--vocab VOCAB -o OUT [options] INPUT...",
                      "Make BERT masked-LM and next-sentence instances from sentence-per-line documents (a blank\n"
                      "line after each document), identical to google-research/bert create_pretraining_data.py.");
@@ -17,17 +17,31 @@ int main(int argc, char** argv) {
       ("vocab", bk::po::value(&cfg.vocab_path)->required()->value_name("FILE"), "WordPiece vocabulary (one token per line)")
       ("cased", bk::po::bool_switch(&cfg.cased), "keep case and accents (default: lower-case and strip accents)")
       ("whole-word-mask", bk::po::bool_switch(&ic.whole_word_mask), "mask all pieces of a word together")
-      ("max-seq-length", bk::po::value(&ic.max_seq_length)->default_value(128)->value_name("L"), "tokens per instance")
-      ("max-predictions", bk::po::value(&ic.max_predictions)->default_value(20)->value_name("P"), "masked positions per instance at most")
-      ("masked-lm-prob", bk::po::value(&ic.masked_lm_prob)->default_value(0.15, "0.15")->value_name("X"), "share of tokens to mask")
-      ("short-seq-prob", bk::po::value(&ic.short_seq_prob)->default_value(0.1, "0.1")->value_name("Y"), "probability of a shorter target length")
-      ("dupe-factor", bk::po::value(&ic.dupe_factor)->default_value(10)->value_name("D"), "passes over the documents, each with other masks")
-      ("seed", bk::po::value(&cfg.seed)->default_value("12345")->value_name("S"), "random seed (an integer of any size, as Python's)")
-      ("format", bk::po::value(&format)->value_name("F"), "tfrecord or hdf5 (default: from the output's extension, else tfrecord)")
-      ("layout", bk::po::value(&cfg.hdf5_layout)->default_value("nvidia")->value_name("LAYOUT"), "HDF5 layout: nvidia or varlength")
-      ("gzip", bk::po::value(&cfg.gzip_level)->default_value(0)->value_name("N"), "HDF5 deflate level 1-9 (0 = none)")
+      ("max-seq-length", bk::po::value(&ic.max_seq_length)->default_value(d.max_seq_length)->value_name("L"),
+       "tokens per instance")
+      ("max-predictions", bk::po::value(&ic.max_predictions)->default_value(d.max_predictions)->value_name("P"),
+       "masked positions per instance at most")
+      ("masked-lm-prob", bk::po::value(&ic.masked_lm_prob)
+                             ->default_value(d.masked_lm_prob, bk::default_text(d.masked_lm_prob))
+                             ->value_name("X"),
+       "share of tokens to mask")
+      ("short-seq-prob", bk::po::value(&ic.short_seq_prob)
+                             ->default_value(d.short_seq_prob, bk::default_text(d.short_seq_prob))
+                             ->value_name("Y"),
+       "probability of a shorter target length")
+      ("dupe-factor", bk::po::value(&ic.dupe_factor)->default_value(d.dupe_factor)->value_name("D"),
+       "passes over the documents, each with other masks")
+      ("seed", bk::po::value(&cfg.seed)->default_value(defaults.seed)->value_name("S"),
+       "random seed (an integer of any size, as Python's)")
+      ("format", bk::po::value(&cfg.format)->value_name("F"),
+       "tfrecord or hdf5 (default: from the output's extension, else tfrecord)")
+      ("layout", bk::po::value(&cfg.hdf5_layout)->default_value(defaults.hdf5_layout)->value_name("LAYOUT"),
+       "HDF5 layout: nvidia or varlength")
+      ("gzip", bk::po::value(&cfg.gzip_level)->default_value(defaults.gzip_level)->value_name("N"),
+       "HDF5 deflate level 1-9 (0 = none)")
       ("output,o", bk::po::value(&cfg.output)->required()->value_name("OUT"), "output file")
-      ("threads,t", bk::po::value(&cfg.threads)->default_value(1)->value_name("N"), "tokenization threads (0 = all cores); output is the same for any N")
+      ("threads,t", bk::po::value(&cfg.threads)->default_value(defaults.threads)->value_name("N"),
+       "tokenization threads (0 = all cores); output is the same for any N")
       ("force,f", bk::po::bool_switch(&cfg.force), "overwrite an existing output file");
     opts.positional("input", -1);
     opts.epilog("The whole input is held in memory, as the reference does, because instances are shuffled across it;\n"
@@ -35,13 +49,6 @@ int main(int argc, char** argv) {
     if (!opts.parse(argc, argv)) return 0;
     cfg.inputs = opts.positionals();
     cfg.quiet = opts.quiet();
-    if (cfg.threads < 0) bk::usage_fail("--threads must be >= 0");
-    if (cfg.threads == 0) cfg.threads = bk::hardware_threads();
-    if (format == "tfrecord") cfg.format = bk::PretrainFormat::tfrecord;
-    else if (format == "hdf5") cfg.format = bk::PretrainFormat::hdf5;
-    else if (!format.empty()) bk::usage_fail("--format must be tfrecord or hdf5, got '{}'", format);
-    else if (!bk::format_from_name(cfg.output, cfg.format)) cfg.format = bk::PretrainFormat::tfrecord;
-    if (cfg.gzip_level < 0 || cfg.gzip_level > 9) bk::usage_fail("--gzip must be 0-9, got {}", cfg.gzip_level);
     bk::run_mkpretrain(cfg);
     return 0;
   });

@@ -1,25 +1,24 @@
 // sent-seg: one sentence per line, a blank line after every document.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "seg/run.h"
-
-#include <regex>
+#include "seg/sent_seg.h"
 
 namespace {
 
 int sent_seg_main(int argc, char** argv) {
-  bk::seg::SentSegConfig config;
+  bk::SentSegConfig config;
+  const bk::SentSegConfig defaults;
   bk::Options opts("sent-seg", "[options] [INPUT|-]",
                    "Split the paragraphs of documents (one paragraph per line, a blank line after each document)\n"
                    "into sentences: one sentence per line, a blank line after each document, as read by\n"
                    "google-research/bert create_pretraining_data.py. INPUT may be gzip or bzip2 compressed.");
   opts.add()
-    ("output,o", bk::po::value<std::string>(&config.output)->default_value("-"), "output file (- = stdout)")
+    ("output,o", bk::po::value(&config.output)->default_value(defaults.output), "output file (- = stdout)")
     ("force,f", bk::po::bool_switch(&config.force), "overwrite an existing output file")
-    ("threads,t", bk::po::value<int>(&config.threads)->default_value(1), "worker threads (0 = all cores)")
-    ("lang,l", bk::po::value<std::string>(&config.segmenter.lang)->default_value("en"),
+    ("threads,t", bk::po::value(&config.threads)->default_value(defaults.threads), "worker threads (0 = all cores)")
+    ("lang,l", bk::po::value(&config.segmenter.lang)->default_value(defaults.segmenter.lang),
      "ICU locale for sentence breaks and the abbreviation list (built-in list: en)")
-    ("abbreviations,a", bk::po::value<std::string>(&config.segmenter.abbreviations_file),
+    ("abbreviations,a", bk::po::value(&config.segmenter.abbreviations_file),
      "file of extra abbreviations: ABBREV [never|number|ambiguous|lowercase] per line");
   opts.positional("input", 1);
   opts.epilog(
@@ -30,11 +29,7 @@ int sent_seg_main(int argc, char** argv) {
   auto inputs = opts.positionals();
   if (!inputs.empty()) config.input = inputs[0];
   config.quiet = opts.quiet();
-  if (config.threads < 0) bk::usage_fail("--threads must be 0 (all cores) or positive, got {}", config.threads);
-  static const std::regex kLang("[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*");
-  if (!std::regex_match(config.segmenter.lang, kLang))
-    bk::usage_fail("--lang expects a locale such as en or de_CH, got '{}'", config.segmenter.lang);
-  bk::seg::run_sent_seg(config);
+  bk::run_sent_seg(config);
   return 0;
 }
 

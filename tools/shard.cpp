@@ -1,7 +1,7 @@
 // shard: split documents into N training and M test shards balanced by bytes, keeping every document whole.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "shard/shard_run.h"
+#include "shard/shard.h"
 
 #include <string>
 
@@ -22,38 +22,32 @@ constexpr const char* kEpilog =
     "Example: shard --training-shards 256 --test-shards 16 --test-fraction 0.01 -o out/wiki sentences.txt";
 
 int body(int argc, char** argv) {
-  bk::shard::ShardConfig config;
-  int training = 0, test = 0, max_open = 192;
-  long long seed = 12345;
+  bk::ShardConfig config;
+  const bk::ShardConfig defaults;
   bk::Options opts("shard", "[options] -o PREFIX INPUT...",
                    "Split documents into balanced training and test shards, keeping every document whole.");
   opts.add()
-    ("training-shards,n", bk::po::value<int>(&training)->required()->value_name("N"), "number of training shards")
-    ("test-shards,m", bk::po::value<int>(&test)->default_value(0)->value_name("M"), "number of test shards")
-    ("test-fraction", bk::po::value<double>(&config.test_fraction)->default_value(0.0, "0")->value_name("F"),
+    ("training-shards,n", bk::po::value(&config.training_shards)->required()->value_name("N"),
+     "number of training shards")
+    ("test-shards,m", bk::po::value(&config.test_shards)->default_value(defaults.test_shards)->value_name("M"),
+     "number of test shards")
+    ("test-fraction", bk::po::value(&config.test_fraction)
+                          ->default_value(defaults.test_fraction, bk::default_text(defaults.test_fraction))
+                          ->value_name("F"),
      "fraction of the documents for the test split, in [0, 1)")
-    ("seed", bk::po::value<long long>(&seed)->default_value(12345)->value_name("S"),
+    ("seed", bk::po::value(&config.seed)->default_value(defaults.seed)->value_name("S"),
      "seed of the test choice and of the shard numbering")
-    ("output,o", bk::po::value<std::string>(&config.prefix)->required()->value_name("PREFIX"),
+    ("output,o", bk::po::value(&config.prefix)->required()->value_name("PREFIX"),
      "output path prefix (its directory must exist)")
-    ("max-open-files", bk::po::value<int>(&max_open)->default_value(192)->value_name("K"),
+    ("max-open-files", bk::po::value(&config.max_open)->default_value(defaults.max_open)->value_name("K"),
      "shards written per pass over the inputs")
     ("force,f", bk::po::bool_switch(&config.force), "replace existing shards and marker");
   opts.positional("input", -1);
   opts.epilog(kEpilog);
   if (!opts.parse(argc, argv)) return 0;
-
-  if (training < 1) bk::usage_fail("--training-shards must be at least 1, got {}", training);
-  if (test < 0) bk::usage_fail("--test-shards must not be negative, got {}", test);
-  if (seed < 0) bk::usage_fail("--seed must not be negative, got {}", seed);
-  if (max_open < 1) bk::usage_fail("--max-open-files must be at least 1, got {}", max_open);
-  config.training_shards = static_cast<uint32_t>(training);
-  config.test_shards = static_cast<uint32_t>(test);
-  config.seed = static_cast<uint64_t>(seed);
-  config.max_open = static_cast<uint32_t>(max_open);
   config.inputs = opts.positionals();
   config.quiet = opts.quiet();
-  bk::shard::run_shard(config);
+  bk::run_shard(config);
   return 0;
 }
 

@@ -1,25 +1,26 @@
 // wiki-clean: a MediaWiki XML dump (plain, .bz2, .gz; UTF-8 or UTF-16) -> plain article text.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "wiki/clean.h"
+#include "wiki/wiki_clean.h"
 
 int main(int argc, char** argv) {
   return bk::run_tool("wiki-clean", argc, argv, [](int argc, char** argv) {
     namespace po = bk::po;
-    bk::wiki::CleanOptions cfg;
-    std::string format = "text";
+    bk::WikiCleanConfig cfg;
+    const bk::WikiCleanConfig defaults;
     bk::Options opts("wiki-clean", "[options] [INPUT|-]",
                      "Turn a MediaWiki XML export (pages-articles; plain, .bz2 or .gz) into plain article text:\n"
                      "main-namespace articles only, no redirects or disambiguation pages, markup removed.");
     opts.add()
-      ("output,o", po::value(&cfg.output)->default_value("-"), "output file ('-' = stdout)")
+      ("output,o", po::value(&cfg.output)->default_value(defaults.output), "output file ('-' = stdout)")
       ("force,f", po::bool_switch(&cfg.force), "overwrite an existing output file")
-      ("format", po::value(&format)->default_value("text"),
+      ("format", po::value(&cfg.format)->default_value(defaults.format),
        "text (a paragraph per line, blank line after each article), jsonl ({\"id\",\"title\",\"text\"}) "
        "or wikiextractor (<doc> blocks)")
-      ("threads,t", po::value(&cfg.threads)->default_value(1), "worker threads (0 = all cores); output is "
-       "identical for any value")
-      ("min-chars", po::value(&cfg.min_chars)->default_value(0), "drop articles whose cleaned text is shorter")
+      ("threads,t", po::value(&cfg.threads)->default_value(defaults.threads), "worker threads (0 = all cores); "
+       "output is identical for any value")
+      ("min-chars", po::value(&cfg.min_chars)->default_value(defaults.min_chars),
+       "drop articles whose cleaned text is shorter")
       ("keep-headings", po::bool_switch(&cfg.markup.keep_headings), "keep section headings as their own lines")
       ("keep-lists", po::bool_switch(&cfg.markup.keep_lists), "keep list items (*, #, :, ;) as lines")
       ("keep-disambiguation", po::bool_switch(&cfg.keep_disambiguation), "keep disambiguation pages")
@@ -30,12 +31,10 @@ int main(int argc, char** argv) {
         "Exit status: 0 success, 1 bad or truncated input or I/O error, 2 usage error.\n"
         "Example: wiki-clean -t 0 enwiki-latest-pages-articles.xml.bz2 | sent-seg > sentences.txt");
     if (!opts.parse(argc, argv)) return 0;
-    cfg.format = bk::wiki::parse_format(format);
-    if (cfg.threads < 0) bk::usage_fail("--threads must be 0 (all cores) or positive, got {}", cfg.threads);
     auto inputs = opts.positionals();
     if (!inputs.empty()) cfg.input = inputs[0];
     cfg.quiet = opts.quiet();
-    bk::wiki::run_wiki_clean(cfg);
+    bk::run_wiki_clean(cfg);
     return 0;
   });
 }

@@ -1,16 +1,15 @@
 // wordpiece: BERT WordPiece tokenization (google-research/bert rules) and its inverse.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "tok/encode_run.h"
-#include "tok/trainer.h"
-#include "text/utf8.h"
-#include "util/ordered_parallel.h"
+#include "tok/wordpiece.h"
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 namespace {
+
+namespace po = bk::po;
 
 constexpr const char* kSynopsis = "encode|decode|train [options] [INPUT|-]";
 constexpr const char* kDescription =
@@ -19,123 +18,89 @@ constexpr const char* kDescription =
     "  decode  lines of ids back to text (case, accents and original spacing are not recovered)\n"
     "  train   learn a vocabulary (vocab.txt) from text";
 
-void add_common(bk::Options& opts, std::string& vocab, std::string& output, bool& force) {
-  opts.add()("vocab", bk::po::value<std::string>(&vocab)->required()->value_name("FILE"),
+// --vocab, --output and --force of encode and decode.
+template <typename Config>
+void add_common(bk::Options& opts, Config& config) {
+  const Config defaults;
+  opts.add()("vocab", po::value(&config.vocab_path)->required()->value_name("FILE"),
              "the vocabulary, one token per line (id = line number)")
-            ("output,o", bk::po::value<std::string>(&output)->default_value("-")->value_name("FILE"),
+            ("output,o", po::value(&config.output)->default_value(defaults.output)->value_name("FILE"),
              "write here instead of stdout")
-            ("force,f", bk::po::bool_switch(&force), "replace an existing output file");
-}
-
-std::string one_input(const bk::Options& opts) {
-  auto inputs = opts.positionals();
-  if (inputs.size() > 1) bk::usage_fail("expected at most one INPUT, got {}", inputs.size());
-  return inputs.empty() ? "-" : inputs.front();
+            ("force,f", po::bool_switch(&config.force), "replace an existing output file");
 }
 
 struct EncodeOptions {
-  bk::tok::EncodeConfig config;
-  std::string format = "tokens";
+  bk::WordpieceEncodeConfig config;
   bk::Options opts{"wordpiece encode", "[options] [INPUT|-]",
                    "Tokenize each line of INPUT (default stdin) into WordPiece tokens or ids."};
   EncodeOptions() {
-    add_common(opts, config.vocab_path, config.output, config.force);
-    opts.add()("cased", bk::po::bool_switch(&config.cased), "keep case and accents (default: lower-case, strip accents)")
-              ("format", bk::po::value<std::string>(&format)->default_value("tokens")->value_name("tokens|ids"),
+    const bk::WordpieceEncodeConfig defaults;
+    add_common(opts, config);
+    opts.add()("cased", po::bool_switch(&config.cased), "keep case and accents (default: lower-case, strip accents)")
+              ("format", po::value(&config.format)->default_value(defaults.format)->value_name("tokens|ids"),
                "print token strings or vocabulary ids")
-              ("threads,t", bk::po::value<int>(&config.threads)->default_value(1)->value_name("N"),
+              ("threads,t", po::value(&config.threads)->default_value(defaults.threads)->value_name("N"),
                "worker threads, 0 = all cores (output is the same for every N)");
     opts.positional("input", -1);
   }
 };
 
 struct DecodeOptions {
-  bk::tok::DecodeConfig config;
+  bk::WordpieceDecodeConfig config;
   bk::Options opts{"wordpiece decode", "[options] [INPUT|-]",
                    "Turn lines of WordPiece ids back into text: tokens joined by spaces, \"##\" pieces glued on."};
   DecodeOptions() {
-    add_common(opts, config.vocab_path, config.output, config.force);
+    add_common(opts, config);
     opts.positional("input", -1);
   }
 };
 
 struct TrainOptions {
-  bk::tok::TrainRunConfig config;
-  std::string special_tokens = "[PAD],[UNK],[CLS],[SEP],[MASK]";
-  std::string initial_alphabet;
-  bool cased = false;
+  bk::WordpieceTrainConfig config;
   bk::Options opts{"wordpiece train", "[options] [INPUT...|-]",
                    "Learn a WordPiece vocabulary from text, as Hugging Face's BertWordPieceTokenizer.train does, with\n"
                    "words split by the same rules as encode. The result is one token per line, read by --vocab."};
   TrainOptions() {
-    opts.add()("vocab-size", bk::po::value(&config.train.vocab_size)->default_value(30000)->value_name("N"),
+    const bk::WordpieceTrainConfig defaults;
+    const bk::WordpieceTrainerConfig& d = defaults.trainer;
+    auto& t = config.trainer;
+    opts.add()("vocab-size", po::value(&t.vocab_size)->default_value(d.vocab_size)->value_name("N"),
                "size of the vocabulary, special tokens included")
-              ("min-frequency", bk::po::value(&config.train.min_frequency)->default_value(2)->value_name("N"),
+              ("min-frequency", po::value(&t.min_frequency)->default_value(d.min_frequency)->value_name("N"),
                "stop merging when the best pair is seen fewer times")
-              ("limit-alphabet", bk::po::value(&config.train.limit_alphabet)->default_value(1000)->value_name("N"),
+              ("limit-alphabet", po::value(&t.limit_alphabet)->default_value(d.limit_alphabet)->value_name("N"),
                "keep at most N distinct characters, the most frequent")
-              ("initial-alphabet", bk::po::value(&initial_alphabet)->value_name("CHARS"),
+              ("initial-alphabet", po::value<std::string>()->value_name("CHARS")->notifier(
+                   [&t](const std::string& chars) { t.initial_alphabet = bk::split_characters(chars); }),
                "characters always kept in the alphabet")
-              ("special-tokens", bk::po::value(&special_tokens)->default_value(special_tokens)->value_name("LIST"),
+              ("special-tokens", po::value<std::string>()
+                                     ->default_value(bk::join_special_tokens(d.special_tokens))
+                                     ->value_name("LIST")
+                                     ->notifier([&t](const std::string& list) {
+                                       t.special_tokens = bk::split_special_tokens(list);
+                                     }),
                "comma-separated tokens placed first (ids 0, 1, ...)")
-              ("wordpieces-prefix", bk::po::value(&config.train.prefix)->default_value("##")->value_name("P"),
+              ("wordpieces-prefix", po::value(&t.prefix)->default_value(d.prefix)->value_name("P"),
                "prefix of continuation pieces")
-              ("cased", bk::po::bool_switch(&cased), "keep case and accents (default: lower-case, strip accents)")
-              ("output,o", bk::po::value<std::string>(&config.output)->default_value("-")->value_name("FILE"),
+              ("cased", po::bool_switch()->notifier([&t](bool cased) { t.lower_case = !cased; }),
+               "keep case and accents (default: lower-case, strip accents)")
+              ("output,o", po::value(&config.output)->default_value(defaults.output)->value_name("FILE"),
                "write the vocabulary here instead of stdout")
-              ("force,f", bk::po::bool_switch(&config.force), "replace an existing output file")
-              ("threads,t", bk::po::value<int>(&config.train.threads)->default_value(1)->value_name("N"),
+              ("force,f", po::bool_switch(&config.force), "replace an existing output file")
+              ("threads,t", po::value(&t.threads)->default_value(d.threads)->value_name("N"),
                "counting threads, 0 = all cores (output is the same for every N)");
     opts.positional("input", -1);
   }
 };
 
-int run_train(int argc, char** argv) {
-  TrainOptions o;
+// Each subcommand: parse into its config, then run it.
+template <typename Parsed, typename Run>
+int run_subcommand(int argc, char** argv, Run run) {
+  Parsed o;
   if (!o.opts.parse(argc, argv)) return 0;
-  auto& t = o.config.train;
-  t.lower_case = !o.cased;
-  t.special_tokens.clear();
-  for (size_t start = 0; start <= o.special_tokens.size();) {
-    size_t comma = o.special_tokens.find(',', start);
-    if (comma == std::string::npos) comma = o.special_tokens.size();
-    if (comma > start) t.special_tokens.push_back(o.special_tokens.substr(start, comma - start));
-    start = comma + 1;
-  }
-  if (bk::utf8_invalid_offset(o.initial_alphabet) != std::string_view::npos) bk::usage_fail("--initial-alphabet is not UTF-8");
-  for (size_t pos = 0; pos < o.initial_alphabet.size();) {
-    size_t begin = pos;
-    bk::next_code_point(o.initial_alphabet, pos);
-    t.initial_alphabet.push_back(o.initial_alphabet.substr(begin, pos - begin));
-  }
-  if (t.vocab_size < 1) bk::usage_fail("--vocab-size must be positive");
-  if (t.threads < 0) bk::usage_fail("--threads must be 0 (all cores) or positive, got {}", t.threads);
-  if (t.threads == 0) t.threads = bk::hardware_threads();
   o.config.inputs = o.opts.positionals();
   o.config.quiet = o.opts.quiet();
-  bk::tok::run_train(o.config);
-  return 0;
-}
-
-int run_encode(int argc, char** argv) {
-  EncodeOptions o;
-  if (!o.opts.parse(argc, argv)) return 0;
-  if (o.format == "ids") o.config.format = bk::tok::OutputFormat::Ids;
-  else if (o.format != "tokens") bk::usage_fail("--format must be tokens or ids, got '{}'", o.format);
-  if (o.config.threads < 0) bk::usage_fail("--threads must be 0 (all cores) or positive, got {}", o.config.threads);
-  if (o.config.threads == 0) o.config.threads = bk::hardware_threads();
-  o.config.input = one_input(o.opts);
-  o.config.quiet = o.opts.quiet();
-  bk::tok::run_encode(o.config);
-  return 0;
-}
-
-int run_decode(int argc, char** argv) {
-  DecodeOptions o;
-  if (!o.opts.parse(argc, argv)) return 0;
-  o.config.input = one_input(o.opts);
-  o.config.quiet = o.opts.quiet();
-  bk::tok::run_decode(o.config);
+  run(o.config);
   return 0;
 }
 
@@ -158,9 +123,9 @@ int main(int argc, char** argv) {
     if (argc < 2 || argv[1][0] == '-') return run_top(argc, argv);
     std::string command = argv[1];
     // Subcommands see argv from their own name on, so their --help shows "wordpiece encode".
-    if (command == "encode") return run_encode(argc - 1, argv + 1);
-    if (command == "decode") return run_decode(argc - 1, argv + 1);
-    if (command == "train") return run_train(argc - 1, argv + 1);
+    if (command == "encode") return run_subcommand<EncodeOptions>(argc - 1, argv + 1, bk::run_wordpiece_encode);
+    if (command == "decode") return run_subcommand<DecodeOptions>(argc - 1, argv + 1, bk::run_wordpiece_decode);
+    if (command == "train") return run_subcommand<TrainOptions>(argc - 1, argv + 1, bk::run_wordpiece_train);
     bk::usage_fail("unknown subcommand '{}' (expected encode, decode or train)", command);
   });
 }

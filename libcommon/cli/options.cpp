@@ -3,6 +3,8 @@
 #include "bertkit/version.h"
 #include "util/error.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <sstream>
 
@@ -60,6 +62,8 @@ std::vector<std::string> Options::positionals() const {
   if (positional_name_.empty() || !vm_.count(positional_name_)) return {};
   return vm_[positional_name_].as<std::vector<std::string>>();
 }
+
+std::string default_text(double value) { return fmt::format("{}", value); }  // fmt's shortest round-trip form
 
 void require_positive(const char* flag, long long value) {
   if (value <= 0) usage_fail("--{} must be positive, got {}", flag, value);

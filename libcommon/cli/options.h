@@ -1,9 +1,12 @@
 // The one options layer: Boost.program_options with the conventions every tool shares.
 //
+//   bk::WikiCleanConfig cfg;
+//   const bk::WikiCleanConfig defaults;        // each default is read from the config, never written here
 //   bk::Options opts("wiki-clean", "[options] [INPUT|-]", "Turn a MediaWiki XML dump into plain text.");
-//   opts.add()("threads,t", po::value<int>(&cfg.threads)->default_value(1), "worker threads");
+//   opts.add()("threads,t", po::value(&cfg.threads)->default_value(defaults.threads), "worker threads");
 //   opts.positional("input", 1);               // or -1 for any number
 //   if (!opts.parse(argc, argv)) return 0;     // --help / --version were printed
+//   run_wiki_clean(cfg);                       // which checks the values (cfg.validate()) first
 //
 // --help prints the usage to stdout and parse() returns false; so does --version. -q/--quiet is common to
 // all tools. Unknown flags and bad values throw boost errors that run_tool turns into exit 2.
@@ -11,6 +14,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +49,17 @@ class Options {
   po::variables_map vm_;
   bool quiet_ = false;
 };
+
+// A double default as --help shows it: the shortest text that reads back to the value (0.15, not 0.150000).
+//   po::value(&cfg.p)->default_value(defaults.p, bk::default_text(defaults.p))
+std::string default_text(double value);
+
+// A flag without a default whose absence the config tells apart from every value it can take: stored into
+// `target` only when given.
+template <typename T>
+po::typed_value<T>* optional_value(std::optional<T>& target) {
+  return po::value<T>()->notifier([&target](const T& value) { target = value; });
+}
 
 // Checks shared by many tools; each throws UsageError naming the flag.
 void require_positive(const char* flag, long long value);

@@ -68,8 +68,8 @@ GlueFeatureOptions FinetuneFeaturesConfig::glue_options() const {
 FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig& config) {
   config.validate();
   Progress progress(config.quiet);
-  const tok::Vocab vocab = tok::Vocab::load(config.vocab_path);
-  tok::FullTokenizer tokenizer(vocab, !config.cased);  // fails naming the vocabulary when it has no [UNK]
+  const Vocab vocab = Vocab::load(config.vocab_path);
+  FullTokenizer tokenizer(vocab, !config.cased);  // fails naming the vocabulary when it has no [UNK]
   // Opened before the input is read, so that an output that cannot be written fails at once; the temporary
   // goes away with any later error or SIGINT.
   Output out(config.output, config.force);

@@ -21,13 +21,13 @@ void truncate_seq_pair(std::vector<int32_t>& a, std::vector<int32_t>& b, size_t 
   }
 }
 
-GlueFeatures GlueFeatures::convert(const GlueTask& task, const GlueExamples& examples, tok::FullTokenizer& tokenizer,
+GlueFeatures GlueFeatures::convert(const GlueTask& task, const GlueExamples& examples, FullTokenizer& tokenizer,
                                    const GlueFeatureOptions& options) {
   options.validate();
-  const tok::Vocab& vocab = tokenizer.vocab();
+  const Vocab& vocab = tokenizer.vocab();
   const int32_t cls = vocab.find("[CLS]"), sep = vocab.find("[SEP]");
-  if (cls == tok::Vocab::kNotFound) fail("{}: the vocabulary has no [CLS] token", vocab.name());
-  if (sep == tok::Vocab::kNotFound) fail("{}: the vocabulary has no [SEP] token", vocab.name());
+  if (cls == Vocab::kNotFound) fail("{}: the vocabulary has no [CLS] token", vocab.name());
+  if (sep == Vocab::kNotFound) fail("{}: the vocabulary has no [SEP] token", vocab.name());
 
   GlueFeatures out;
   out.options_ = options;

@@ -18,9 +18,7 @@
 namespace bk {
 
 class Example;
-namespace tok {
 class FullTokenizer;
-}
 
 // run_classifier.py's default.
 struct GlueFeatureOptions {
@@ -37,7 +35,7 @@ void truncate_seq_pair(std::vector<int32_t>& a, std::vector<int32_t>& b, size_t 
 class GlueFeatures {
  public:
   // convert_single_example over every example. The vocabulary needs [CLS] and [SEP] (bk::Error if not).
-  static GlueFeatures convert(const GlueTask& task, const GlueExamples& examples, tok::FullTokenizer& tokenizer,
+  static GlueFeatures convert(const GlueTask& task, const GlueExamples& examples, FullTokenizer& tokenizer,
                               const GlueFeatureOptions& options);
 
   size_t size() const { return segment_a_.size(); }

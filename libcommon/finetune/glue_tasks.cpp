@@ -58,7 +58,7 @@ std::string set_type(const GlueTask& task, GlueSplit split, std::string_view nam
 
 // Python's float(text) for the decimal forms GLUE files hold (surrounding whitespace allowed, no hex).
 bool parse_python_float(std::string_view text, double& value) {
-  text = tok::python_strip(text);
+  text = python_strip(text);
   if (text.starts_with('+')) text.remove_prefix(1);
   if (text.empty() || text.starts_with('+')) return false;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);

@@ -91,7 +91,7 @@ std::string join_python_words(std::string_view text) {
   bool in_word = false;
   for (size_t pos = 0; pos < text.size();) {
     const size_t begin = pos;
-    if (tok::is_python_space(next_code_point(text, pos))) {
+    if (is_python_space(next_code_point(text, pos))) {
       in_word = false;
       continue;
     }

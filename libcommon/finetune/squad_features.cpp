@@ -9,9 +9,9 @@
 namespace bk {
 namespace {
 
-int32_t require_token(const tok::Vocab& vocab, std::string_view token) {
+int32_t require_token(const Vocab& vocab, std::string_view token) {
   const int32_t id = vocab.find(token);
-  if (id == tok::Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
+  if (id == Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
   return id;
 }
 
@@ -77,7 +77,7 @@ bool check_is_max_context(std::span<const DocSpan> doc_spans, size_t cur_span_in
   return found && cur_span_index == best_span_index;
 }
 
-SquadFeatures SquadFeatures::convert(const SquadExamples& examples, tok::FullTokenizer& tokenizer,
+SquadFeatures SquadFeatures::convert(const SquadExamples& examples, FullTokenizer& tokenizer,
                                      const SquadFeatureOptions& options) {
   options.validate();
   SquadFeatures out;

@@ -27,10 +27,8 @@
 namespace bk {
 
 class Example;
-namespace tok {
 class FullTokenizer;
 class Vocab;
-}
 
 // run_squad.py's defaults.
 struct SquadFeatureOptions {
@@ -71,7 +69,7 @@ class SquadFeatures {
  public:
   // convert_examples_to_features over `examples.examples` in their order. The tokenizer must be the one the
   // reference would use (the vocabulary and --cased); its vocabulary needs [CLS] and [SEP] (bk::Error if not).
-  static SquadFeatures convert(const SquadExamples& examples, tok::FullTokenizer& tokenizer,
+  static SquadFeatures convert(const SquadExamples& examples, FullTokenizer& tokenizer,
                                const SquadFeatureOptions& options);
 
   const std::vector<SquadFeature>& features() const { return features_; }
@@ -112,7 +110,7 @@ class SquadFeatures {
   std::vector<uint32_t> query_begin_{0};      // example i: query_ids_[query_begin_[i] .. query_begin_[i+1])
   std::vector<SquadFeature> features_;
   std::vector<uint32_t> first_feature_{0};    // example i: features_[first_feature_[i] .. first_feature_[i+1])
-  const tok::Vocab* vocab_ = nullptr;         // the tokenizer's, for tokens(); it must outlive the features
+  const Vocab* vocab_ = nullptr;         // the tokenizer's, for tokens(); it must outlive the features
   int32_t cls_id_ = 0, sep_id_ = 0;
 };
 

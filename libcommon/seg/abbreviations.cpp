@@ -5,7 +5,7 @@
 
 #include <array>
 
-namespace bk::seg {
+namespace bk {
 
 namespace {
 
@@ -58,14 +58,23 @@ constexpr std::array kEnglishStarters = {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-}  // namespace
-
 std::string fold_ascii(std::string_view text) {
   std::string out(text);
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
 }
+
+// "ambiguous" -> AbbrevKind::ambiguous etc.; nullopt for an unknown name.
+std::optional<AbbrevKind> parse_abbrev_kind(std::string_view name) {
+  if (name == "never") return AbbrevKind::never_break;
+  if (name == "number") return AbbrevKind::before_number;
+  if (name == "ambiguous") return AbbrevKind::ambiguous;
+  if (name == "lowercase") return AbbrevKind::before_lowercase;
+  return std::nullopt;
+}
+
+}  // namespace
 
 void AbbreviationTable::add(std::string_view word, AbbrevKind kind) {
   while (!word.empty() && word.back() == '.') word.remove_suffix(1);
@@ -103,14 +112,6 @@ AbbreviationTable builtin_abbreviations(std::string_view lang) {
   return table;
 }
 
-std::optional<AbbrevKind> parse_abbrev_kind(std::string_view name) {
-  if (name == "never") return AbbrevKind::never_break;
-  if (name == "number") return AbbrevKind::before_number;
-  if (name == "ambiguous") return AbbrevKind::ambiguous;
-  if (name == "lowercase") return AbbrevKind::before_lowercase;
-  return std::nullopt;
-}
-
 void load_abbreviation_file(const std::string& path, AbbreviationTable& table) {
   Input input(path);
   LineReader lines(input);
@@ -139,4 +140,4 @@ void load_abbreviation_file(const std::string& path, AbbreviationTable& table) {
   }
 }
 
-}  // namespace bk::seg
+}  // namespace bk

@@ -13,7 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace bk::seg {
+namespace bk {
 
 enum class AbbrevKind {
   never_break,       // titles and Latin forms that always lead into more text: "Mr.", "Dr.", "e.g.", "vs."
@@ -50,9 +50,4 @@ AbbreviationTable builtin_abbreviations(std::string_view lang);
 // (never, number, ambiguous, lowercase; default ambiguous). '#' starts a comment. Errors name file and line.
 void load_abbreviation_file(const std::string& path, AbbreviationTable& table);
 
-// "ambiguous" -> AbbrevKind::ambiguous etc.; nullopt for an unknown name.
-std::optional<AbbrevKind> parse_abbrev_kind(std::string_view name);
-
-std::string fold_ascii(std::string_view text);
-
-}  // namespace bk::seg
+}  // namespace bk

@@ -11,7 +11,7 @@
 #include <unicode/ustring.h>
 #include <unicode/utf8.h>
 
-namespace bk::seg {
+namespace bk {
 
 namespace {
 
@@ -134,7 +134,7 @@ std::unique_ptr<icu::BreakIterator> make_iterator(const std::string& lang, const
 
 }  // namespace
 
-SentenceSegmenter::SentenceSegmenter(const SegmenterOptions& options) : lang_(options.lang) {
+SentenceSegmenter::SentenceSegmenter(const SentenceSegmenterOptions& options) : lang_(options.lang) {
   auto table = std::make_shared<AbbreviationTable>(builtin_abbreviations(options.lang));
   if (!options.abbreviations_file.empty()) load_abbreviation_file(options.abbreviations_file, *table);
   table_ = std::move(table);
@@ -293,4 +293,4 @@ bool SentenceSegmenter::ambiguous_break(std::string_view text, size_t next) cons
   return table_->is_starter(text.substr(next, word_end - next));
 }
 
-}  // namespace bk::seg
+}  // namespace bk

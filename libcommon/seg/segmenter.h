@@ -18,16 +18,16 @@ U_NAMESPACE_BEGIN
 class BreakIterator;
 U_NAMESPACE_END
 
-namespace bk::seg {
+namespace bk {
 
-struct SegmenterOptions {
+struct SentenceSegmenterOptions {
   std::string lang = "en";               // ICU locale and built-in abbreviation list
   std::string abbreviations_file;        // extra entries (see load_abbreviation_file); empty = none
 };
 
 class SentenceSegmenter {
  public:
-  explicit SentenceSegmenter(const SegmenterOptions& options);
+  explicit SentenceSegmenter(const SentenceSegmenterOptions& options);
   SentenceSegmenter(std::shared_ptr<const AbbreviationTable> table, const std::string& lang);
   ~SentenceSegmenter();
   SentenceSegmenter(const SentenceSegmenter&) = delete;
@@ -56,4 +56,4 @@ class SentenceSegmenter {
   UText utext_ = UTEXT_INITIALIZER;
 };
 
-}  // namespace bk::seg
+}  // namespace bk

@@ -9,8 +9,10 @@
 #include <numeric>
 #include <queue>
 
-namespace bk::shard {
+namespace bk {
+namespace {
 
+// splitmix64 of (seed, value): the one hash every seeded choice here uses. Stable across platforms.
 uint64_t seeded_hash(uint64_t seed, uint64_t value) {
   // Two rounds of splitmix64's finaliser: one mixes the seed, the second the value into it.
   auto mix = [](uint64_t z) {
@@ -22,7 +24,9 @@ uint64_t seeded_hash(uint64_t seed, uint64_t value) {
   return mix(mix(seed) ^ value);
 }
 
-uint64_t test_count(uint64_t documents, double fraction) {
+}  // namespace
+
+uint64_t test_document_count(uint64_t documents, double fraction) {
   return static_cast<uint64_t>(std::llround(fraction * static_cast<double>(documents)));
 }
 
@@ -73,12 +77,13 @@ std::vector<uint32_t> balance_by_bytes(const std::vector<uint64_t>& bytes, uint3
   return shard_of;
 }
 
-uint64_t Balance::max_bytes() const { return bytes.empty() ? 0 : *std::max_element(bytes.begin(), bytes.end()); }
-double Balance::mean_bytes() const { return bytes.empty() ? 0.0 : static_cast<double>(total) / bytes.size(); }
-double Balance::imbalance() const { return total == 0 ? 1.0 : static_cast<double>(max_bytes()) / mean_bytes(); }
+uint64_t ShardBalance::max_bytes() const { return bytes.empty() ? 0 : *std::max_element(bytes.begin(), bytes.end()); }
+double ShardBalance::mean_bytes() const { return bytes.empty() ? 0.0 : static_cast<double>(total) / bytes.size(); }
+double ShardBalance::imbalance() const { return total == 0 ? 1.0 : static_cast<double>(max_bytes()) / mean_bytes(); }
 
-Balance measure(const std::vector<uint64_t>& bytes, const std::vector<uint32_t>& shard_of, uint32_t shards) {
-  Balance b;
+ShardBalance measure_balance(const std::vector<uint64_t>& bytes, const std::vector<uint32_t>& shard_of,
+                             uint32_t shards) {
+  ShardBalance b;
   b.bytes.assign(shards, 0);
   b.documents.assign(shards, 0);
   for (size_t i = 0; i < bytes.size(); ++i) {
@@ -90,12 +95,12 @@ Balance measure(const std::vector<uint64_t>& bytes, const std::vector<uint32_t>&
   return b;
 }
 
-Plan make_plan(const std::vector<uint64_t>& document_bytes, uint32_t training_shards, uint32_t test_shards,
-               double test_fraction, uint64_t seed) {
+ShardPlan make_shard_plan(const std::vector<uint64_t>& document_bytes, uint32_t training_shards,
+                          uint32_t test_shards, double test_fraction, uint64_t seed) {
   const uint64_t n = document_bytes.size();
   if (n == 0) fail("no documents in the input");
-  if (n >= Plan::kTest) fail("{} documents is more than this tool can index", n);
-  const uint64_t n_test = test_count(n, test_fraction);
+  if (n >= ShardPlan::kTest) fail("{} documents is more than this tool can index", n);
+  const uint64_t n_test = test_document_count(n, test_fraction);
   if (n_test < test_shards)
     fail("{} test documents ({} of {}) cannot fill {} test shards; lower --test-shards or raise --test-fraction",
          n_test, test_fraction, n, test_shards);
@@ -111,17 +116,17 @@ Plan make_plan(const std::vector<uint64_t>& document_bytes, uint32_t training_sh
   test_bytes.reserve(n_test);
   for (uint64_t i = 0; i < n; ++i) (is_test[i] ? test_bytes : train_bytes).push_back(document_bytes[i]);
 
-  Plan plan;
+  ShardPlan plan;
   std::vector<uint32_t> train_of = balance_by_bytes(train_bytes, training_shards, seed + 1);
   std::vector<uint32_t> test_of;
   if (test_shards > 0) test_of = balance_by_bytes(test_bytes, test_shards, seed + 2);
-  plan.training = measure(train_bytes, train_of, training_shards);
-  plan.test = measure(test_bytes, test_of, test_shards);
+  plan.training = measure_balance(train_bytes, train_of, training_shards);
+  plan.test = measure_balance(test_bytes, test_of, test_shards);
 
   plan.shard_of.resize(n);
   size_t next_train = 0, next_test = 0;
   for (uint64_t i = 0; i < n; ++i)
-    plan.shard_of[i] = is_test[i] ? (Plan::kTest | test_of[next_test++]) : train_of[next_train++];
+    plan.shard_of[i] = is_test[i] ? (ShardPlan::kTest | test_of[next_test++]) : train_of[next_train++];
   return plan;
 }
 
@@ -129,4 +134,4 @@ std::string shard_path(const std::string& prefix, const char* split, uint32_t in
   return fmt::format("{}_{}-{:05d}-of-{:05d}.txt", prefix, split, index, count);
 }
 
-}  // namespace bk::shard
+}  // namespace bk

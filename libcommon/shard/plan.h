@@ -16,13 +16,10 @@
 #include <string>
 #include <vector>
 
-namespace bk::shard {
-
-// splitmix64 of (seed, value): the one hash every seeded choice here uses. Stable across platforms.
-uint64_t seeded_hash(uint64_t seed, uint64_t value);
+namespace bk {
 
 // The number of test documents for n documents and a fraction in [0, 1): round half away from zero.
-uint64_t test_count(uint64_t documents, double fraction);
+uint64_t test_document_count(uint64_t documents, double fraction);
 
 // is_test[i] for each of `documents` documents; exactly `count` of them are true.
 std::vector<bool> choose_test_documents(uint64_t documents, uint64_t count, uint64_t seed);
@@ -31,7 +28,7 @@ std::vector<bool> choose_test_documents(uint64_t documents, uint64_t count, uint
 std::vector<uint32_t> balance_by_bytes(const std::vector<uint64_t>& bytes, uint32_t shards, uint64_t seed);
 
 // Loads and imbalance of an assignment.
-struct Balance {
+struct ShardBalance {
   std::vector<uint64_t> bytes;      // per shard
   std::vector<uint64_t> documents;  // per shard
   uint64_t total = 0, largest_item = 0;
@@ -39,19 +36,20 @@ struct Balance {
   double mean_bytes() const;
   double imbalance() const;  // max / mean, 1.0 for a perfect split (and for an empty one)
 };
-Balance measure(const std::vector<uint64_t>& bytes, const std::vector<uint32_t>& shard_of, uint32_t shards);
+ShardBalance measure_balance(const std::vector<uint64_t>& bytes, const std::vector<uint32_t>& shard_of,
+                             uint32_t shards);
 
 // The whole plan for one input: split, then balance each split.
-struct Plan {
+struct ShardPlan {
   static constexpr uint32_t kTest = 0x80000000u;  // flag in `shard_of`: the document goes to a test shard
   std::vector<uint32_t> shard_of;  // per document: training shard index, or kTest | test shard index
-  Balance training, test;
+  ShardBalance training, test;
 };
 // Throws bk::Error when a split has fewer documents than shards.
-Plan make_plan(const std::vector<uint64_t>& document_bytes, uint32_t training_shards, uint32_t test_shards,
-               double test_fraction, uint64_t seed);
+ShardPlan make_shard_plan(const std::vector<uint64_t>& document_bytes, uint32_t training_shards,
+                          uint32_t test_shards, double test_fraction, uint64_t seed);
 
 // "PREFIX_training-00003-of-00256.txt" (0-based index, at least five digits).
 std::string shard_path(const std::string& prefix, const char* split, uint32_t index, uint32_t count);
 
-}  // namespace bk::shard
+}  // namespace bk

@@ -14,7 +14,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace bk::tok {
+namespace bk {
 namespace {
 
 // What the ASCII fast path does with each byte.
@@ -115,7 +115,7 @@ bool is_bert_whitespace(char32_t cp) {
   return cp == 0x2028 || cp == 0x2029 || u_charType(static_cast<UChar32>(cp)) == U_SPACE_SEPARATOR;
 }
 
-void BasicTokenizer::tokenize(std::string_view line, Words& out) {
+void BasicTokenizer::tokenize(std::string_view line, LineWords& out) {
   const auto* s = reinterpret_cast<const unsigned char*>(line.data());
   const size_t n = line.size();
   // The ASCII path writes at most one byte per input byte, straight into out.bytes sized for the rest of the
@@ -186,7 +186,7 @@ void BasicTokenizer::tokenize(std::string_view line, Words& out) {
   out.bytes.resize(w);
 }
 
-void BasicTokenizer::tokenize_unicode_token(std::string_view line, size_t& pos, Words& out) {
+void BasicTokenizer::tokenize_unicode_token(std::string_view line, size_t& pos, LineWords& out) {
   utf16_.clear();
   while (pos < line.size()) {
     size_t next = pos;
@@ -214,7 +214,7 @@ void BasicTokenizer::tokenize_unicode_token(std::string_view line, size_t& pos, 
   flush_unicode_token(out);
 }
 
-void BasicTokenizer::flush_unicode_token(Words& out) {
+void BasicTokenizer::flush_unicode_token(LineWords& out) {
   if (utf16_.empty()) return;
   if (!lower_case_) {
     append_split_on_punctuation(utf16_.data(), utf16_.size(), false, out);
@@ -231,7 +231,7 @@ void BasicTokenizer::flush_unicode_token(Words& out) {
   append_split_on_punctuation(normalized_.data(), normalized_.size(), true, out);
 }
 
-void BasicTokenizer::append_split_on_punctuation(const char16_t* text, size_t length, bool drop_marks, Words& out) {
+void BasicTokenizer::append_split_on_punctuation(const char16_t* text, size_t length, bool drop_marks, LineWords& out) {
   bool in_word = false;
   size_t i = 0;
   while (i < length) {
@@ -251,4 +251,4 @@ void BasicTokenizer::append_split_on_punctuation(const char16_t* text, size_t le
   if (in_word) out.ends.push_back(static_cast<uint32_t>(out.bytes.size()));
 }
 
-}  // namespace bk::tok
+}  // namespace bk

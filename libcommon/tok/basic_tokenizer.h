@@ -18,10 +18,10 @@
 #include <string_view>
 #include <vector>
 
-namespace bk::tok {
+namespace bk {
 
 // The words of one line, stored back to back: word i is bytes[ends[i-1] .. ends[i]).
-struct Words {
+struct LineWords {
   std::string bytes;
   std::vector<uint32_t> ends;
 
@@ -47,17 +47,17 @@ class BasicTokenizer {
   explicit BasicTokenizer(bool lower_case) : lower_case_(lower_case) {}
 
   // Appends the words of `line` (valid UTF-8; check it first) to `out`.
-  void tokenize(std::string_view line, Words& out);
+  void tokenize(std::string_view line, LineWords& out);
 
  private:
   // Handles one whitespace token that holds non-ASCII text, starting at line[pos]; advances pos past it.
-  void tokenize_unicode_token(std::string_view line, size_t& pos, Words& out);
+  void tokenize_unicode_token(std::string_view line, size_t& pos, LineWords& out);
   // Lowercases (if uncased), strips accents and splits punctuation of the UTF-16 text collected in utf16_.
-  void flush_unicode_token(Words& out);
-  void append_split_on_punctuation(const char16_t* text, size_t length, bool drop_marks, Words& out);
+  void flush_unicode_token(LineWords& out);
+  void append_split_on_punctuation(const char16_t* text, size_t length, bool drop_marks, LineWords& out);
 
   bool lower_case_;
   std::u16string utf16_, lowered_, normalized_;  // scratch, reused across lines
 };
 
-}  // namespace bk::tok
+}  // namespace bk

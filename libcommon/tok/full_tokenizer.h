@@ -7,13 +7,13 @@
 #include "tok/basic_tokenizer.h"
 #include "tok/vocab.h"
 #include "tok/word_cache.h"
-#include "tok/wordpiece.h"
+#include "tok/wordpiece_matcher.h"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace bk::tok {
+namespace bk {
 
 class FullTokenizer {
  public:
@@ -53,7 +53,7 @@ class FullTokenizer {
   BasicTokenizer basic_;
   WordPieceMatcher matcher_;
   WordCache cache_;
-  Words words_;
+  LineWords words_;
 };
 
-}  // namespace bk::tok
+}  // namespace bk

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace bk::tok {
+namespace bk::detail {
 
 inline uint64_t hash_bytes(const char* p, size_t n) {
   constexpr uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full;
@@ -66,4 +66,4 @@ inline bool bytes_equal(const char* a, const char* b, size_t n) {
   return true;
 }
 
-}  // namespace bk::tok
+}  // namespace bk::detail

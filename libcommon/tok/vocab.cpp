@@ -8,8 +8,11 @@
 #include <bit>
 #include <cstring>
 
-namespace bk::tok {
+namespace bk {
 namespace {
+
+using detail::bytes_equal;
+using detail::hash_bytes;
 
 // Length of the UTF-8 sequence that ends at text[end-1] (text is valid UTF-8).
 size_t last_code_point_length(std::string_view text, size_t end) {
@@ -151,4 +154,4 @@ int32_t Vocab::require_unk() const {
   return id;
 }
 
-}  // namespace bk::tok
+}  // namespace bk

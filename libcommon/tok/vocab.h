@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace bk::tok {
+namespace bk {
 
 class Vocab {
  public:
@@ -74,4 +74,4 @@ bool is_python_space(char32_t cp);
 // Python's str.strip() on UTF-8 text (text must be valid UTF-8).
 std::string_view python_strip(std::string_view text);
 
-}  // namespace bk::tok
+}  // namespace bk

@@ -4,7 +4,13 @@
 
 #include <cstring>
 
-namespace bk::tok {
+namespace bk {
+namespace {
+
+using detail::bytes_equal;
+using detail::hash_bytes;
+
+}  // namespace
 
 WordCache::WordCache() : slots_(kSlots) {}
 
@@ -45,4 +51,4 @@ void WordCache::clear() {
   used_ = 0;
 }
 
-}  // namespace bk::tok
+}  // namespace bk

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace bk::tok {
+namespace bk {
 
 class WordCache {
  public:
@@ -35,4 +35,4 @@ class WordCache {
   std::vector<int32_t> ids_;  // their ids, back to back
 };
 
-}  // namespace bk::tok
+}  // namespace bk

@@ -1,51 +1,203 @@
 #include "tok/wordpiece.h"
 
-#include <algorithm>
+#include "util/error.h"
+#include "cli/progress.h"
+#include "io/input.h"
+#include "io/line_batch.h"
+#include "io/output.h"
+#include "text/utf8.h"
+#include "tok/full_tokenizer.h"
+#include "util/ordered_parallel.h"
 
-namespace bk::tok {
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace bk {
 namespace {
 
-bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+void check_one_input(const std::vector<std::string>& inputs) {
+  if (inputs.size() > 1) usage_fail("expected at most one INPUT, got {}", inputs.size());
+}
 
-size_t count_code_points(std::string_view text) {
-  size_t n = 0;
-  for (char c : text) n += !is_continuation_byte(c);
-  return n;
+std::string one_input(const std::vector<std::string>& inputs) { return inputs.empty() ? "-" : inputs.front(); }
+
+struct EncodedBatch {
+  std::string text;
+  uint64_t lines = 0, tokens = 0;
+};
+
+constexpr size_t kBatchBytes = 1 << 20;
+constexpr size_t kBatchLines = 16384;
+
+void append_id(std::string& out, int32_t id) {
+  char digits[16];
+  auto end = std::to_chars(digits, digits + sizeof digits, id).ptr;
+  out.append(digits, end);
+}
+
+EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const WordpieceEncodeConfig& config,
+                          bool ids_out, const std::string& input_name) {
+  FullTokenizer tokenizer(vocab, !config.cased);
+  EncodedBatch result;
+  result.text.reserve(batch.text.size() * 2);
+  std::vector<int32_t> ids;
+  uint32_t begin = 0;
+  for (size_t i = 0; i < batch.ends.size(); ++i) {
+    std::string_view line(batch.text.data() + begin, batch.ends[i] - begin);
+    begin = batch.ends[i];
+    if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
+      fail("{}: line {}, byte {}: invalid UTF-8", input_name, batch.first_line + i, bad + 1);
+    tokenizer.encode(line, ids);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      if (k > 0) result.text.push_back(' ');
+      if (ids_out) append_id(result.text, ids[k]);
+      else result.text.append(vocab.token(ids[k]));
+    }
+    result.text.push_back('\n');
+    result.tokens += ids.size();
+  }
+  result.lines = batch.ends.size();
+  return result;
 }
 
 }  // namespace
 
-WordPieceMatcher::WordPieceMatcher(const Vocab& vocab, size_t max_chars)
-    : vocab_(vocab), max_chars_(max_chars), unk_id_(vocab.require_unk()) {}
-
-void WordPieceMatcher::encode_word(std::string_view word, std::vector<int32_t>& ids) const {
-  const size_t n = word.size();
-  // Bytes >= code points, so only long words need counting.
-  if (n > max_chars_ && count_code_points(word) > max_chars_) {
-    ids.push_back(unk_id_);
-    return;
-  }
-  const size_t mark = ids.size();
-  size_t start = 0;
-  while (start < n) {
-    const bool first = start == 0;
-    size_t end = std::min(n, start + (first ? vocab_.max_token_bytes() : vocab_.max_continuation_bytes()));
-    while (end < n && end > start && is_continuation_byte(word[end])) --end;  // a code point boundary
-    int32_t id = Vocab::kNotFound;
-    while (end > start) {
-      std::string_view piece = word.substr(start, end - start);
-      id = first ? vocab_.find(piece) : vocab_.find_continuation(piece);
-      if (id != Vocab::kNotFound) break;
-      do --end; while (end > start && is_continuation_byte(word[end]));
-    }
-    if (id == Vocab::kNotFound) {  // nothing covers word[start..]: the whole word is unknown
-      ids.resize(mark);
-      ids.push_back(unk_id_);
-      return;
-    }
-    ids.push_back(id);
-    start = end;
-  }
+void WordpieceEncodeConfig::validate() const {
+  if (format != "tokens" && format != "ids") usage_fail("--format must be tokens or ids, got '{}'", format);
+  if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
+  check_one_input(inputs);
 }
 
-}  // namespace bk::tok
+void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
+  config.validate();
+  const bool ids_out = config.format == "ids";
+  const Vocab vocab = Vocab::load(config.vocab_path);
+  vocab.require_unk();
+  Output output(config.output, config.force);
+  Input input(one_input(config.inputs));
+  LineReader reader(input);
+  Progress progress(config.quiet);
+  uint64_t lines = 0, tokens = 0;
+
+  ordered_parallel<LineBatch, EncodedBatch>(
+      config.threads == 0 ? hardware_threads() : config.threads,
+      // About 1 MiB of text per worker, so thread hand-off costs nothing next to the work.
+      [&](LineBatch& batch) { return read_line_batch(reader, batch, kBatchLines, kBatchBytes); },
+      [&](const LineBatch& batch) { return encode_batch(batch, vocab, config, ids_out, input.name()); },
+      [&](EncodedBatch& result) {
+        output.write(result.text);
+        lines += result.lines;
+        tokens += result.tokens;
+        if (progress.wants_update()) progress.update(input.offset(), fmt::format("{} lines, {} tokens", lines, tokens));
+      });
+  output.commit();
+  progress.finish(input.offset(), fmt::format("{} lines, {} tokens", lines, tokens));
+}
+
+void WordpieceDecodeConfig::validate() const { check_one_input(inputs); }
+
+void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
+  config.validate();
+  const Vocab vocab = Vocab::load(config.vocab_path);
+  Output output(config.output, config.force);
+  Input input(one_input(config.inputs));
+  LineReader reader(input);
+  Progress progress(config.quiet);
+  std::string text;
+  uint64_t tokens = 0;
+  std::string_view line;
+  while (reader.next(line)) {
+    text.clear();
+    size_t pos = 0;
+    bool first = true;
+    while (pos < line.size()) {
+      if (line[pos] == ' ' || line[pos] == '\t') {
+        ++pos;
+        continue;
+      }
+      size_t end = pos;
+      while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
+      std::string_view field = line.substr(pos, end - pos);
+      int64_t id = -1;
+      auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), id);
+      if (ec != std::errc() || ptr != field.data() + field.size())
+        fail("{}: line {}, column {}: '{}' is not a token id", input.name(), reader.line_number(), pos + 1, field);
+      if (id < 0 || static_cast<uint64_t>(id) >= vocab.size())
+        fail("{}: line {}, column {}: id {} is out of range (the vocabulary {} has {} tokens)", input.name(),
+             reader.line_number(), pos + 1, id, vocab.name(), vocab.size());
+      std::string_view token = vocab.token(static_cast<int32_t>(id));
+      if (token.size() > 2 && token[0] == '#' && token[1] == '#') {
+        text.append(token.substr(2));  // a continuation piece: glued to the token before it
+      } else {
+        if (!first) text.push_back(' ');
+        text.append(token);
+      }
+      first = false;
+      ++tokens;
+      pos = end;
+    }
+    text.push_back('\n');
+    output.write(text);
+    if (progress.wants_update())
+      progress.update(input.offset(), fmt::format("{} lines, {} tokens", reader.line_number(), tokens));
+  }
+  output.commit();
+  progress.finish(input.offset(), fmt::format("{} lines, {} tokens", reader.line_number(), tokens));
+}
+
+void WordpieceTrainConfig::validate() const {
+  std::string alphabet;
+  for (const auto& c : trainer.initial_alphabet) alphabet += c;
+  if (utf8_invalid_offset(alphabet) != std::string_view::npos) usage_fail("--initial-alphabet is not UTF-8");
+  if (trainer.vocab_size < 1) usage_fail("--vocab-size must be positive");
+  if (trainer.threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", trainer.threads);
+  if (trainer.vocab_size < trainer.special_tokens.size()) usage_fail("--vocab-size is smaller than the special tokens");
+}
+
+void run_wordpiece_train(const WordpieceTrainConfig& config) {
+  config.validate();
+  WordpieceTrainerConfig trainer = config.trainer;
+  if (trainer.threads == 0) trainer.threads = hardware_threads();
+  Progress progress(config.quiet);
+  if (!config.output.empty() && config.output != "-") check_overwrite(config.output, config.force);
+  WordpieceTrainerStats stats;
+  const std::vector<std::string> inputs = config.inputs.empty() ? std::vector<std::string>{"-"} : config.inputs;
+  std::vector<std::string> vocab = train_vocab(inputs, trainer, stats);
+  Output out(config.output, config.force);
+  for (const auto& token : vocab) {
+    out.write(token);
+    out.put('\n');
+  }
+  out.commit();
+  progress.finish(stats.bytes, fmt::format("{} lines, {} words ({} distinct), vocabulary of {}", stats.lines,
+                                           stats.words, stats.distinct_words, vocab.size()));
+}
+
+std::vector<std::string> split_special_tokens(std::string_view list) {
+  std::vector<std::string> tokens;
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) tokens.emplace_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return tokens;
+}
+
+std::string join_special_tokens(const std::vector<std::string>& tokens) {
+  return fmt::format("{}", fmt::join(tokens, ","));
+}
+
+std::vector<std::string> split_characters(std::string_view text) {
+  std::vector<std::string> characters;
+  for (char c : text) {
+    const bool continuation = (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+    if (characters.empty() || !continuation) characters.emplace_back();
+    characters.back().push_back(c);
+  }
+  return characters;
+}
+
+}  // namespace bk

@@ -3,7 +3,7 @@
 #include "util/error.h"
 #include "text/utf8.h"
 
-namespace bk::wiki {
+namespace bk {
 namespace {
 
 // Length of the UTF-8 sequence a lead byte announces (1 for ASCII and for stray bytes; validation judges).
@@ -27,15 +27,15 @@ size_t incomplete_tail(std::string_view bytes) {
 
 }  // namespace
 
-std::string_view DumpSource::encoding_name() const {
+std::string_view WikiDumpSource::encoding_name() const {
   switch (encoding_) {
-    case SourceEncoding::utf16le: return "UTF-16LE";
-    case SourceEncoding::utf16be: return "UTF-16BE";
+    case WikiDumpEncoding::utf16le: return "UTF-16LE";
+    case WikiDumpEncoding::utf16be: return "UTF-16BE";
     default: return "UTF-8";
   }
 }
 
-size_t DumpSource::fill_raw(size_t max) {
+size_t WikiDumpSource::fill_raw(size_t max) {
   size_t old = raw_.size();
   raw_.resize(old + max);
   size_t got = input_.read(raw_.data() + old, max);
@@ -44,7 +44,7 @@ size_t DumpSource::fill_raw(size_t max) {
   return got;
 }
 
-void DumpSource::detect() {
+void WikiDumpSource::detect() {
   started_ = true;
   while (raw_.size() < 4 && fill_raw(4096) > 0) {
   }
@@ -56,25 +56,25 @@ void DumpSource::detect() {
              (at(0) == 0 && at(1) == 0 && at(2) == 0xFE && at(3) == 0xFF)) {
     fail("{}: unsupported encoding: UTF-32 byte-order mark at byte 0 (use UTF-8 or UTF-16)", name());
   } else if (at(0) == 0xFF && at(1) == 0xFE) {
-    encoding_ = SourceEncoding::utf16le, skip = 2;
+    encoding_ = WikiDumpEncoding::utf16le, skip = 2;
   } else if (at(0) == 0xFE && at(1) == 0xFF) {
-    encoding_ = SourceEncoding::utf16be, skip = 2;
+    encoding_ = WikiDumpEncoding::utf16be, skip = 2;
   } else if (at(0) == '<' && at(1) == 0 && at(3) == 0) {
-    encoding_ = SourceEncoding::utf16le;
+    encoding_ = WikiDumpEncoding::utf16le;
   } else if (at(0) == 0 && at(1) == '<' && at(2) == 0) {
-    encoding_ = SourceEncoding::utf16be;
+    encoding_ = WikiDumpEncoding::utf16be;
   }
   raw_.erase(0, skip);
   raw_start_ = skip;
   skipped_ = skip;
 }
 
-size_t DumpSource::read(std::string& out, size_t max) {
+size_t WikiDumpSource::read(std::string& out, size_t max) {
   if (!started_) detect();
-  return encoding_ == SourceEncoding::utf8 ? read_utf8(out, max) : read_utf16(out, max);
+  return encoding_ == WikiDumpEncoding::utf8 ? read_utf8(out, max) : read_utf16(out, max);
 }
 
-size_t DumpSource::read_utf8(std::string& out, size_t max) {
+size_t WikiDumpSource::read_utf8(std::string& out, size_t max) {
   for (;;) {
     while (!eof_ && raw_.size() < max) {
       if (fill_raw(max - raw_.size()) == 0) break;
@@ -93,8 +93,8 @@ size_t DumpSource::read_utf8(std::string& out, size_t max) {
   }
 }
 
-size_t DumpSource::read_utf16(std::string& out, size_t max) {
-  const bool le = encoding_ == SourceEncoding::utf16le;
+size_t WikiDumpSource::read_utf16(std::string& out, size_t max) {
+  const bool le = encoding_ == WikiDumpEncoding::utf16le;
   size_t before = out.size();
   while (out.size() == before) {
     if (!eof_) fill_raw(max);
@@ -131,4 +131,4 @@ size_t DumpSource::read_utf16(std::string& out, size_t max) {
   return out.size() - before;
 }
 
-}  // namespace bk::wiki
+}  // namespace bk

@@ -12,18 +12,18 @@
 #include <string>
 #include <string_view>
 
-namespace bk::wiki {
+namespace bk {
 
-enum class SourceEncoding { utf8, utf16le, utf16be };
+enum class WikiDumpEncoding { utf8, utf16le, utf16be };
 
-class DumpSource {
+class WikiDumpSource {
  public:
-  explicit DumpSource(Input& input) : input_(input) {}
+  explicit WikiDumpSource(Input& input) : input_(input) {}
 
   // Appends at most about `max` bytes of valid UTF-8 to out; returns how many, 0 only at the end of input.
   size_t read(std::string& out, size_t max);
 
-  SourceEncoding encoding() const { return encoding_; }
+  WikiDumpEncoding encoding() const { return encoding_; }
   std::string_view encoding_name() const;
   const std::string& name() const { return input_.name(); }
   uint64_t input_offset() const { return input_.offset(); }  // decompressed bytes read so far
@@ -36,11 +36,11 @@ class DumpSource {
   size_t fill_raw(size_t max);  // reads more raw bytes after the carried-over ones; returns bytes read
 
   Input& input_;
-  SourceEncoding encoding_ = SourceEncoding::utf8;
+  WikiDumpEncoding encoding_ = WikiDumpEncoding::utf8;
   bool started_ = false, eof_ = false;
   std::string raw_;          // raw bytes not yet converted (a sequence split by a read, or the sniffed prefix)
   uint64_t raw_start_ = 0;   // decompressed offset of raw_[0]
   uint64_t skipped_ = 0;
 };
 
-}  // namespace bk::wiki
+}  // namespace bk

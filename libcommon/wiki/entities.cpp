@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace bk::wiki {
+namespace bk {
 namespace {
 
 struct NamedEntity {
@@ -98,4 +98,4 @@ void append_decoded(std::string_view text, std::string& out) {
 void append_html_decoded(std::string_view text, std::string& out) { append_decoded<decode_html_entity>(text, out); }
 void append_xml_decoded(std::string_view text, std::string& out) { append_decoded<decode_xml_entity>(text, out); }
 
-}  // namespace bk::wiki
+}  // namespace bk

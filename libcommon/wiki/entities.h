@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace bk::wiki {
+namespace bk {
 
 // If text[pos] is '&' starting a complete HTML character reference ("&name;", "&#123;", "&#x1F;"), appends
 // its UTF-8 to out, advances pos past the ';' and returns true. Otherwise returns false and leaves both alone.
@@ -21,4 +21,4 @@ void append_html_decoded(std::string_view text, std::string& out);
 // Appends text with XML references decoded.
 void append_xml_decoded(std::string_view text, std::string& out);
 
-}  // namespace bk::wiki
+}  // namespace bk

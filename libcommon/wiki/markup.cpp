@@ -2,9 +2,9 @@
 
 #include "wiki/markup_passes.h"
 
-namespace bk::wiki {
+namespace bk {
 
-std::vector<std::string> clean_wikitext(std::string_view wikitext, const MarkupOptions& options) {
+std::vector<std::string> clean_wikitext(std::string_view wikitext, const WikiMarkupOptions& options) {
   // Scratch buffers reused across articles on the same thread: the passes ping-pong between them.
   thread_local std::string a, b;
   a.clear();
@@ -20,4 +20,4 @@ std::vector<std::string> clean_wikitext(std::string_view wikitext, const MarkupO
   return paragraphs;
 }
 
-}  // namespace bk::wiki
+}  // namespace bk

@@ -17,18 +17,18 @@
 #include <string_view>
 #include <vector>
 
-namespace bk::wiki {
+namespace bk {
 
-struct MarkupOptions {
+struct WikiMarkupOptions {
   bool keep_headings = false;  // heading text as its own paragraph line
   bool keep_lists = false;     // list item text (*, #, :, ;) as lines
 };
 
 // The article's paragraphs, in order, each non-empty, without newlines, with single spaces.
-std::vector<std::string> clean_wikitext(std::string_view wikitext, const MarkupOptions& options);
+std::vector<std::string> clean_wikitext(std::string_view wikitext, const WikiMarkupOptions& options);
 
 // True for disambiguation (and set index) pages: a title ending in "(disambiguation)", a template such as
 // {{disambiguation}}, {{dab}}, {{hndis}}, {{geodis}}, {{set index article}}..., or __DISAMBIG__.
 bool is_disambiguation(std::string_view title, std::string_view wikitext);
 
-}  // namespace bk::wiki
+}  // namespace bk

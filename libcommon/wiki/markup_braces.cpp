@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace bk::wiki {
+namespace bk {
 namespace detail {
 namespace {
 
@@ -131,4 +131,4 @@ bool is_disambiguation(std::string_view title, std::string_view wikitext) {
   return false;
 }
 
-}  // namespace bk::wiki
+}  // namespace bk

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace bk::wiki::detail {
+namespace bk::detail {
 namespace {
 
 // Sections that hold references, links and lists rather than prose; dropped with their subsections.
@@ -222,7 +222,7 @@ int heading_level(std::string_view line, std::string_view& title) {
 
 }  // namespace
 
-void render_lines(std::string_view in, const MarkupOptions& options, std::vector<std::string>& paragraphs) {
+void render_lines(std::string_view in, const WikiMarkupOptions& options, std::vector<std::string>& paragraphs) {
   std::string paragraph;
   auto flush = [&] {
     tidy(paragraph);
@@ -281,4 +281,4 @@ void render_lines(std::string_view in, const MarkupOptions& options, std::vector
   flush();
 }
 
-}  // namespace bk::wiki::detail
+}  // namespace bk::detail

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-namespace bk::wiki::detail {
+namespace bk::detail {
 namespace {
 
 constexpr size_t npos = std::string_view::npos;
@@ -154,4 +154,4 @@ void unwrap_links(std::string_view in, std::string& out) {
   }
 }
 
-}  // namespace bk::wiki::detail
+}  // namespace bk::detail

@@ -8,12 +8,12 @@
 #include <string_view>
 #include <vector>
 
-namespace bk::wiki::detail {
+namespace bk::detail {
 
 void strip_comments_and_extension_tags(std::string_view in, std::string& out);
 void drop_templates_and_tables(std::string_view in, std::string& out);
 void unwrap_links(std::string_view in, std::string& out);
-void render_lines(std::string_view in, const MarkupOptions& options, std::vector<std::string>& paragraphs);
+void render_lines(std::string_view in, const WikiMarkupOptions& options, std::vector<std::string>& paragraphs);
 
 // One line's inline markup: HTML tags (inner text kept, <br> a space), '' and ''' quotes, __MAGIC__ words,
 // character references (no-break spaces become spaces), runs of white space squeezed to one space.
@@ -42,4 +42,4 @@ struct ByteSet {
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-}  // namespace bk::wiki::detail
+}  // namespace bk::detail

@@ -4,7 +4,7 @@
 #include <array>
 #include <cstring>
 
-namespace bk::wiki::detail {
+namespace bk::detail {
 namespace {
 
 // Tags dropped with everything inside them: references, formulas, code, galleries, scores, maps...
@@ -132,4 +132,4 @@ void strip_comments_and_extension_tags(std::string_view in, std::string& out) {
   }
 }
 
-}  // namespace bk::wiki::detail
+}  // namespace bk::detail

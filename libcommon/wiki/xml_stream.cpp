@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace bk::wiki {
+namespace bk {
 namespace {
 
 constexpr size_t kReadSize = 1 << 20;
@@ -55,15 +55,15 @@ bool parse_integer(std::string_view s, T& value) {
 
 }  // namespace
 
-DumpReader::DumpReader(Input& input) : source_(input) { buf_.reserve(2 * kReadSize); }
+WikiDumpReader::WikiDumpReader(Input& input) : source_(input) { buf_.reserve(2 * kReadSize); }
 
-bool DumpReader::read_more() {
+bool WikiDumpReader::read_more() {
   if (eof_) return false;
   if (source_.read(buf_, kReadSize) == 0) eof_ = true;
   return !eof_;
 }
 
-void DumpReader::compact() {
+void WikiDumpReader::compact() {
   // Only called between tokens, when nothing holds an index into buf_.
   if (pos_ >= kReadSize || pos_ == buf_.size()) {
     buf_.erase(0, pos_);
@@ -72,7 +72,7 @@ void DumpReader::compact() {
   }
 }
 
-size_t DumpReader::find_char(char c, size_t from) {
+size_t WikiDumpReader::find_char(char c, size_t from) {
   for (;;) {
     if (from < buf_.size()) {
       const void* hit = std::memchr(buf_.data() + from, c, buf_.size() - from);
@@ -83,7 +83,7 @@ size_t DumpReader::find_char(char c, size_t from) {
   }
 }
 
-size_t DumpReader::find_string(std::string_view s, size_t from) {
+size_t WikiDumpReader::find_string(std::string_view s, size_t from) {
   for (;;) {
     size_t hit = buf_.find(s, from);
     if (hit != npos) return hit;
@@ -92,7 +92,7 @@ size_t DumpReader::find_string(std::string_view s, size_t from) {
   }
 }
 
-void DumpReader::fail_at_end() {
+void WikiDumpReader::fail_at_end() {
   const std::string& name = source_.name();
   uint64_t at = source_.input_offset();
   if (!content_seen_) fail("{}: empty input", name);
@@ -102,10 +102,10 @@ void DumpReader::fail_at_end() {
   fail("{}: truncated dump: unexpected end of input before </mediawiki> at byte {}", name, at);
 }
 
-void DumpReader::check_declaration(std::string_view declaration, size_t at) {
+void WikiDumpReader::check_declaration(std::string_view declaration, size_t at) {
   if (declaration.substr(0, 5) != "<?xml") return;
   std::string encoding = lower(attribute(declaration, "encoding"));
-  bool utf16 = source_.encoding() != SourceEncoding::utf8;
+  bool utf16 = source_.encoding() != WikiDumpEncoding::utf8;
   bool ok = encoding.empty() || encoding == "utf-8" || encoding == "utf8" ||
             (utf16 && (encoding == "utf-16" || encoding == "utf-16le" || encoding == "utf-16be"));
   if (!ok)
@@ -113,7 +113,7 @@ void DumpReader::check_declaration(std::string_view declaration, size_t at) {
          attribute(declaration, "encoding"), offset_of(at));
 }
 
-void DumpReader::start_element(std::string_view name, bool self_closing, size_t at) {
+void WikiDumpReader::start_element(std::string_view name, bool self_closing, size_t at) {
   if (!root_seen_) {
     if (name != "mediawiki")
       fail("{}: not a MediaWiki XML export: the root element at byte {} is <{}>, not <mediawiki>", source_.name(),
@@ -147,7 +147,7 @@ void DumpReader::start_element(std::string_view name, bool self_closing, size_t 
       break;
   }
   if (kind == Kind::page) {
-    *page_ = Page{};
+    *page_ = WikiPage{};
     have_page_id_ = false;
   }
   if (self_closing) {
@@ -165,7 +165,7 @@ void DumpReader::start_element(std::string_view name, bool self_closing, size_t 
   }
 }
 
-bool DumpReader::end_element(std::string_view name, size_t at, Page& page) {
+bool WikiDumpReader::end_element(std::string_view name, size_t at, WikiPage& page) {
   if (stack_.empty())
     fail("{}: malformed XML: unexpected </{}> at byte {}", source_.name(), name, offset_of(at));
   Kind kind = stack_.back();
@@ -188,7 +188,7 @@ bool DumpReader::end_element(std::string_view name, size_t at, Page& page) {
   return false;
 }
 
-bool DumpReader::next(Page& page) {
+bool WikiDumpReader::next(WikiPage& page) {
   page_ = &page;
   while (!done_) {
     compact();
@@ -259,4 +259,4 @@ bool DumpReader::next(Page& page) {
   return false;
 }
 
-}  // namespace bk::wiki
+}  // namespace bk

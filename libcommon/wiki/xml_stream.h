@@ -1,7 +1,7 @@
 // A small streaming reader for MediaWiki XML exports (pages-articles and friends).
 //
 // It understands just the export schema: <mediawiki> <siteinfo><base/></siteinfo> <page> <title> <ns> <id>
-// <redirect/> <revision> ... <text>WIKITEXT</text> </revision> </page> ... </mediawiki>, and yields one Page
+// <redirect/> <revision> ... <text>WIKITEXT</text> </revision> </page> ... </mediawiki>, and yields one WikiPage
 // at a time. Memory is one page plus one read buffer, whatever the size of the dump. It is not a validating
 // XML parser: unknown elements are skipped, and only what a dump needs is checked (well-formed tags, the root
 // element, the encoding, truncation), each error naming the file and the byte offset.
@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace bk::wiki {
+namespace bk {
 
-struct Page {
+struct WikiPage {
   uint64_t id = 0;        // the page id (<page><id>), not a revision's
   std::string title;      // XML references decoded
   int ns = 0;             // namespace number; 0 = articles
@@ -24,16 +24,16 @@ struct Page {
   std::string text;       // wikitext of the (last) revision, XML references decoded
 };
 
-class DumpReader {
+class WikiDumpReader {
  public:
-  explicit DumpReader(Input& input);
+  explicit WikiDumpReader(Input& input);
 
   // Reads the next page; false after </mediawiki>. Throws bk::Error on a malformed or truncated dump.
-  bool next(Page& page);
+  bool next(WikiPage& page);
 
   uint64_t input_offset() const { return source_.input_offset(); }  // decompressed bytes read so far
   const std::string& base_url() const { return base_url_; }         // <siteinfo><base>, "" if absent
-  SourceEncoding encoding() const { return source_.encoding(); }
+  WikiDumpEncoding encoding() const { return source_.encoding(); }
 
  private:
   enum class Kind : unsigned char { root, siteinfo, base, page, title, ns, id, revision, text, other };
@@ -46,9 +46,9 @@ class DumpReader {
   [[noreturn]] void fail_at_end();
   void check_declaration(std::string_view declaration, size_t at);
   void start_element(std::string_view name, bool self_closing, size_t at);
-  bool end_element(std::string_view name, size_t at, Page& page);  // true when a page is complete
+  bool end_element(std::string_view name, size_t at, WikiPage& page);  // true when a page is complete
 
-  DumpSource source_;
+  WikiDumpSource source_;
   std::string buf_;
   size_t pos_ = 0;
   uint64_t buf_start_ = 0;  // offset of buf_[0] in the UTF-8 stream
@@ -57,8 +57,8 @@ class DumpReader {
   std::string* capture_ = nullptr;  // where the character data of the current element goes, if anywhere
   std::string scalar_;              // <ns> and <id> text
   bool have_page_id_ = false;
-  Page* page_ = nullptr;
+  WikiPage* page_ = nullptr;
   std::string base_url_;
 };
 
-}  // namespace bk::wiki
+}  // namespace bk

@@ -2,13 +2,20 @@
 # Every tool's options, walked from its --help (each subcommand's too): no flag is declared twice in one tool, and
 # a flag that several tools take has one default everywhere, except the flags listed below, whose meaning is each
 # tool's own. A flag group shared by tools is declared once in libcommon (add_loop_options, add_launcher_options),
-# so its defaults cannot drift apart.
+# so its defaults cannot drift apart. And each default is written once, in its config: no literal in any
+# default_value(...) of a main in tools/.
 source "$(dirname "$0")/lib.sh"
 tools=$(sed -n 's/^set(BERTKIT_TEXT_TOOLS \(.*\))$/\1/p' "$SRC/tools/CMakeLists.txt")
 torch_tools=$(sed -n 's/^set(BERTKIT_TORCH_TOOLS \(.*\))$/\1/p' "$SRC/tools/CMakeLists.txt")
 for tool in $torch_tools; do [ -x "$BIN/$tool" ] && tools="$tools $tool"; done
 for tool in $tools; do
   "$BIN/$tool" --help >"$TMP/help.$tool" || fail_case "$tool --help failed"
+done
+
+for main in "$SRC"/tools/*.cpp; do
+  CASES=$((CASES + 1))
+  literals=$(grep -nE 'default_value\(\s*("|-?[0-9])' "$main" || true)
+  [ -z "$literals" ] || fail_case "$(basename "$main"): a default written in the main, not read from its config: $literals"
 done
 
 report=$(python3 - "$TMP" $tools <<'PY'

@@ -12,13 +12,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   const bool valid_input = bk::utf8_invalid_offset(text) == std::string_view::npos;
   for (int variant = 0; variant < 2; ++variant) {
-    bk::wiki::MarkupOptions options;
+    bk::WikiMarkupOptions options;
     options.keep_headings = options.keep_lists = variant == 1;
-    for (const auto& p : bk::wiki::clean_wikitext(text, options)) {
+    for (const auto& p : bk::clean_wikitext(text, options)) {
       if (p.empty() || p.find('\n') != std::string::npos || p.front() == ' ' || p.back() == ' ') std::abort();
       if (valid_input && bk::utf8_invalid_offset(p) != std::string_view::npos) std::abort();
     }
   }
-  (void)bk::wiki::is_disambiguation(text.substr(0, 40), text);
+  (void)bk::is_disambiguation(text.substr(0, 40), text);
   return 0;
 }

@@ -1,7 +1,7 @@
 // The data loader over bin4 directories: every batch mixes the bins in the configured ratio.
 #include "test_data_loader_util.h"
 
-#include "data/hdf5_bin4.h"
+#include "data/bin4.h"
 #include "tasks/pretraining/sampler.h"
 
 #include <set>
@@ -28,7 +28,7 @@ std::string make_bin4(const ScratchDir& dir, const std::vector<int>& per_bin, in
     }
     writer.commit();
   }
-  bk::Bin4Options options;
+  bk::Bin4Config options;
   options.inputs = {input};
   options.output_dir = dir / "bins";
   options.shards_per_bin = shards;

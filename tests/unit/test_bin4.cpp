@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
-#include "data/hdf5_bin4.h"
+#include "data/bin4.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
 
@@ -60,14 +60,20 @@ TEST_CASE("bin4: bin boundaries are inclusive upper bounds") {
   CHECK(bk::bin_index(bins, 513) == -1);
 }
 
-TEST_CASE("bin4: --bins parsing and shard names") {
+TEST_CASE("bin4: --bins parsing and checking, and shard names") {
   CHECK(bk::parse_bins("128,256,384,512") == std::vector<int>{128, 256, 384, 512});
   CHECK(bk::parse_bins("64") == std::vector<int>{64});
-  CHECK_THROWS_AS(bk::parse_bins("128,128"), bk::UsageError);
-  CHECK_THROWS_AS(bk::parse_bins("256,128"), bk::UsageError);
+  CHECK(bk::format_bins(bk::Bin4Config().bins) == "128,256,384,512");
   CHECK_THROWS_AS(bk::parse_bins("128,,256"), bk::UsageError);
-  CHECK_THROWS_AS(bk::parse_bins("0,128"), bk::UsageError);
   CHECK_THROWS_AS(bk::parse_bins("12x"), bk::UsageError);
+  // Integers that are no bounds are the config's to refuse.
+  bk::Bin4Config c;
+  c.inputs = {"in.hdf5"};
+  for (const char* bad : {"128,128", "256,128", "0,128"}) {
+    CAPTURE(bad);
+    c.bins = bk::parse_bins(bad);
+    CHECK_THROWS_AS(c.validate(), bk::UsageError);
+  }
   CHECK(bk::shard_file_name(0, 4) == "part-00000-of-00004.hdf5");
   CHECK(bk::shard_file_name(12, 128) == "part-00012-of-00128.hdf5");
 }
@@ -91,7 +97,7 @@ TEST_CASE("bin4: samples are dealt round-robin to shards in input order, and --t
     }
     writer.commit();
   }
-  bk::Bin4Options o;
+  bk::Bin4Config o;
   o.shards_per_bin = 2;
   o.trim = true;
   o.quiet = true;
@@ -125,7 +131,7 @@ TEST_CASE("bin4: samples are dealt round-robin to shards in input order, and --t
     CHECK_THROWS_WITH_AS(bk::run_bin4(o), (o.output_dir + ": output directory exists and is not empty; use --force").c_str(),
                          bk::Error);
     o.force = true;
-    o.layout = bk::Hdf5Layout::varlength;
+    o.layout = "varlength";
     CHECK(bk::run_bin4(o).per_bin == std::vector<uint64_t>{4, 3, 2, 2});
     CHECK(bk::PretrainReader((dir / "out" / "512" / bk::shard_file_name(1, 2)).string()).layout() ==
           bk::Hdf5Layout::varlength);

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
+#include "cli/options.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "text/documents.h"
@@ -10,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -138,4 +140,26 @@ TEST_CASE("ordered_parallel keeps input order for any thread count and rethrows 
     CHECK_THROWS_WITH(failing(), "bad 40");
     CHECK(seen.size() == 40);
   }
+}
+
+TEST_CASE("default_text gives a double default the shortest text that reads back to it") {
+  CHECK(bk::default_text(0.0) == "0");
+  CHECK(bk::default_text(0.15) == "0.15");
+  CHECK(bk::default_text(0.1) == "0.1");
+  CHECK(bk::default_text(1e-4) == "0.0001");
+  CHECK(bk::default_text(2.5e-7) == "2.5e-07");
+}
+
+TEST_CASE("optional_value stores a flag only when it is given") {
+  auto parse = [](std::vector<const char*> argv) {
+    std::optional<int> level;
+    bk::Options opts("tool", "[options]", "A test.");
+    opts.add()("level", bk::optional_value(level), "a level");
+    argv.insert(argv.begin(), "tool");
+    CHECK(opts.parse(static_cast<int>(argv.size()), const_cast<char**>(argv.data())));
+    return level;
+  };
+  CHECK(parse({}) == std::nullopt);
+  CHECK(parse({"--level", "0"}) == 0);
+  CHECK(parse({"--level=-1"}) == -1);
 }

@@ -12,13 +12,13 @@
 #include <vector>
 
 using Sentences = std::vector<std::string>;
-using bk::seg::AbbrevKind;
-using bk::seg::SentenceSegmenter;
+using bk::AbbrevKind;
+using bk::SentenceSegmenter;
 
 namespace {
 
 Sentences split_en(const std::string& text) {
-  static SentenceSegmenter segmenter(bk::seg::SegmenterOptions{});
+  static SentenceSegmenter segmenter(bk::SentenceSegmenterOptions{});
   return segmenter.split(text);
 }
 
@@ -153,7 +153,7 @@ TEST_CASE("seg: pieces always rebuild the paragraph") {
 }
 
 TEST_CASE("seg: other languages use ICU's suppressions only") {
-  SentenceSegmenter german(bk::seg::SegmenterOptions{"de", ""});
+  SentenceSegmenter german(bk::SentenceSegmenterOptions{"de", ""});
   CHECK(german.split("Er kam z.B. spät. Dann ging er.") == Sentences{"Er kam z.B. spät.", "Dann ging er."});
   CHECK(german.split("Das Haus. Der Garten.") == Sentences{"Das Haus.", "Der Garten."});
   // The English list is not used: "Bros." followed by a capital breaks as ICU decides.
@@ -163,7 +163,7 @@ TEST_CASE("seg: other languages use ICU's suppressions only") {
 }
 
 TEST_CASE("seg: a language without ICU abbreviation data") {
-  SentenceSegmenter japanese(bk::seg::SegmenterOptions{"ja", ""});
+  SentenceSegmenter japanese(bk::SentenceSegmenterOptions{"ja", ""});
   CHECK(japanese.split("東京は大きい。大阪も大きい。Mr. Smith.") == Sentences{"東京は大きい。", "大阪も大きい。", "Mr.", "Smith."});
 }
 
@@ -172,7 +172,7 @@ TEST_CASE("seg: abbreviation files") {
   std::filesystem::create_directories(dir);
   {
     std::ofstream(dir / "abbr.txt") << "# extra entries\nAbt.\nzzq never\n\nmisc. lowercase\n";
-    bk::seg::SegmenterOptions options;
+    bk::SentenceSegmenterOptions options;
     options.abbreviations_file = (dir / "abbr.txt").string();
     SentenceSegmenter segmenter(options);
     CHECK(segmenter.split("See Abt. Vogel for it. Ask zzq. Moe about it.") ==
@@ -181,7 +181,7 @@ TEST_CASE("seg: abbreviation files") {
   }
   {
     std::ofstream(dir / "bad.txt") << "Abt.\nfoo sometimes\n";
-    bk::seg::SegmenterOptions options;
+    bk::SentenceSegmenterOptions options;
     options.abbreviations_file = (dir / "bad.txt").string();
     CHECK_THROWS_WITH_AS(SentenceSegmenter{options}, doctest::Contains("bad.txt: line 2: unknown kind"), bk::Error);
   }
@@ -189,7 +189,7 @@ TEST_CASE("seg: abbreviation files") {
 }
 
 TEST_CASE("seg: abbreviation table lookups") {
-  auto table = bk::seg::builtin_abbreviations("en_US");
+  auto table = bk::builtin_abbreviations("en_US");
   CHECK(table.find("Mr") == AbbrevKind::never_break);
   CHECK(table.find("U.S") == AbbrevKind::ambiguous);
   CHECK(table.find("etc") == AbbrevKind::before_lowercase);
@@ -197,12 +197,12 @@ TEST_CASE("seg: abbreviation table lookups") {
   CHECK_FALSE(table.find("house").has_value());
   CHECK(table.is_starter("The"));
   CHECK_FALSE(table.is_starter("Army"));
-  CHECK(bk::seg::builtin_abbreviations("de").size() == 0);
-  CHECK(bk::seg::builtin_abbreviations("eng").size() == 0);
+  CHECK(bk::builtin_abbreviations("de").size() == 0);
+  CHECK(bk::builtin_abbreviations("eng").size() == 0);
 }
 
 TEST_CASE("seg: clones split the same way on other threads") {
-  SentenceSegmenter prototype(bk::seg::SegmenterOptions{});
+  SentenceSegmenter prototype(bk::SentenceSegmenterOptions{});
   const std::string text = "Mr. Smith went to the U.S. He left. J. R. R. Tolkien wrote. Done.";
   const Sentences expected{"Mr. Smith went to the U.S.", "He left.", "J. R. R. Tolkien wrote.", "Done."};
   std::vector<Sentences> results(4);

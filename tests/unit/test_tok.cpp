@@ -7,7 +7,7 @@
 #include "tok/basic_tokenizer.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab.h"
-#include "tok/wordpiece.h"
+#include "tok/wordpiece_matcher.h"
 
 #include <filesystem>
 #include <fstream>
@@ -21,16 +21,16 @@ using Cps = std::initializer_list<char32_t>;
 namespace {
 
 Strings basic(std::string_view text, bool lower_case) {
-  bk::tok::BasicTokenizer tokenizer(lower_case);
-  bk::tok::Words words;
+  bk::BasicTokenizer tokenizer(lower_case);
+  bk::LineWords words;
   tokenizer.tokenize(text, words);
   Strings out;
   for (size_t i = 0; i < words.size(); ++i) out.emplace_back(words[i]);
   return out;
 }
 
-Strings pieces(const bk::tok::Vocab& vocab, std::string_view word) {
-  bk::tok::WordPieceMatcher matcher(vocab);
+Strings pieces(const bk::Vocab& vocab, std::string_view word) {
+  bk::WordPieceMatcher matcher(vocab);
   std::vector<int32_t> ids;
   matcher.encode_word(word, ids);
   Strings out;
@@ -48,21 +48,21 @@ fs::path write_temp(const std::string& name, const std::string& bytes) {
 
 TEST_CASE("vocab: line numbers are ids, lines are stripped, the last repeat wins, no final newline needed") {
   auto path = write_temp("vocab.txt", "[PAD]\n[UNK]\n  spaced \t\nhello\nhello\r\n\xc2\xa0nbsp\xe3\x80\x80\nlast");
-  auto vocab = bk::tok::Vocab::load(path.string());
+  auto vocab = bk::Vocab::load(path.string());
   CHECK(vocab.size() == 7);
   CHECK(vocab.token(2) == "spaced");
   CHECK(vocab.find("spaced") == 2);
   CHECK(vocab.find("hello") == 4);  // load_vocab at HEAD: vocab[token] = index, so the later line wins
   CHECK(vocab.find("nbsp") == 5);   // str.strip() also removes U+00A0 and U+3000
   CHECK(vocab.find("last") == 6);
-  CHECK(vocab.find("missing") == bk::tok::Vocab::kNotFound);
+  CHECK(vocab.find("missing") == bk::Vocab::kNotFound);
   CHECK(vocab.require_unk() == 1);
   fs::remove(path);
 }
 
 TEST_CASE("vocab: errors name the file") {
   auto path = write_temp("nounk.txt", "[PAD]\nhello\n");
-  auto vocab = bk::tok::Vocab::load(path.string());
+  auto vocab = bk::Vocab::load(path.string());
   try {
     vocab.require_unk();
     FAIL("no error for a vocabulary without [UNK]");
@@ -70,12 +70,12 @@ TEST_CASE("vocab: errors name the file") {
     CHECK(std::string(e.what()).find(path.string()) != std::string::npos);
     CHECK(std::string(e.what()).find("[UNK]") != std::string::npos);
   }
-  CHECK_THROWS_AS(bk::tok::WordPieceMatcher{vocab}, bk::Error);
+  CHECK_THROWS_AS(bk::WordPieceMatcher{vocab}, bk::Error);
   fs::remove(path);
-  CHECK_THROWS_AS(bk::tok::Vocab::load(path.string()), bk::Error);
+  CHECK_THROWS_AS(bk::Vocab::load(path.string()), bk::Error);
   auto bad = write_temp("bad.txt", "[UNK]\nok\nbad\xff\n");
   try {
-    bk::tok::Vocab::load(bad.string());
+    bk::Vocab::load(bad.string());
     FAIL("no error for invalid UTF-8");
   } catch (const bk::Error& e) {
     CHECK(std::string(e.what()).find("line 3") != std::string::npos);
@@ -84,26 +84,26 @@ TEST_CASE("vocab: errors name the file") {
 }
 
 TEST_CASE("vocab: continuation lookup does not need the ## string") {
-  auto vocab = bk::tok::Vocab::from_tokens({"[UNK]", "##", "##ing", "ing", "##"});
+  auto vocab = bk::Vocab::from_tokens({"[UNK]", "##", "##ing", "ing", "##"});
   CHECK(vocab.find_continuation("ing") == 2);
   CHECK(vocab.find("ing") == 3);
   CHECK(vocab.find("##") == 4);
-  CHECK(vocab.find_continuation("") == bk::tok::Vocab::kNotFound);
+  CHECK(vocab.find_continuation("") == bk::Vocab::kNotFound);
   CHECK(vocab.max_continuation_bytes() == 3);
 }
 
 TEST_CASE("python whitespace: str.isspace and str.strip") {
-  using bk::tok::is_python_space;
+  using bk::is_python_space;
   for (char32_t cp : Cps{0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1F, 0x20, 0x85, 0xA0, 0x1680, 0x2000, 0x200A, 0x2028,
                       0x2029, 0x202F, 0x205F, 0x3000})
     CHECK(is_python_space(cp));
   for (char32_t cp : Cps{0x08, 0x0E, 0x200B, 0x180E, 0xFEFF, 0x41}) CHECK_FALSE(is_python_space(cp));
-  CHECK(bk::tok::python_strip("\xe2\x80\xa8 a b\xc2\x85\t") == "a b");
-  CHECK(bk::tok::python_strip(" \t ").empty());
+  CHECK(bk::python_strip("\xe2\x80\xa8 a b\xc2\x85\t") == "a b");
+  CHECK(bk::python_strip(" \t ").empty());
 }
 
 TEST_CASE("character classes of the clean, Chinese and punctuation rules") {
-  using namespace bk::tok;
+  using namespace bk;
   for (char32_t cp : Cps{0x4E00, 0x9FFF, 0x3400, 0x4DBF, 0x20000, 0x2A6DF, 0x2A700, 0x2B73F, 0x2B740, 0x2B81F, 0x2B820,
                       0x2CEAF, 0xF900, 0xFAFF, 0x2F800, 0x2FA1F})
     CHECK(is_chinese_char(cp));
@@ -188,16 +188,16 @@ TEST_CASE("basic tokenizer: uncased is str.lower() per whitespace token, then NF
 }
 
 TEST_CASE("wordpiece: greedy longest match first with ## continuations") {
-  auto vocab = bk::tok::Vocab::from_tokens({"[UNK]", "un", "##aff", "##able", "a", "##b"});
+  auto vocab = bk::Vocab::from_tokens({"[UNK]", "un", "##aff", "##able", "a", "##b"});
   CHECK(pieces(vocab, "unaffable") == Strings{"un", "##aff", "##able"});
   CHECK(pieces(vocab, "unaffablex") == Strings{"[UNK]"});  // one uncovered piece makes the whole word [UNK]
   CHECK(pieces(vocab, "abb") == Strings{"a", "##b", "##b"});
-  auto longest = bk::tok::Vocab::from_tokens({"[UNK]", "ab", "abc", "##d", "##cd", "a"});
+  auto longest = bk::Vocab::from_tokens({"[UNK]", "ab", "abc", "##d", "##cd", "a"});
   CHECK(pieces(longest, "abcd") == Strings{"abc", "##d"});
 }
 
 TEST_CASE("wordpiece: more than 200 code points is [UNK], 200 is not") {
-  auto vocab = bk::tok::Vocab::from_tokens({"[UNK]", "a", "##a", "\xc3\xa9", "##\xc3\xa9"});
+  auto vocab = bk::Vocab::from_tokens({"[UNK]", "a", "##a", "\xc3\xa9", "##\xc3\xa9"});
   CHECK(pieces(vocab, std::string(200, 'a')).size() == 200);
   CHECK(pieces(vocab, std::string(201, 'a')) == Strings{"[UNK]"});
   std::string e200, e201;
@@ -210,8 +210,8 @@ TEST_CASE("wordpiece: more than 200 code points is [UNK], 200 is not") {
 TEST_CASE("full tokenizer on the real uncased vocabulary") {
   auto path = fs::path(BERTKIT_FIXTURES) / "vocab/bert-base-uncased-vocab.txt";
   if (!fs::exists(path)) return;  // fixtures are optional for the unit tests
-  auto vocab = bk::tok::Vocab::load(path.string());
-  bk::tok::FullTokenizer tokenizer(vocab, true);
+  auto vocab = bk::Vocab::load(path.string());
+  bk::FullTokenizer tokenizer(vocab, true);
   std::vector<int32_t> ids;
   tokenizer.encode("Hello, World!", ids);
   CHECK(ids == std::vector<int32_t>{7592, 1010, 2088, 999});
@@ -222,9 +222,9 @@ TEST_CASE("full tokenizer on the real uncased vocabulary") {
 
 TEST_CASE("word memo: a line encodes the same the first time, the second time, and after the memo starts over") {
   // Words that are not vocabulary entries (so they go through the memo), more distinct ones than it holds.
-  auto vocab = bk::tok::Vocab::from_tokens({"[UNK]", "x", "y", "z", "##x", "##y", "##z", "xy", "##zz"});
-  bk::tok::WordPieceMatcher matcher(vocab);
-  bk::tok::FullTokenizer tokenizer(vocab, true);
+  auto vocab = bk::Vocab::from_tokens({"[UNK]", "x", "y", "z", "##x", "##y", "##z", "xy", "##zz"});
+  bk::WordPieceMatcher matcher(vocab);
+  bk::FullTokenizer tokenizer(vocab, true);
   std::vector<int32_t> expected, got;
   for (int round = 0; round < 2; ++round)
     for (uint32_t n = 0; n < 140000; n += 3) {  // 46,667 distinct words: more than the memo keeps
@@ -240,8 +240,8 @@ TEST_CASE("word memo: a line encodes the same the first time, the second time, a
 
 TEST_CASE("vocab: distinct_ids is Python's list(vocab.keys()) for load_vocab's dict") {
   // Each token once, in the order of its first line, with the id of its last line.
-  auto vocab = bk::tok::Vocab::from_tokens({"a", "b", "a", "c", "b", "d"});
+  auto vocab = bk::Vocab::from_tokens({"a", "b", "a", "c", "b", "d"});
   CHECK(vocab.distinct_ids() == std::vector<int32_t>{2, 4, 3, 5});
-  auto plain = bk::tok::Vocab::from_tokens({"[UNK]", "x", "y"});
+  auto plain = bk::Vocab::from_tokens({"[UNK]", "x", "y"});
   CHECK(plain.distinct_ids() == std::vector<int32_t>{0, 1, 2});
 }

@@ -8,11 +8,11 @@
 
 namespace {
 std::string clean(std::string_view wikitext, bool headings = false, bool lists = false) {
-  bk::wiki::MarkupOptions options;
+  bk::WikiMarkupOptions options;
   options.keep_headings = headings;
   options.keep_lists = lists;
   std::string joined;
-  for (const auto& p : bk::wiki::clean_wikitext(wikitext, options)) {
+  for (const auto& p : bk::clean_wikitext(wikitext, options)) {
     if (!joined.empty()) joined += '\n';
     joined += p;
   }
@@ -125,7 +125,7 @@ TEST_CASE("wiki markup: leftovers of removed markup are tidied") {
 }
 
 TEST_CASE("wiki markup: disambiguation pages") {
-  using bk::wiki::is_disambiguation;
+  using bk::is_disambiguation;
   CHECK(is_disambiguation("Mercury (disambiguation)", "text"));
   CHECK(is_disambiguation("Mercury", "'''Mercury''' may be:\n* x\n{{disambiguation}}"));
   CHECK(is_disambiguation("Mercury", "{{Disambig|geo}}"));
@@ -140,9 +140,9 @@ TEST_CASE("wiki markup: disambiguation pages") {
 
 TEST_CASE("wiki entities: HTML and XML sets") {
   std::string out;
-  bk::wiki::append_html_decoded("&eacute;&hellip;&NotEqualTilde;&#0;&#xD800;&#1114112;&amp", out);
+  bk::append_html_decoded("&eacute;&hellip;&NotEqualTilde;&#0;&#xD800;&#1114112;&amp", out);
   CHECK(out == "é…\xE2\x89\x82\xCC\xB8\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD&amp");
   out.clear();
-  bk::wiki::append_xml_decoded("&amp;nbsp; &lt;&gt;&quot;&apos; &#233; &eacute;", out);
+  bk::append_xml_decoded("&amp;nbsp; &lt;&gt;&quot;&apos; &#233; &eacute;", out);
   CHECK(out == "&nbsp; <>\"' é &eacute;");
 }

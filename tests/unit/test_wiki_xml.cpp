@@ -24,12 +24,12 @@ fs::path write_temp(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-std::vector<bk::wiki::Page> read_all(const std::string& bytes, std::string* base = nullptr) {
+std::vector<bk::WikiPage> read_all(const std::string& bytes, std::string* base = nullptr) {
   auto path = write_temp("dump.xml", bytes);
   bk::Input input(path.string());
-  bk::wiki::DumpReader reader(input);
-  std::vector<bk::wiki::Page> pages;
-  bk::wiki::Page page;
+  bk::WikiDumpReader reader(input);
+  std::vector<bk::WikiPage> pages;
+  bk::WikiPage page;
   while (reader.next(page)) pages.push_back(page);
   if (base) *base = reader.base_url();
   return pages;

@@ -125,7 +125,7 @@ void run_bert_eval(const BertEvalConfig& options) {
   model->to(device);
   model->eval();
   if (!options.fill_mask_texts.empty()) {
-    const tok::Vocab vocab = tok::Vocab::load(options.vocab);
+    const Vocab vocab = Vocab::load(options.vocab);
     if (static_cast<int64_t>(vocab.size()) != model->config().vocab_size)
       fail("{}: {} tokens, but the model's vocab_size is {}", options.vocab, vocab.size(), model->config().vocab_size);
     for (const auto& text : options.fill_mask_texts)

@@ -15,7 +15,7 @@ namespace bk {
 // "probability"}]}]}. "[MASK]" in the text is the mask token itself (the text around it is tokenized as usual); the
 // sequence is [CLS] tokens [SEP], segment 0. Probabilities are the softmax over the whole vocabulary at each
 // masked position.
-nlohmann::ordered_json fill_mask(BertForPreTraining& model, const tok::Vocab& vocab, const std::string& text,
+nlohmann::ordered_json fill_mask(BertForPreTraining& model, const Vocab& vocab, const std::string& text,
                                  int64_t top_k, bool cased);
 
 }  // namespace bk

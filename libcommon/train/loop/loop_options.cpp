@@ -3,16 +3,7 @@
 #include "cli/options.h"
 #include "util/error.h"
 
-#include <fmt/format.h>
-
 namespace bk {
-
-namespace {
-
-// A double default as --help shows it: the shortest text that reads back to the value.
-std::string shown(double value) { return fmt::format("{}", value); }
-
-}  // namespace
 
 void LoopConfig::validate() const {
   if (output_dir.empty()) usage_fail("--output-dir must not be empty");
@@ -43,7 +34,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("output-dir", po::value(&c.output_dir)->required()->value_name("DIR"), "checkpoints, log.jsonl and tensorboard/ go here")
     ("train-batch-size", batch, "samples per process per optimizer step (split over the accumulation steps)")
     ("max-steps", steps, "optimizer steps of the whole run")
-    ("learning-rate", po::value(&c.learning_rate)->default_value(d.learning_rate, shown(d.learning_rate))->value_name("LR"),
+    ("learning-rate", po::value(&c.learning_rate)->default_value(d.learning_rate, default_text(d.learning_rate))->value_name("LR"),
      "peak learning rate")
     ("optimizer", po::value(&c.optimizer)->default_value(d.optimizer)->value_name("NAME"), "lamb (NVLAMB) or adamw")
     ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"),
@@ -54,12 +45,12 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"), "log every N steps")
     ("no-tensorboard", po::bool_switch()->notifier([&c](bool off) { c.tensorboard = !off; }),
      "do not write OUTPUT_DIR/tensorboard/ event files")
-    ("warmup-proportion", po::value(&c.warmup_proportion)->default_value(d.warmup_proportion, shown(d.warmup_proportion))
+    ("warmup-proportion", po::value(&c.warmup_proportion)->default_value(d.warmup_proportion, default_text(d.warmup_proportion))
      ->value_name("W"), "share of steps in linear warm-up")
     ("lr-decay", po::value(&c.lr_decay)->default_value(d.lr_decay)->value_name("D"), "poly (NVIDIA's, power 0.5) or linear")
-    ("weight-decay", po::value(&c.weight_decay)->default_value(d.weight_decay, shown(d.weight_decay))->value_name("WD"),
+    ("weight-decay", po::value(&c.weight_decay)->default_value(d.weight_decay, default_text(d.weight_decay))->value_name("WD"),
      "except biases and LayerNorm")
-    ("max-grad-norm", po::value(&c.max_grad_norm)->default_value(d.max_grad_norm, shown(d.max_grad_norm))->value_name("N"),
+    ("max-grad-norm", po::value(&c.max_grad_norm)->default_value(d.max_grad_norm, default_text(d.max_grad_norm))->value_name("N"),
      "LAMB pre-normalisation / AdamW clipping")
     ("gradient-accumulation-steps", po::value(&c.gradient_accumulation_steps)->default_value(d.gradient_accumulation_steps)
      ->value_name("K"), "micro-batches per step")
@@ -73,7 +64,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      "stop with a checkpoint after N steps of this run")
     ("throughput-warmup-steps", po::value(&c.throughput_warmup_steps)->default_value(d.throughput_warmup_steps)
      ->value_name("N"), "leave the first N steps out of the throughput figure")
-    ("peak-tflops", po::value(&c.peak_tflops)->default_value(d.peak_tflops, shown(d.peak_tflops))->value_name("T"),
+    ("peak-tflops", po::value(&c.peak_tflops)->default_value(d.peak_tflops, default_text(d.peak_tflops))->value_name("T"),
      "device peak for MFU (default: known GPUs)")
     ("device", po::value(&c.device)->default_value(d.device)->value_name("D"), "cpu or cuda (LOCAL_RANK picks the GPU)")
     ("no-sync-gradients", po::bool_switch(&c.no_sync_gradients), "independent workers; the best is kept at the end")

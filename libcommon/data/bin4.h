@@ -19,18 +19,21 @@
 
 namespace bk {
 
-struct Bin4Options {
+struct Bin4Config {
   std::vector<int> bins = {128, 256, 384, 512};  // strictly increasing upper bounds
   int shards_per_bin = 1;
   bool trim = false;                  // NVIDIA output: each bin's rows are as wide as its bound
-  std::optional<Hdf5Layout> layout;   // output layout; default: the first input's
-  int gzip_level = -1;                // -1: the layout's usual (NVIDIA 4, as its h5py writer; varlength 0)
-  int max_predictions = 0;            // P of NVIDIA output; 0: the NVIDIA inputs' largest P
+  std::string layout;                 // output layout, nvidia or varlength; "": the first input's
+  std::optional<int> gzip_level;      // 0-9; none: the layout's usual (NVIDIA 4, as its h5py writer; varlength 0)
+  std::optional<int> max_predictions; // P of NVIDIA output; none: the NVIDIA inputs' largest P
   bool drop_long = false;             // skip samples longer than the last bound instead of failing
   bool force = false;                 // write into an existing non-empty DIR
   bool quiet = false;
   std::string output_dir;
   std::vector<std::string> inputs;
+
+  // bk::UsageError naming the flag for a value no run can use.
+  void validate() const;
 };
 
 struct Bin4Result {
@@ -45,9 +48,12 @@ int bin_index(const std::vector<int>& bounds, size_t length);
 // "part-00003-of-00016.hdf5"
 std::string shard_file_name(int shard, int shards);
 
-// Parses "128,256,384,512"; throws UsageError (naming --bins) unless positive and strictly increasing.
+// --bins as text: "128,256,384,512" <-> {128, 256, 384, 512}. parse_bins throws UsageError (naming --bins) for an
+// item that is not an integer; whether the bounds can be used is validate()'s to say.
 std::vector<int> parse_bins(const std::string& text);
+std::string format_bins(const std::vector<int>& bins);
 
-Bin4Result run_bin4(const Bin4Options& options);
+// Validates the config, then writes the bins; throws bk::Error naming the file and row of a sample that does not fit.
+Bin4Result run_bin4(const Bin4Config& config);
 
 }  // namespace bk

@@ -1,4 +1,4 @@
-#include "tok/trainer.h"
+#include "tok/wordpiece_trainer.h"
 
 #include "util/error.h"
 #include "io/input.h"
@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace bk::tok {
+namespace bk {
 namespace {
 
 using Pair = std::pair<int32_t, int32_t>;
@@ -59,7 +59,7 @@ struct HeapEntry {
 }  // namespace
 
 std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<std::string>, uint64_t>>& words,
-                                      const TrainConfig& cfg) {
+                                      const WordpieceTrainerConfig& cfg) {
   Merger m;
   for (const auto& s : cfg.special_tokens) m.intern(s);
 
@@ -142,8 +142,8 @@ std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<st
   return m.pieces;
 }
 
-std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const TrainConfig& cfg, TrainStats& stats) {
-  if (cfg.vocab_size < cfg.special_tokens.size()) usage_fail("--vocab-size is smaller than the special tokens");
+std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const WordpieceTrainerConfig& cfg,
+                                     WordpieceTrainerStats& stats) {
   std::unordered_map<std::string, uint64_t> word_counts;
   using Counts = std::vector<std::pair<std::string, uint64_t>>;
   for (const auto& path : inputs) {
@@ -152,7 +152,7 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
     auto produce = [&](LineBatch& b) { return read_line_batch(reader, b); };
     auto work = [&](LineBatch& b) {
       BasicTokenizer basic(cfg.lower_case);
-      Words words;
+      LineWords words;
       std::unordered_map<std::string, uint64_t> local;
       for (size_t i = 0; i < b.size(); ++i) {
         if (size_t bad = utf8_invalid_offset(b.line(i)); bad != std::string_view::npos)
@@ -196,26 +196,4 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
   return pieces;
 }
 
-}  // namespace bk::tok
-
-#include "cli/progress.h"
-#include "io/output.h"
-
-namespace bk::tok {
-
-void run_train(const TrainRunConfig& cfg) {
-  Progress progress(cfg.quiet);
-  if (!cfg.output.empty() && cfg.output != "-") check_overwrite(cfg.output, cfg.force);
-  TrainStats stats;
-  std::vector<std::string> vocab = train_vocab(cfg.inputs.empty() ? std::vector<std::string>{"-"} : cfg.inputs, cfg.train, stats);
-  Output out(cfg.output, cfg.force);
-  for (const auto& token : vocab) {
-    out.write(token);
-    out.put('\n');
-  }
-  out.commit();
-  progress.finish(stats.bytes, fmt::format("{} lines, {} words ({} distinct), vocabulary of {}", stats.lines,
-                                           stats.words, stats.distinct_words, vocab.size()));
-}
-
-}  // namespace bk::tok
+}  // namespace bk

@@ -1,4 +1,4 @@
-#include "data/tfrecord2hdf5_run.h"
+#include "data/tfrecord2hdf5.h"
 
 #include "util/error.h"
 #include "cli/progress.h"
@@ -105,7 +105,7 @@ PretrainSample to_sample(const Record& r, size_t max_len, size_t max_preds) {
   return s;
 }
 
-void write_pretraining(RecordStream& stream, Record& first, const Tfrecord2Hdf5Config& cfg, Hdf5Layout layout,
+void write_pretraining(RecordStream& stream, Record& first, const Tfrecord2hdf5Config& cfg, Hdf5Layout layout,
                        const std::string& path) {
   PretrainWriterOptions options;
   options.layout = layout;
@@ -123,7 +123,7 @@ void write_pretraining(RecordStream& stream, Record& first, const Tfrecord2Hdf5C
   writer.commit();
 }
 
-void write_generic(RecordStream& stream, Record& first, const Tfrecord2Hdf5Config& cfg, const std::string& path) {
+void write_generic(RecordStream& stream, Record& first, const Tfrecord2hdf5Config& cfg, const std::string& path) {
   // Columns from the first record, by name so that map order does not matter.
   std::vector<Feature> features = first.example.features();
   std::sort(features.begin(), features.end(), [](const Feature& a, const Feature& b) { return a.name < b.name; });
@@ -157,8 +157,8 @@ void write_generic(RecordStream& stream, Record& first, const Tfrecord2Hdf5Confi
 }
 
 // Converts `inputs` into one HDF5 file at `path`.
-void convert(const std::vector<std::string>& inputs, const std::string& path, const Tfrecord2Hdf5Config& cfg,
-             Tfrecord2Hdf5Stats& stats) {
+void convert(const std::vector<std::string>& inputs, const std::string& path, const Tfrecord2hdf5Config& cfg,
+             Tfrecord2hdf5Stats& stats) {
   RecordStream stream(inputs, cfg.skip_corrupt);
   Record first;
   if (!stream.next(first)) fail("{}: no records", inputs.size() == 1 ? inputs[0] : "the inputs");
@@ -180,13 +180,21 @@ void convert(const std::vector<std::string>& inputs, const std::string& path, co
 
 }  // namespace
 
-Tfrecord2Hdf5Stats run_tfrecord2hdf5(const Tfrecord2Hdf5Config& cfg) {
-  if (cfg.layout != "auto" && cfg.layout != "nvidia" && cfg.layout != "varlength" && cfg.layout != "generic")
-    usage_fail("--layout must be auto, nvidia, varlength or generic, got '{}'", cfg.layout);
-  if (cfg.inputs.empty()) usage_fail("no input files");
-  if (cfg.output.empty() == cfg.output_dir.empty()) usage_fail("give either -o FILE or --output-dir DIR");
+void Tfrecord2hdf5Config::validate() const {
+  if (max_seq_length < 0 || max_predictions < 0) usage_fail("--max-seq-length and --max-predictions must be >= 0");
+  if (gzip_level < 0 || gzip_level > 9) usage_fail("--gzip must be 0-9, got {}", gzip_level);
+  if (layout != "auto" && layout != "nvidia" && layout != "varlength" && layout != "generic")
+    usage_fail("--layout must be auto, nvidia, varlength or generic, got '{}'", layout);
+  if (inputs.empty()) usage_fail("no input files");
+  if (output.empty() == output_dir.empty()) usage_fail("give either -o FILE or --output-dir DIR");
+  if (!output_dir.empty() && std::count(inputs.begin(), inputs.end(), "-") > 0)
+    usage_fail("--output-dir needs file inputs to name its outputs; use -o for stdin");
+}
+
+Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
+  cfg.validate();
   Progress progress(cfg.quiet);
-  Tfrecord2Hdf5Stats stats;
+  Tfrecord2hdf5Stats stats;
   if (!cfg.output.empty()) {
     convert(cfg.inputs, cfg.output, cfg, stats);
   } else {
@@ -194,7 +202,6 @@ Tfrecord2Hdf5Stats run_tfrecord2hdf5(const Tfrecord2Hdf5Config& cfg) {
     if (!fs::is_directory(cfg.output_dir)) fail("{}: not a directory", cfg.output_dir);
     std::vector<std::string> outputs;
     for (const auto& in : cfg.inputs) {
-      if (in == "-") usage_fail("--output-dir needs file inputs to name its outputs; use -o for stdin");
       std::string name = fs::path(in).filename().string();
       for (const char* ext : {".gz", ".bz2", ".tfrecord", ".tf_record", ".tfrecords", ".tfrec"})
         if (name.size() > std::string_view(ext).size() && name.ends_with(ext)) name.resize(name.size() - std::string_view(ext).size());

@@ -1,4 +1,4 @@
-#include "shard/shard_run.h"
+#include "shard/shard.h"
 
 #include "cli/run_tool.h"
 #include "cli/progress.h"
@@ -18,7 +18,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-namespace bk::shard {
+namespace bk {
 namespace {
 
 namespace fs = std::filesystem;
@@ -33,30 +33,13 @@ struct ShardFile {
 };
 
 // Combined shard numbering: training shards 0..N-1, then test shards N..N+M-1.
-std::vector<ShardFile> shard_files(const ShardConfig& c) {
+std::vector<ShardFile> shard_files(const std::string& prefix, uint32_t training_shards, uint32_t test_shards) {
   std::vector<ShardFile> files;
-  for (uint32_t i = 0; i < c.training_shards; ++i)
-    files.push_back({shard_path(c.prefix, "training", i, c.training_shards), "training", i, c.training_shards});
-  for (uint32_t i = 0; i < c.test_shards; ++i)
-    files.push_back({shard_path(c.prefix, "test", i, c.test_shards), "test", i, c.test_shards});
+  for (uint32_t i = 0; i < training_shards; ++i)
+    files.push_back({shard_path(prefix, "training", i, training_shards), "training", i, training_shards});
+  for (uint32_t i = 0; i < test_shards; ++i)
+    files.push_back({shard_path(prefix, "test", i, test_shards), "test", i, test_shards});
   return files;
-}
-
-void check_config(const ShardConfig& c) {
-  if (c.training_shards < 1) usage_fail("--training-shards must be at least 1");
-  if (!(c.test_fraction >= 0.0 && c.test_fraction < 1.0))
-    usage_fail("--test-fraction must be in [0, 1), got {}", c.test_fraction);
-  if (c.test_fraction > 0 && c.test_shards == 0)
-    usage_fail("--test-fraction {} needs --test-shards >= 1", c.test_fraction);
-  if (c.test_fraction == 0 && c.test_shards > 0)
-    usage_fail("--test-shards {} needs a --test-fraction above 0", c.test_shards);
-  if (c.training_shards > 99999 || c.test_shards > 99999) usage_fail("at most 99999 shards per split");
-  if (c.max_open < 1) usage_fail("--max-open-files must be at least 1");
-  if (c.inputs.empty()) usage_fail("no INPUT given (use - for stdin)");
-  if (std::count(c.inputs.begin(), c.inputs.end(), "-") > 1) usage_fail("stdin (-) can be given only once");
-  if (c.prefix.empty() || c.prefix == "-") usage_fail("-o PREFIX is required (shards are files, not stdout)");
-  fs::path prefix(c.prefix);
-  if (!prefix.has_filename()) usage_fail("-o PREFIX must end in a file name part, got '{}'", c.prefix);
 }
 
 // The output directory must exist and be writable: found out now, before a long first pass.
@@ -108,7 +91,7 @@ uint64_t read_sources(const std::vector<std::string>& sources, Progress& progres
   return index;
 }
 
-uint64_t split_documents(const Balance& b) {
+uint64_t split_documents(const ShardBalance& b) {
   uint64_t n = 0;
   for (uint64_t d : b.documents) n += d;
   return n;
@@ -128,7 +111,7 @@ std::string marker_json(const ShardConfig& c, const ShardSummary& s, const std::
   j["imbalance"] = {{"training", s.plan.training.imbalance()}, {"test", s.plan.test.imbalance()}};
   auto& list = j["shards"] = nlohmann::ordered_json::array();
   for (const auto& f : files) {
-    const Balance& b = std::strcmp(f.split, "test") == 0 ? s.plan.test : s.plan.training;
+    const ShardBalance& b = std::strcmp(f.split, "test") == 0 ? s.plan.test : s.plan.training;
     list.push_back({{"file", fs::path(f.path).filename().string()},
                     {"split", f.split},
                     {"documents", b.documents[f.index]},
@@ -139,12 +122,32 @@ std::string marker_json(const ShardConfig& c, const ShardSummary& s, const std::
 
 }  // namespace
 
-std::string marker_path(const std::string& prefix) { return prefix + ".done"; }
+std::string shard_marker_path(const std::string& prefix) { return prefix + ".done"; }
+
+void ShardConfig::validate() const {
+  if (training_shards < 1) usage_fail("--training-shards must be at least 1, got {}", training_shards);
+  if (test_shards < 0) usage_fail("--test-shards must not be negative, got {}", test_shards);
+  if (seed < 0) usage_fail("--seed must not be negative, got {}", seed);
+  if (max_open < 1) usage_fail("--max-open-files must be at least 1, got {}", max_open);
+  if (!(test_fraction >= 0.0 && test_fraction < 1.0))
+    usage_fail("--test-fraction must be in [0, 1), got {}", test_fraction);
+  if (test_fraction > 0 && test_shards == 0)
+    usage_fail("--test-fraction {} needs --test-shards >= 1", test_fraction);
+  if (test_fraction == 0 && test_shards > 0)
+    usage_fail("--test-shards {} needs a --test-fraction above 0", test_shards);
+  if (training_shards > 99999 || test_shards > 99999) usage_fail("at most 99999 shards per split");
+  if (inputs.empty()) usage_fail("no INPUT given (use - for stdin)");
+  if (std::count(inputs.begin(), inputs.end(), "-") > 1) usage_fail("stdin (-) can be given only once");
+  if (prefix.empty() || prefix == "-") usage_fail("-o PREFIX is required (shards are files, not stdout)");
+  if (!fs::path(prefix).has_filename()) usage_fail("-o PREFIX must end in a file name part, got '{}'", prefix);
+}
 
 ShardSummary run_shard(const ShardConfig& c) {
-  check_config(c);
-  const std::vector<ShardFile> files = shard_files(c);
-  const std::string marker = marker_path(c.prefix);
+  c.validate();
+  const auto training_shards = static_cast<uint32_t>(c.training_shards);
+  const auto test_shards = static_cast<uint32_t>(c.test_shards);
+  const std::vector<ShardFile> files = shard_files(c.prefix, training_shards, test_shards);
+  const std::string marker = shard_marker_path(c.prefix);
   // Refuse before reading anything: a long first pass should not end in "already exists".
   for (const auto& f : files) check_overwrite(f.path, c.force);
   check_overwrite(marker, c.force);
@@ -174,14 +177,14 @@ ShardSummary run_shard(const ShardConfig& c) {
   summary.documents = documents;
   for (uint64_t b : sizes) summary.bytes += b;
 
-  summary.plan = make_plan(sizes, c.training_shards, c.test_shards, c.test_fraction, c.seed);
-  const Plan& plan = summary.plan;
+  summary.plan = make_shard_plan(sizes, training_shards, test_shards, c.test_fraction, static_cast<uint64_t>(c.seed));
+  const ShardPlan& plan = summary.plan;
 
   if (c.force) ::unlink(marker.c_str());
 
   // Pass 2 (repeated per group of shards): stream the documents into their shards.
   const uint32_t total_shards = static_cast<uint32_t>(files.size());
-  const uint32_t group = open_file_budget(c.max_open);
+  const uint32_t group = open_file_budget(static_cast<uint32_t>(c.max_open));
   for (uint32_t first = 0; first < total_shards; first += group) {
     const uint32_t last = std::min(total_shards, first + group);
     std::vector<std::unique_ptr<Output>> outputs;
@@ -193,7 +196,7 @@ ShardSummary run_shard(const ShardConfig& c) {
       if (i >= documents || doc.bytes() != sizes[i])
         fail("{}: line {}: the input changed between passes (document {})", source.name(), doc.first_line, i + 1);
       uint32_t to = plan.shard_of[i];
-      uint32_t combined = (to & Plan::kTest) ? c.training_shards + (to & ~Plan::kTest) : to;
+      uint32_t combined = (to & ShardPlan::kTest) ? training_shards + (to & ~ShardPlan::kTest) : to;
       if (combined >= first && combined < last) write_document(*outputs[combined - first], doc.lines);
     };
     uint64_t seen = read_sources(sources, progress, pass.c_str(), route);
@@ -212,4 +215,4 @@ ShardSummary run_shard(const ShardConfig& c) {
   return summary;
 }
 
-}  // namespace bk::shard
+}  // namespace bk

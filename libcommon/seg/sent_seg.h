@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace bk::seg {
+namespace bk {
 
 struct SentSegConfig {
   std::string input = "-";
@@ -16,14 +16,18 @@ struct SentSegConfig {
   bool quiet = false;
   int threads = 1;                 // 0 = all hardware threads
   size_t batch_bytes = 256 << 10;  // input bytes per parallel work item
-  SegmenterOptions segmenter;
+  SentenceSegmenterOptions segmenter;
+
+  // bk::UsageError naming the flag for a value no run can use.
+  void validate() const;
 };
 
 struct SentSegStats {
   uint64_t documents = 0, paragraphs = 0, sentences = 0, bytes_in = 0, bytes_out = 0;
 };
 
-// Runs the whole tool; throws bk::Error (with file and line) on bad input or I/O failure.
+// Runs the whole tool, the config validated first; throws bk::Error (with file and line) on bad input or I/O
+// failure.
 SentSegStats run_sent_seg(const SentSegConfig& config);
 
-}  // namespace bk::seg
+}  // namespace bk

@@ -16,17 +16,22 @@ struct MkpretrainConfig {
   bool cased = false;
   InstanceConfig instances;
   std::string seed = "12345";      // a Python int, in decimal (may exceed 64 bits)
-  PretrainFormat format = PretrainFormat::tfrecord;
-  std::string hdf5_layout = "nvidia";
-  int gzip_level = 0;
+  std::string format;              // tfrecord or hdf5; "" = from the output's name, else tfrecord
+  std::string hdf5_layout = "nvidia";  // nvidia or varlength (hdf5 output)
+  int gzip_level = 0;              // HDF5 deflate level 1-9, 0 = none
   std::string output;
   std::vector<std::string> inputs;
-  int threads = 1;                 // tokenization threads (instance creation is one random stream)
+  int threads = 1;                 // tokenization threads, 0 = all (instance creation is one random stream)
   bool force = false;
   bool quiet = false;
+
+  // bk::UsageError naming the flag for a value no run can use.
+  void validate() const;
+  // The format written: format, else the output's name, else tfrecord (a validated config).
+  PretrainFormat output_format() const;
 };
 
-// Returns the number of instances written.
+// Validates the config, then runs; returns the number of instances written.
 size_t run_mkpretrain(const MkpretrainConfig& config);
 
 // Picks the format from an output file name (.tfrecord/.tf_record/.tfrec -> tfrecord, .hdf5/.h5 -> hdf5);

@@ -1,4 +1,4 @@
-#include "pretrain/mkpretrain_run.h"
+#include "pretrain/mkpretrain.h"
 
 #include "util/error.h"
 #include "cli/progress.h"
@@ -30,7 +30,8 @@ struct TokenizedLines {
 // Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
 // after Python's str.strip() starts a new document, a line whose tokens are empty is skipped, and documents run
 // on across input files unless a blank line separates them.
-Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_t& bytes, uint64_t& lines_read) {
+Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab, uint64_t& bytes,
+                   uint64_t& lines_read) {
   Corpus corpus;
   // English text makes about one token per 4 to 5 bytes: reserving one per 3 bytes of the regular input files
   // avoids copying the token array as it grows (pages never touched cost nothing).
@@ -45,11 +46,11 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
     LineReader reader(input);
     auto produce = [&](LineBatch& batch) { return read_line_batch(reader, batch); };
     auto work = [&](LineBatch& batch) {
-      thread_local std::unique_ptr<tok::FullTokenizer> tokenizer;
-      thread_local const tok::Vocab* tokenizer_vocab = nullptr;
+      thread_local std::unique_ptr<FullTokenizer> tokenizer;
+      thread_local const Vocab* tokenizer_vocab = nullptr;
       thread_local bool tokenizer_cased = false;
       if (!tokenizer || tokenizer_vocab != &vocab || tokenizer_cased != cfg.cased) {
-        tokenizer = std::make_unique<tok::FullTokenizer>(vocab, !cfg.cased);
+        tokenizer = std::make_unique<FullTokenizer>(vocab, !cfg.cased);
         tokenizer_vocab = &vocab;
         tokenizer_cased = cfg.cased;
       }
@@ -60,7 +61,7 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
         const std::string_view line = batch.line(i);
         if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
           fail("{}: line {}: invalid UTF-8 at column {}", batch.file, batch.first_line + i, bad + 1);
-        if (tok::python_strip(line).empty()) out.blank[i] = 1;
+        if (python_strip(line).empty()) out.blank[i] = 1;
         else tokenizer->append(line, out.ids);
         out.ends[i] = static_cast<uint32_t>(out.ids.size());
       }
@@ -72,7 +73,7 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
         else if (lines.ends[i] > begin) corpus.add_sentence({lines.ids.data() + begin, lines.ends[i] - begin});
       }
     };
-    ordered_parallel<LineBatch, TokenizedLines>(cfg.threads, produce, work, consume);
+    ordered_parallel<LineBatch, TokenizedLines>(threads, produce, work, consume);
     bytes += input.offset();
     lines_read += reader.line_number();
   }
@@ -80,13 +81,13 @@ Corpus read_corpus(const MkpretrainConfig& cfg, const tok::Vocab& vocab, uint64_
   return corpus;
 }
 
-int32_t require_token(const tok::Vocab& vocab, std::string_view token) {
+int32_t require_token(const Vocab& vocab, std::string_view token) {
   int32_t id = vocab.find(token);
-  if (id == tok::Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
+  if (id == Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
   return id;
 }
 
-MaskingVocab masking_vocab(const tok::Vocab& vocab) {
+MaskingVocab masking_vocab(const Vocab& vocab) {
   MaskingVocab m;
   m.cls_id = require_token(vocab, "[CLS]");
   m.sep_id = require_token(vocab, "[SEP]");
@@ -102,13 +103,13 @@ constexpr size_t kPrefetchDistance = 4;
 
 // Records are serialised and framed (CRCs included) in parallel chunks and written in order.
 void write_tfrecord(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
-                    const MkpretrainConfig& cfg) {
+                    const MkpretrainConfig& cfg, int threads) {
   Output out(cfg.output, cfg.force);
   constexpr size_t kChunk = 2048;
   const size_t count = instances.list.size();
   size_t next = 0;
   ordered_parallel<std::pair<size_t, size_t>, std::string>(
-      cfg.threads,
+      threads,
       [&](std::pair<size_t, size_t>& range) {
         if (next == count) return false;
         range = {next, std::min(count, next + kChunk)};
@@ -138,7 +139,7 @@ void write_tfrecord(const Corpus& corpus, const Instances& instances, const Mask
 void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
                 const MkpretrainConfig& cfg) {
   PretrainWriterOptions options;
-  if (!parse_layout(cfg.hdf5_layout, options.layout)) usage_fail("--layout must be nvidia or varlength");
+  parse_layout(cfg.hdf5_layout, options.layout);  // a known name: validate() checked it
   options.seq_len = cfg.instances.max_seq_length;
   options.max_predictions = cfg.instances.max_predictions;
   options.gzip_level = cfg.gzip_level;
@@ -170,29 +171,50 @@ bool format_from_name(const std::string& path, PretrainFormat& format) {
   return false;
 }
 
-size_t run_mkpretrain(const MkpretrainConfig& cfg) {
-  const auto& ic = cfg.instances;
+void MkpretrainConfig::validate() const {
+  if (threads < 0) usage_fail("--threads must be >= 0");
+  if (!format.empty() && format != "tfrecord" && format != "hdf5")
+    usage_fail("--format must be tfrecord or hdf5, got '{}'", format);
+  if (gzip_level < 0 || gzip_level > 9) usage_fail("--gzip must be 0-9, got {}", gzip_level);
+  const auto& ic = instances;
   if (ic.max_seq_length < 5) usage_fail("--max-seq-length must be at least 5, got {}", ic.max_seq_length);
   if (ic.max_predictions < 1) usage_fail("--max-predictions must be at least 1, got {}", ic.max_predictions);
   if (!(ic.masked_lm_prob > 0 && ic.masked_lm_prob <= 1)) usage_fail("--masked-lm-prob must be in (0, 1]");
   if (!(ic.short_seq_prob >= 0 && ic.short_seq_prob <= 1)) usage_fail("--short-seq-prob must be in [0, 1]");
   if (ic.dupe_factor < 1) usage_fail("--dupe-factor must be at least 1, got {}", ic.dupe_factor);
-  if (cfg.inputs.empty()) usage_fail("no input files");
-  if (cfg.format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);
+  if (inputs.empty()) usage_fail("no input files");
+  Hdf5Layout layout;
+  if (output_format() == PretrainFormat::hdf5 && !parse_layout(hdf5_layout, layout))
+    usage_fail("--layout must be nvidia or varlength");
+}
+
+PretrainFormat MkpretrainConfig::output_format() const {
+  PretrainFormat resolved = PretrainFormat::tfrecord;
+  if (format == "hdf5") resolved = PretrainFormat::hdf5;
+  else if (format.empty()) format_from_name(output, resolved);
+  return resolved;
+}
+
+size_t run_mkpretrain(const MkpretrainConfig& cfg) {
+  cfg.validate();
+  const auto& ic = cfg.instances;
+  const PretrainFormat format = cfg.output_format();
+  const int threads = cfg.threads == 0 ? hardware_threads() : cfg.threads;
+  if (format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);
 
   Progress progress(cfg.quiet);
-  tok::Vocab vocab = tok::Vocab::load(cfg.vocab_path);
+  Vocab vocab = Vocab::load(cfg.vocab_path);
   vocab.require_unk();
   MaskingVocab masking = masking_vocab(vocab);
   PyRandom rng;
   rng.seed_words(py_seed_words(cfg.seed));
 
   uint64_t bytes = 0, lines = 0;
-  Corpus corpus = read_corpus(cfg, vocab, bytes, lines);
+  Corpus corpus = read_corpus(cfg, threads, vocab, bytes, lines);
   if (corpus.num_docs() == 0)
     fail("{}: no documents: the input has no line with tokens", cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs");
   const Instances instances = create_instances(corpus, ic, masking, rng);
-  if (cfg.format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg);
+  if (format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg, threads);
   else write_hdf5(corpus, instances, masking, cfg);
   progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances", corpus.num_docs(),
                                      corpus.sentence_begin.size() - 1, instances.list.size()));

@@ -9,23 +9,27 @@
 
 namespace bk {
 
-struct Tfrecord2Hdf5Config {
+struct Tfrecord2hdf5Config {
   std::vector<std::string> inputs;
   std::string output;       // one HDF5 file for all inputs, or
   std::string output_dir;   // one DIR/<input name>.hdf5 per input
   std::string layout = "auto";  // auto | nvidia | varlength | generic
   int max_seq_length = 0;   // 0 = from the first record
   int max_predictions = 0;  // 0 = from the first record
-  int gzip_level = 0;
+  int gzip_level = 0;       // deflate level 1-9, 0 = none
   bool skip_corrupt = false;
   bool force = false;
   bool quiet = false;
+
+  // bk::UsageError naming the flag for a value or a combination no run can use.
+  void validate() const;
 };
 
-struct Tfrecord2Hdf5Stats {
+struct Tfrecord2hdf5Stats {
   uint64_t records = 0, skipped = 0, bytes = 0, outputs = 0;
 };
 
-Tfrecord2Hdf5Stats run_tfrecord2hdf5(const Tfrecord2Hdf5Config& config);
+// Validates the config, then converts; throws bk::Error naming the file, record and byte offset of a bad record.
+Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& config);
 
 }  // namespace bk

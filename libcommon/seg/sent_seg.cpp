@@ -1,5 +1,6 @@
-#include "seg/run.h"
+#include "seg/sent_seg.h"
 
+#include "util/error.h"
 #include "cli/progress.h"
 #include "io/input.h"
 #include "io/output.h"
@@ -9,8 +10,9 @@
 #include <fmt/format.h>
 
 #include <mutex>
+#include <regex>
 
-namespace bk::seg {
+namespace bk {
 
 namespace {
 
@@ -39,7 +41,15 @@ SegmentedBatch segment_batch(SentenceSegmenter& segmenter, const Batch& batch) {
 
 }  // namespace
 
+void SentSegConfig::validate() const {
+  if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
+  static const std::regex kLang("[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*");
+  if (!std::regex_match(segmenter.lang, kLang))
+    usage_fail("--lang expects a locale such as en or de_CH, got '{}'", segmenter.lang);
+}
+
 SentSegStats run_sent_seg(const SentSegConfig& config) {
+  config.validate();
   const int threads = config.threads == 0 ? hardware_threads() : config.threads;
   SentenceSegmenter prototype(config.segmenter);
   Input input(config.input);
@@ -91,4 +101,4 @@ SentSegStats run_sent_seg(const SentSegConfig& config) {
   return stats;
 }
 
-}  // namespace bk::seg
+}  // namespace bk

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-namespace bk::tok {
+namespace bk {
 
-struct TrainConfig {
+struct WordpieceTrainerConfig {
   size_t vocab_size = 30000;
   uint64_t min_frequency = 2;
   size_t limit_alphabet = 1000;
@@ -31,30 +31,16 @@ struct TrainConfig {
   int threads = 1;
 };
 
-struct TrainStats {
+struct WordpieceTrainerStats {
   uint64_t lines = 0, words = 0, distinct_words = 0, bytes = 0, merges = 0;
 };
 
 // Learns a vocabulary (tokens in id order) from the inputs ("-" = stdin).
-std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const TrainConfig& config, TrainStats& stats);
+std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const WordpieceTrainerConfig& config,
+                                     WordpieceTrainerStats& stats);
 
 // The BPE core on counted words (each word a sequence of characters as UTF-8 strings); exposed for tests.
 std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<std::string>, uint64_t>>& words,
-                                      const TrainConfig& config);
+                                      const WordpieceTrainerConfig& config);
 
-}  // namespace bk::tok
-
-namespace bk::tok {
-
-struct TrainRunConfig {
-  TrainConfig train;
-  std::vector<std::string> inputs;
-  std::string output = "-";
-  bool force = false;
-  bool quiet = false;
-};
-
-// `wordpiece train`: learns the vocabulary and writes it, one token per line (what Vocab::load reads).
-void run_train(const TrainRunConfig& config);
-
-}  // namespace bk::tok
+}  // namespace bk

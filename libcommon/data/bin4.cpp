@@ -1,4 +1,4 @@
-#include "data/hdf5_bin4.h"
+#include "data/bin4.h"
 
 #include "bertkit/version.h"
 #include "util/error.h"
@@ -8,6 +8,7 @@
 #include "io/output.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -66,19 +67,35 @@ std::vector<int> parse_bins(const std::string& text) {
     size_t comma = std::min(text.find(',', start), text.size());
     int value = 0;
     auto [end, ec] = std::from_chars(text.data() + start, text.data() + comma, value);
-    if (ec != std::errc() || end != text.data() + comma || value < 1)
+    if (ec != std::errc() || end != text.data() + comma)
       usage_fail("--bins: '{}' is not a positive integer", text.substr(start, comma - start));
-    if (!bins.empty() && value <= bins.back()) usage_fail("--bins: bounds must increase, but {} follows {}", value, bins.back());
     bins.push_back(value);
     start = comma + 1;
   }
   return bins;
 }
 
-Bin4Result run_bin4(const Bin4Options& o) {
-  if (o.bins.empty()) usage_fail("--bins: at least one bound is needed");
-  if (o.shards_per_bin < 1) usage_fail("--shards-per-bin must be positive, got {}", o.shards_per_bin);
-  if (o.inputs.empty()) usage_fail("no input files");
+std::string format_bins(const std::vector<int>& bins) { return fmt::format("{}", fmt::join(bins, ",")); }
+
+void Bin4Config::validate() const {
+  if (bins.empty()) usage_fail("--bins: at least one bound is needed");
+  for (size_t i = 0; i < bins.size(); ++i) {
+    if (bins[i] < 1) usage_fail("--bins: '{}' is not a positive integer", bins[i]);
+    if (i > 0 && bins[i] <= bins[i - 1])
+      usage_fail("--bins: bounds must increase, but {} follows {}", bins[i], bins[i - 1]);
+  }
+  Hdf5Layout parsed;
+  if (!layout.empty() && !parse_layout(layout, parsed))
+    usage_fail("--layout must be nvidia or varlength, got '{}'", layout);
+  if (gzip_level && (*gzip_level < 0 || *gzip_level > 9)) usage_fail("--gzip must be in [0, 9], got {}", *gzip_level);
+  if (max_predictions && *max_predictions <= 0)
+    usage_fail("--max-predictions must be positive, got {}", *max_predictions);
+  if (shards_per_bin < 1) usage_fail("--shards-per-bin must be positive, got {}", shards_per_bin);
+  if (inputs.empty()) usage_fail("no input files");
+}
+
+Bin4Result run_bin4(const Bin4Config& o) {
+  o.validate();
 
   // Open every input once first: a missing or malformed file fails before anything is written, and the
   // NVIDIA inputs' widths decide the output's.
@@ -89,11 +106,12 @@ Bin4Result run_bin4(const Bin4Options& o) {
     uint64_t bytes = fs::file_size(path, ec);
     inputs.push_back({path, reader.layout(), reader.rows(), ec ? 0 : bytes, reader.seq_len(), reader.max_predictions()});
   }
-  const Hdf5Layout layout = o.layout.value_or(inputs.front().layout);
-  int widest_input = 0, max_predictions = o.max_predictions;
+  Hdf5Layout layout = inputs.front().layout;
+  if (!o.layout.empty()) parse_layout(o.layout, layout);  // a known name: validate() checked it
+  int widest_input = 0, max_predictions = o.max_predictions.value_or(0);
   for (const auto& in : inputs) {
     widest_input = std::max(widest_input, in.layout == Hdf5Layout::nvidia ? in.seq_len : o.bins.back());
-    if (o.max_predictions == 0) max_predictions = std::max(max_predictions, in.max_predictions);
+    if (!o.max_predictions) max_predictions = std::max(max_predictions, in.max_predictions);
   }
   if (layout == Hdf5Layout::nvidia && max_predictions == 0)
     usage_fail("--max-predictions is needed to write the NVIDIA layout from varlength inputs");
@@ -110,7 +128,7 @@ Bin4Result run_bin4(const Bin4Options& o) {
     w.layout = layout;
     w.seq_len = o.trim ? o.bins[b] : widest_input;
     w.max_predictions = max_predictions;
-    w.gzip_level = o.gzip_level >= 0 ? o.gzip_level : (layout == Hdf5Layout::nvidia ? 4 : 0);
+    w.gzip_level = o.gzip_level.value_or(layout == Hdf5Layout::nvidia ? 4 : 0);
     w.chunk_rows = layout == Hdf5Layout::nvidia ? std::max<size_t>(64, 65536 / w.seq_len) : 1024;
     w.overwrite = o.force;
     for (int k = 0; k < K; ++k)

@@ -2,7 +2,7 @@
 //
 // Two kinds of passes over the inputs, so memory stays bounded by the largest document plus a few bytes per
 // document, never by the input:
-//   1. read every document once and keep only its size (8 bytes) -> shard::make_plan;
+//   1. read every document once and keep only its size (8 bytes) -> make_shard_plan;
 //   2. read the inputs again and append each document, in input order, to its shard. At most `max_open` shards
 //      are open at once; with more shards than that, pass 2 repeats for each group of shards.
 // Standard input cannot be read twice, so "-" is spooled during pass 1 to PREFIX.stdin-spool (removed at the end).
@@ -19,28 +19,31 @@
 #include <string>
 #include <vector>
 
-namespace bk::shard {
+namespace bk {
 
 struct ShardConfig {
   std::vector<std::string> inputs;  // "-" = stdin (at most once)
   std::string prefix;
-  uint32_t training_shards = 1;
-  uint32_t test_shards = 0;
+  int training_shards = 1;
+  int test_shards = 0;
   double test_fraction = 0.0;
-  uint64_t seed = 12345;
-  uint32_t max_open = 192;  // shards written per pass over the inputs
+  int64_t seed = 12345;
+  int max_open = 192;  // shards written per pass over the inputs
   bool force = false;
   bool quiet = false;
+
+  // bk::UsageError naming the flag for a value or a combination no run can use.
+  void validate() const;
 };
 
 struct ShardSummary {
   uint64_t documents = 0, bytes = 0, passes = 0;
-  Plan plan;
+  ShardPlan plan;
 };
 
-std::string marker_path(const std::string& prefix);  // PREFIX.done
+std::string shard_marker_path(const std::string& prefix);  // PREFIX.done
 
-// Checks the settings (UsageError), then does the work (Error on bad data). Prints the summary line unless quiet.
+// Checks the settings (validate), then does the work (Error on bad data). Prints the summary line unless quiet.
 ShardSummary run_shard(const ShardConfig& config);
 
-}  // namespace bk::shard
+}  // namespace bk

@@ -1,0 +1,36 @@
+// wiki-clean as a library call: a MediaWiki dump read, articles cleaned in parallel (wiki/markup.h) and written
+// in input order in one of three formats (wiki/article.h).
+#pragma once
+
+#include "wiki/markup.h"
+
+#include <cstdint>
+#include <string>
+
+namespace bk {
+
+struct WikiCleanConfig {
+  std::string input = "-";
+  std::string output = "-";
+  bool force = false;
+  std::string format = "text";  // text, jsonl or wikiextractor (wiki/article.h)
+  int threads = 1;  // 0 = all hardware threads
+  size_t min_chars = 0;  // articles whose cleaned text (paragraphs joined by "\n") is shorter are dropped
+  bool keep_disambiguation = false;
+  WikiMarkupOptions markup;
+  std::string url_base;  // "" = from the dump's <siteinfo><base>, else https://en.wikipedia.org/wiki
+  bool quiet = false;
+
+  // bk::UsageError naming the flag for a value no run can use.
+  void validate() const;
+};
+
+struct WikiCleanStats {
+  uint64_t pages = 0, articles = 0, redirects = 0, other_namespaces = 0, disambiguations = 0, too_short = 0;
+};
+
+// The whole tool: validates the config, then runs. Throws bk::Error (after writing every complete page to
+// stdout, or leaving no file with -o).
+WikiCleanStats run_wiki_clean(const WikiCleanConfig& config);
+
+}  // namespace bk
