@@ -75,10 +75,14 @@ nlohmann::json BertConfig::to_json() const {
           {"vocab_size", vocab_size}, {"layer_norm_eps", layer_norm_eps}};
 }
 
-nlohmann::json BertConfig::to_hf_json() const {
+nlohmann::json BertConfig::to_hf_json(const std::string& architecture, int64_t num_labels) const {
   nlohmann::json j = to_json();
   j["model_type"] = "bert";
-  j["architectures"] = {"BertForPreTraining"};
+  j["architectures"] = {architecture};
+  for (int64_t i = 0; i < num_labels; ++i) {
+    j["id2label"][std::to_string(i)] = "LABEL_" + std::to_string(i);
+    j["label2id"]["LABEL_" + std::to_string(i)] = i;
+  }
   j["pad_token_id"] = 0;
   j["position_embedding_type"] = "absolute";
   if (hidden_act == "gelu_tanh") j["hidden_act"] = "gelu_new";

@@ -29,8 +29,9 @@ struct BertConfig {
   static BertConfig from_json(const nlohmann::json& json, const std::string& where);
   // Google's keys (what bert_config.json holds).
   nlohmann::json to_json() const;
-  // HF transformers' config.json for BertForPreTraining (model_type, architectures, layer_norm_eps, ...).
-  nlohmann::json to_hf_json() const;
+  // HF transformers' config.json (model_type, architectures, layer_norm_eps, ...) for `architecture`;
+  // num_labels > 0 writes the classifier's id2label / label2id.
+  nlohmann::json to_hf_json(const std::string& architecture = "BertForPreTraining", int64_t num_labels = 0) const;
 
   // The embedding and decoder rows used internally: vocab_size rounded up to a multiple of `multiple`.
   int64_t padded_vocab_size(int64_t multiple = 8) const { return (vocab_size + multiple - 1) / multiple * multiple; }

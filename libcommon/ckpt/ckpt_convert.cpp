@@ -115,7 +115,8 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   } else {
     StagedDirectory dir(cfg.output, cfg.force);
     write_safetensors(dir.file("model.safetensors"), ck.model, kPtMetadata);
-    nlohmann::json config_json = cfg.to == "hf" ? out_config.to_hf_json() : out_config.to_json();
+    nlohmann::json config_json =
+        cfg.to == "hf" ? out_config.to_hf_json(head_architecture(ck.head), ck.num_labels) : out_config.to_json();
     write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
     if (cfg.to == "native" && !ck.optimizer.empty())
       write_safetensors(dir.file("optimizer.safetensors"), ck.optimizer, kPtMetadata);
@@ -123,7 +124,9 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   }
   std::string what = fmt::format("{} tensors ({} parameters)", ck.model.size(), count_parameters(ck.model));
   if (!ck.optimizer.empty()) what += fmt::format(", {} optimizer tensors", ck.optimizer.size());
+  if (ck.head != BertHead::pretraining) what += fmt::format(" of a {}", head_architecture(ck.head));
   if (ck.dropped_training_state) what += fmt::format(", {} training variables dropped", ck.dropped_training_state);
+  if (ck.dropped_pooler) what += fmt::format(", {} pooler tensors dropped (no pooler in it)", ck.dropped_pooler);
   if (!ck.unmapped.empty()) what += fmt::format(", {} unmapped dropped", ck.unmapped.size());
   progress.finish(count_bytes(ck.model) + count_bytes(ck.optimizer), what + " -> " + cfg.to);
 }

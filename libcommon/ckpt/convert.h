@@ -1,7 +1,8 @@
 // ckpt-convert's library side (torch-free; the run is ckpt_convert.h): reading a BERT pretraining checkpoint in any of the formats we know
 // into one canonical tensor set, and writing it out again.
 //
-// Canonical set: the BertForPreTraining parameters of ckpt/name_mapping.h under HF names, float32, true vocabulary
+// Canonical set: the parameters of BertForPreTraining, BertForQuestionAnswering or BertForSequenceClassification
+// (whichever head the input holds; ckpt/name_mapping.h) under HF names, float32, true vocabulary
 // size, HF layout (Linear weights [out, in]), in bert_pretraining_tensors() order; optionally Adam's moments as
 // "<name>.exp_avg" / "<name>.exp_avg_sq" in the same order and layout.
 //
@@ -12,6 +13,7 @@
 #pragma once
 
 #include "ckpt/bert_config.h"
+#include "ckpt/name_mapping.h"
 #include "ckpt/safetensors.h"
 
 #include <functional>
@@ -27,6 +29,9 @@ struct LoadedCheckpoint {
   std::vector<StTensor> optimizer;  // Adam moments (only when asked for and present)
   std::vector<std::string> unmapped;
   int dropped_training_state = 0;   // TF bookkeeping variables and (unless kept) optimizer slots skipped
+  BertHead head = BertHead::pretraining;  // from the head tensors present (name_mapping.h)
+  int64_t num_labels = 0;           // the classifier's rows
+  int dropped_pooler = 0;           // a question-answering checkpoint's pooler (HF's class has none)
 };
 
 struct LoadOptions {

@@ -164,7 +164,15 @@ LoadedCheckpoint load_tf(const std::string& input, const LoadOptions& options) {
   LoadedCheckpoint ck;
   ck.config_path = find_config(reader.prefix(), false, options.config_path);
   ck.config = BertConfig::load(ck.config_path);
-  auto expected = bert_pretraining_tensors(ck.config);
+  // The head: run_squad.py's or run_classifier.py's variables make a fine-tuned checkpoint.
+  for (const auto& t : reader.index().tensors) {
+    if (t.name == "cls/squad/output_weights") ck.head = BertHead::span;
+    if (t.name == "output_weights" && !t.shape.empty()) {
+      ck.head = BertHead::classifier;
+      ck.num_labels = t.shape[0];
+    }
+  }
+  auto expected = bert_tensors(ck.config, ck.head, ck.num_labels);
   auto names = expected_names(expected);
   std::map<std::string, const ExpectedTensor*> by_name;
   for (const auto& e : expected) by_name[e.name] = &e;
@@ -177,6 +185,10 @@ LoadedCheckpoint load_tf(const std::string& input, const LoadOptions& options) {
   std::map<std::string, std::string> claimed;  // output name -> TF name
   for (const auto& t : reader.index().tensors) {
     MappedTfName m = map_tf_name(t.name, names);
+    if (ck.head == BertHead::span && t.name.starts_with("bert/pooler/")) {
+      ++ck.dropped_pooler;  // BertForQuestionAnswering has no pooler
+      continue;
+    }
     if (m.role == TfRole::kUnmapped) {
       ck.unmapped.push_back(t.name);
       continue;
@@ -225,18 +237,29 @@ LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) 
   LoadedCheckpoint ck;
   ck.config_path = find_config(input, true, options.config_path);
   ck.config = BertConfig::load(ck.config_path);
-  auto expected = bert_pretraining_tensors(ck.config);
+  std::string model_path = (fs::path(input) / "model.safetensors").string();
+  SafetensorsReader model(model_path);
+  for (const auto& e : model.entries()) {
+    if (e.name == "qa_outputs.weight") ck.head = BertHead::span;
+    if (e.name == "classifier.weight" && !e.shape.empty()) {
+      ck.head = BertHead::classifier;
+      ck.num_labels = e.shape[0];
+    }
+  }
+  auto expected = bert_tensors(ck.config, ck.head, ck.num_labels);
   std::map<std::string, const ExpectedTensor*> by_name;
   for (const auto& e : expected) by_name[e.name] = &e;
 
   std::map<std::string, StTensor> weights, moments;
-  std::string model_path = (fs::path(input) / "model.safetensors").string();
-  SafetensorsReader model(model_path);
   std::vector<const StEntry*> wanted;
   for (const auto& e : model.entries()) {
     if (e.name == "cls.predictions.decoder.weight" || e.name == "cls.predictions.decoder.bias" ||
         e.name == "bert.embeddings.position_ids") {
       ++ck.dropped_training_state;  // copies of tied tensors and a constant buffer
+      continue;
+    }
+    if (ck.head == BertHead::span && e.name.starts_with("bert.pooler.")) {
+      ++ck.dropped_pooler;
       continue;
     }
     auto it = by_name.find(e.name);

@@ -30,7 +30,24 @@ bool is_training_state(const std::vector<std::string_view>& parts) {
   return false;
 }
 
+// The fine-tuned heads' variables, whose names follow no rule of the encoder's.
+std::string_view head_name(std::string_view path) {
+  if (path == "cls/squad/output_weights") return "qa_outputs.weight";
+  if (path == "cls/squad/output_bias") return "qa_outputs.bias";
+  if (path == "output_weights") return "classifier.weight";
+  if (path == "output_bias") return "classifier.bias";
+  return {};
+}
+
 }  // namespace
+
+const char* head_architecture(BertHead head) {
+  switch (head) {
+    case BertHead::span: return "BertForQuestionAnswering";
+    case BertHead::classifier: return "BertForSequenceClassification";
+    default: return "BertForPreTraining";
+  }
+}
 
 MappedTfName map_tf_name(std::string_view tf_name, const std::vector<std::string>& expected) {
   MappedTfName out;
@@ -45,12 +62,15 @@ MappedTfName map_tf_name(std::string_view tf_name, const std::vector<std::string
   if (parts.size() > 1 && (slot == "adam_v" || slot == "Adam_1")) role = TfRole::kAdamV;
   if (role != TfRole::kWeight) parts.pop_back();
 
-  std::string name;
+  std::string path;
+  for (std::string_view p : parts) path += (path.empty() ? "" : "/") + std::string(p);
+  std::string name(head_name(path));
+  const bool head = !name.empty();
   auto append = [&](std::string_view piece) {
     if (!name.empty()) name += '.';
     name += piece;
   };
-  for (size_t i = 0; i < parts.size(); ++i) {
+  for (size_t i = 0; !head && i < parts.size(); ++i) {
     std::string_view p = parts[i];
     bool last = i + 1 == parts.size();
     if (p.starts_with("layer_") && all_digits(p.substr(6))) {
@@ -84,7 +104,9 @@ std::string adam_state_name(const std::string& hf_name, TfRole role) {
   return hf_name + (role == TfRole::kAdamM ? ".exp_avg" : ".exp_avg_sq");
 }
 
-std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& c) {
+std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& c) { return bert_tensors(c, BertHead::pretraining); }
+
+std::vector<ExpectedTensor> bert_tensors(const BertConfig& c, BertHead head, int64_t num_labels) {
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   std::vector<ExpectedTensor> t;
   auto dense = [&](const std::string& prefix, int64_t out, int64_t in) {
@@ -110,7 +132,15 @@ std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& c) {
     dense(p + ".output.dense", H, I);
     layer_norm(p + ".output.LayerNorm");
   }
+  if (head == BertHead::span) {
+    dense("qa_outputs", 2, H);
+    return t;
+  }
   dense("bert.pooler.dense", H, H);
+  if (head == BertHead::classifier) {
+    dense("classifier", num_labels, H);
+    return t;
+  }
   dense("cls.predictions.transform.dense", H, H);
   layer_norm("cls.predictions.transform.LayerNorm");
   t.push_back({"cls.predictions.bias", {c.vocab_size}});

@@ -7,6 +7,9 @@
 //   .../kernel                                 -> .../weight, transposed ([in, out] -> [out, in])
 //   cls/predictions/output_bias                -> cls.predictions.bias
 //   cls/seq_relationship/output_weights | bias -> cls.seq_relationship.weight (not transposed) | bias
+// Fine-tuned heads (not transposed either: Google's scripts multiply by them with transpose_b):
+//   cls/squad/output_weights | output_bias     -> qa_outputs.weight | bias      (run_squad.py)
+//   output_weights | output_bias               -> classifier.weight | bias      (run_classifier.py)
 // Optimizer slots: VAR/adam_m, VAR/adam_v (google-research/bert's AdamWeightDecay and NVIDIA's LAMB) and
 // VAR/Adam, VAR/Adam_1 (tf.train.AdamOptimizer) are Adam's first and second moments of VAR; global_step,
 // beta1_power/beta2_power, LAMB* bookkeeping and loss-scale variables are training state we drop.
@@ -42,6 +45,11 @@ MappedTfName map_tf_name(std::string_view tf_name, const std::vector<std::string
 // The HF name of a parameter's optimizer state in a native checkpoint: "<name>.exp_avg" / "<name>.exp_avg_sq".
 std::string adam_state_name(const std::string& hf_name, TfRole role);
 
+// The head a checkpoint carries: BertForPreTraining's (MLM + NSP), BertForQuestionAnswering's (qa_outputs, no
+// pooler: HF's class has none) or BertForSequenceClassification's (classifier over the pooler).
+enum class BertHead { pretraining, span, classifier };
+const char* head_architecture(BertHead head);  // HF's class name
+
 struct ExpectedTensor {
   std::string name;            // HF name
   std::vector<int64_t> shape;  // HF layout, true vocab size
@@ -50,6 +58,8 @@ struct ExpectedTensor {
 // Every parameter of BertForPreTraining under `config`, in a fixed order (embeddings, layers, pooler, heads);
 // the tied decoder weight and bias are not listed (they are the word embeddings and cls.predictions.bias).
 std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& config);
+// The same for any head (num_labels: the classifier's rows).
+std::vector<ExpectedTensor> bert_tensors(const BertConfig& config, BertHead head, int64_t num_labels = 2);
 std::vector<std::string> expected_names(const std::vector<ExpectedTensor>& tensors);
 
 // True for the two tensors that carry one row per vocabulary entry (padded with --pad-vocab).

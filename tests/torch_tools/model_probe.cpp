@@ -4,14 +4,18 @@
 //       BATCH holds int64 input_ids, segment_ids, attention_mask [B, T] and optionally masked_lm_positions [B, P] and
 //       masked_lm_ids [B, P]; OUT gets mlm_logits (gathered, when positions are given), full_mlm_logits [B, T, V],
 //       nsp_logits, and with masked_lm_ids also mlm_loss, nsp_loss, mlm_correct, mlm_total (scalars).
+//   model_probe forward-task MODEL_DIR TASK BATCH.safetensors OUT.safetensors
+//       a fine-tuned model (tasks/finetune/finetuned_model.h): start_logits/end_logits, or logits.
 //   model_probe resave MODEL_DIR OUT_DIR
 //       loads a model directory and writes it back with save_model_dir.
 //   model_probe init CONFIG.json SEED OUT_DIR
 //       a freshly initialised model (at::manual_seed(SEED)) saved with save_model_dir.
 #include "cli/run_tool.h"
+#include "model/finetune_models.h"
 #include "model/model_dir.h"
 #include "tasks/pretraining/pretrain_loss.h"
 #include "model/safetensors_torch.h"
+#include "tasks/finetune/finetuned_model.h"
 
 #include <ATen/ATen.h>
 
@@ -47,6 +51,21 @@ int main(int argc, char** argv) {
       bk::save_safetensors(argv[4], out, {}, true);
       return 0;
     }
+    if (mode == "forward-task" && argc == 6) {  // a fine-tuned model: start/end or class logits
+      const auto model = bk::load_finetuned_model(argv[2], argv[3], at::Device(at::kCPU));
+      auto in = bk::load_safetensors(argv[4]);
+      auto get = [&](const char* name) { return in.at(name).to(at::kLong); };
+      std::map<std::string, at::Tensor> out;
+      if (model.qa) {
+        const auto l = model.spans(get("input_ids"), get("segment_ids"), get("attention_mask"));
+        out["start_logits"] = l.start;
+        out["end_logits"] = l.end;
+      } else {
+        out["logits"] = model.classes(get("input_ids"), get("segment_ids"), get("attention_mask"));
+      }
+      bk::save_safetensors(argv[5], out, {}, true);
+      return 0;
+    }
     if (mode == "resave" && argc == 4) {
       bk::save_model_dir(argv[3], *bk::load_model_dir(argv[2]), true);
       return 0;
@@ -57,6 +76,6 @@ int main(int argc, char** argv) {
       bk::save_model_dir(argv[4], model, true);
       return 0;
     }
-    bk::usage_fail("usage: model_probe forward MODEL_DIR BATCH OUT | resave MODEL_DIR OUT_DIR | init CONFIG SEED OUT_DIR");
+    bk::usage_fail("usage: model_probe forward MODEL_DIR BATCH OUT | forward-task MODEL_DIR TASK BATCH OUT | resave MODEL_DIR OUT_DIR | init CONFIG SEED OUT_DIR");
   });
 }
