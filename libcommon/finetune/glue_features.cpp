@@ -25,9 +25,7 @@ GlueFeatures GlueFeatures::convert(const GlueTask& task, const GlueExamples& exa
                                    const GlueFeatureOptions& options) {
   options.validate();
   const Vocab& vocab = tokenizer.vocab();
-  const int32_t cls = vocab.find("[CLS]"), sep = vocab.find("[SEP]");
-  if (cls == Vocab::kNotFound) fail("{}: the vocabulary has no [CLS] token", vocab.name());
-  if (sep == Vocab::kNotFound) fail("{}: the vocabulary has no [SEP] token", vocab.name());
+  const int32_t cls = vocab.require("[CLS]"), sep = vocab.require("[SEP]");
 
   GlueFeatures out;
   out.options_ = options;

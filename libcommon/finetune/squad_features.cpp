@@ -9,11 +9,6 @@
 namespace bk {
 namespace {
 
-int32_t require_token(const Vocab& vocab, std::string_view token) {
-  const int32_t id = vocab.find(token);
-  if (id == Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
-  return id;
-}
 
 // list[i] with Python's rule for i = -1 (the last element); the list is not empty.
 int32_t python_index(const std::vector<int32_t>& list, int32_t i) {
@@ -83,8 +78,8 @@ SquadFeatures SquadFeatures::convert(const SquadExamples& examples, FullTokenize
   SquadFeatures out;
   out.options_ = options;
   out.vocab_ = &tokenizer.vocab();
-  out.cls_id_ = require_token(tokenizer.vocab(), "[CLS]");
-  out.sep_id_ = require_token(tokenizer.vocab(), "[SEP]");
+  out.cls_id_ = tokenizer.vocab().require("[CLS]");
+  out.sep_id_ = tokenizer.vocab().require("[SEP]");
   out.docs_.resize(examples.documents.size());
   std::vector<uint8_t> tokenized(examples.documents.size(), 0);
   out.example_paragraph_.reserve(examples.examples.size());

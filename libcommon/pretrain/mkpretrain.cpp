@@ -81,17 +81,12 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
   return corpus;
 }
 
-int32_t require_token(const Vocab& vocab, std::string_view token) {
-  int32_t id = vocab.find(token);
-  if (id == Vocab::kNotFound) fail("{}: the vocabulary has no {} token", vocab.name(), token);
-  return id;
-}
 
 MaskingVocab masking_vocab(const Vocab& vocab) {
   MaskingVocab m;
-  m.cls_id = require_token(vocab, "[CLS]");
-  m.sep_id = require_token(vocab, "[SEP]");
-  m.mask_id = require_token(vocab, "[MASK]");
+  m.cls_id = vocab.require("[CLS]");
+  m.sep_id = vocab.require("[SEP]");
+  m.mask_id = vocab.require("[MASK]");
   m.is_continuation.resize(vocab.size());
   for (size_t id = 0; id < vocab.size(); ++id) m.is_continuation[id] = vocab.token(static_cast<int32_t>(id)).starts_with("##");
   m.random_word_ids = vocab.distinct_ids();

@@ -146,6 +146,12 @@ std::vector<int32_t> Vocab::distinct_ids() const {
 }
 
 int32_t Vocab::find(std::string_view token) const { return lookup(full_, token, 0); }
+
+int32_t Vocab::require(std::string_view token) const {
+  const int32_t id = find(token);
+  if (id == kNotFound) fail("{}: the vocabulary has no {} token", name_, token);
+  return id;
+}
 int32_t Vocab::find_continuation(std::string_view rest) const { return lookup(continuation_, rest, 2); }
 
 int32_t Vocab::require_unk() const {

@@ -28,6 +28,9 @@ class Vocab {
   static Vocab from_tokens(const std::vector<std::string>& tokens, std::string name = "<memory>");
 
   int32_t find(std::string_view token) const;                 // id of the exact token or kNotFound
+  // The id of a token the caller cannot do without ([CLS], [MASK], ...): bk::Error "VOCAB: the vocabulary has no
+  // TOKEN token" when it is absent.
+  int32_t require(std::string_view token) const;
   int32_t find_continuation(std::string_view rest) const;     // id of "##" + rest or kNotFound
   std::string_view token(int32_t id) const {
     const size_t i = static_cast<size_t>(id);

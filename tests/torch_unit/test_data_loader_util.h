@@ -2,6 +2,7 @@
 // with our PretrainWriter, and reading batches back into samples.
 #pragma once
 
+#include "../scratch_dir.h"
 #include "data/hdf5_writer.h"
 #include "tasks/pretraining/data_loader.h"
 
@@ -19,20 +20,7 @@ namespace loader_test {
 
 namespace fs = std::filesystem;
 
-// A fresh directory, removed with everything in it at the end of the test.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "bertkit-loader-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using bk_test::ScratchDir;
 
 // Sample `id` (< 28000): token 1 is 1000 + id, so a batch row tells which sample it is; everything else follows
 // from the id too, so a row can be compared with the sample written.

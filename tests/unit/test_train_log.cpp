@@ -1,5 +1,6 @@
 // The training log: JSON lines, human lines, appending on resume, TensorBoard scalars.
 #include "../error_of.h"
+#include "../scratch_dir.h"
 #include "data/tensorboard.h"
 #include "data/tfrecord.h"
 #include "train/loop/train_log.h"
@@ -13,24 +14,11 @@
 #include <fstream>
 #include <limits>
 
-namespace {
-
+using bk_test::ScratchDir;
 namespace fs = std::filesystem;
 
-// A fresh directory, removed with everything in it at the end of the test.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "bertkit-train-log-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+namespace {
+
 
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path);

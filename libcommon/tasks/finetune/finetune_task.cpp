@@ -98,20 +98,6 @@ void FinetuneTask::start(const TaskContext& context) {
   open_epoch(0);
 }
 
-torch::nn::Module& FinetuneTask::model() { return *model_; }
-
-NamedTensors FinetuneTask::parameters() const {
-  NamedTensors named;
-  for (const auto& p : model_->named_parameter_list()) named.emplace_back(p.name, p.tensor);
-  return named;
-}
-
-std::map<std::string, at::Tensor> FinetuneTask::model_state() const { return model_->state_dict(); }
-
-void FinetuneTask::load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) {
-  model_->load_state_dict(tensors, /*strict=*/true, where);
-}
-
 void FinetuneTask::load_init_checkpoint(const std::string& path) {
   const fs::path dir = fs::is_directory(path) ? fs::path(path) : fs::path(path).parent_path();
   const fs::path weights = fs::is_directory(path) ? dir / "model.safetensors" : fs::path(path);
@@ -132,6 +118,8 @@ void FinetuneTask::load_init_checkpoint(const std::string& path) {
     std::fprintf(stderr, "%s: %s: %zu tensors of other heads left out (%s...)\n", tool_name().c_str(), path.c_str(),
                  init.dropped.size(), init.dropped.front().c_str());
 }
+
+BertModelBase& FinetuneTask::bert() const { return *model_; }
 
 double FinetuneTask::flops_per_sequence(int64_t seq_len) const {
   return model_config_.training_flops_per_sequence(seq_len, 0);

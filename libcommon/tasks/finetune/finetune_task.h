@@ -16,7 +16,7 @@
 #include "ckpt/bert_config.h"
 #include "tasks/finetune/feature_rows.h"
 #include "tasks/finetune/finetune_config.h"
-#include "train/loop/task.h"
+#include "tasks/bert_task.h"
 
 #include <memory>
 
@@ -33,7 +33,7 @@ struct FinetuneBatch {
   int64_t size() const { return input_ids.size(0); }
 };
 
-class FinetuneTask : public TrainingTask {
+class FinetuneTask : public BertModelTask {
  public:
   // Reads the features now, so a bad file fails before anything else.
   explicit FinetuneTask(FinetuneTaskConfig config);
@@ -45,10 +45,6 @@ class FinetuneTask : public TrainingTask {
 
   void start(const TaskContext& context) override;
   const BertConfig& model_config() const override { return model_config_; }
-  torch::nn::Module& model() override;
-  NamedTensors parameters() const override;
-  std::map<std::string, at::Tensor> model_state() const override;
-  void load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) override;
   void load_init_checkpoint(const std::string& path) override;
   double flops_per_sequence(int64_t seq_len) const override;
 
@@ -62,6 +58,9 @@ class FinetuneTask : public TrainingTask {
   nlohmann::json description() const override;
   bool has_evaluation() const override { return !eval_.input_ids.empty(); }
   TaskEvaluation evaluate() override;
+
+ protected:
+  BertModelBase& bert() const override;
 
  private:
   FinetuneBatch make_batch(const std::vector<size_t>& rows, const FeatureRows& from) const;

@@ -10,22 +10,12 @@
 
 namespace bk {
 
-namespace {
-
-int32_t require_token(const Vocab& vocab, std::string_view token) {
-  const int32_t id = vocab.find(token);
-  if (id == Vocab::kNotFound) fail("{}: no {} token", vocab.name(), token);
-  return id;
-}
-
-}  // namespace
-
 nlohmann::ordered_json fill_mask(BertForPreTraining& model, const Vocab& vocab, const std::string& text,
                                  int64_t top_k, bool cased) {
   if (const size_t bad = utf8_invalid_offset(text); bad != std::string::npos)
     fail("--fill-mask text: invalid UTF-8 at byte {}", bad);
-  const int32_t cls = require_token(vocab, "[CLS]"), sep = require_token(vocab, "[SEP]");
-  const int32_t mask = require_token(vocab, "[MASK]");
+  const int32_t cls = vocab.require("[CLS]"), sep = vocab.require("[SEP]");
+  const int32_t mask = vocab.require("[MASK]");
   FullTokenizer tokenizer(vocab, !cased);
   // "[MASK]" would be split into "[", "mask", "]" by the basic tokenizer, so the text is cut at each literal
   // "[MASK]" and the pieces between are tokenized on their own.

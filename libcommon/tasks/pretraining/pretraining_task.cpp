@@ -32,19 +32,7 @@ void PretrainingTask::start(const TaskContext& context) {
          dc.batch_size, context.world);
 }
 
-torch::nn::Module& PretrainingTask::model() { return *model_; }
-
-NamedTensors PretrainingTask::parameters() const {
-  NamedTensors named;
-  for (const auto& p : model_->named_parameter_list()) named.emplace_back(p.name, p.tensor);
-  return named;
-}
-
-std::map<std::string, at::Tensor> PretrainingTask::model_state() const { return model_->state_dict(); }
-
-void PretrainingTask::load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) {
-  model_->load_state_dict(tensors, /*strict=*/true, where);
-}
+BertModelBase& PretrainingTask::bert() const { return *model_; }
 
 double PretrainingTask::flops_per_sequence(int64_t seq_len) const {
   return model_config_.training_flops_per_sequence(seq_len, config_.max_predictions);

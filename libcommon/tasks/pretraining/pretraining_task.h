@@ -7,7 +7,7 @@
 #include "ckpt/bert_config.h"
 #include "tasks/pretraining/data_loader.h"
 #include "tasks/pretraining/pretraining_config.h"
-#include "train/loop/task.h"
+#include "tasks/bert_task.h"
 
 #include <memory>
 #include <string>
@@ -16,8 +16,9 @@
 namespace bk {
 
 class BertForPreTraining;
+class BertModelBase;
 
-class PretrainingTask : public TrainingTask {
+class PretrainingTask : public BertModelTask {
  public:
   explicit PretrainingTask(PretrainingConfig config);
   ~PretrainingTask() override;
@@ -25,10 +26,6 @@ class PretrainingTask : public TrainingTask {
   void start(const TaskContext& context) override;
 
   const BertConfig& model_config() const override { return model_config_; }
-  torch::nn::Module& model() override;
-  NamedTensors parameters() const override;
-  std::map<std::string, at::Tensor> model_state() const override;
-  void load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) override;
   double flops_per_sequence(int64_t seq_len) const override;
 
   const std::vector<std::string>& loss_terms() const override { return terms_; }
@@ -39,6 +36,9 @@ class PretrainingTask : public TrainingTask {
 
   nlohmann::json data_position() const override;
   void restore_data_position(const nlohmann::json& position) override;
+
+ protected:
+  BertModelBase& bert() const override;
 
  private:
   PretrainingConfig config_;
