@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The scripts in pipelines/ run, with tiny settings on the CPU: the streaming text pipe, phase 1 -> phase 2 on one
-# node (--nproc-per-node), mpirun, and the Slurm batch script (srun stood in for by a launcher that sets the
+# node (--nproc-per-node), GLUE fine-tuning from its checkpoint on two workers, mpirun, and the Slurm batch script (srun stood in for by a launcher that sets the
 # variables srun sets, as there is no Slurm here).
 source "$(dirname "$0")/lib.sh"
 export BIN OMP_NUM_THREADS=1
@@ -25,6 +25,15 @@ expect_rc 0 "pretrain-single-node.sh"
 expect_out "phase 2 done: $TMP/pre/phase2/checkpoints/step-00000003" "phase 2 finished from phase 1"
 run env "${tiny[@]}" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/p1.hdf5" "$TMP/p2.hdf5" "$CFG" "$TMP/pre"
 expect_rc 0 "running it again resumes (nothing left to do)"
+
+# GLUE fine-tuning from that checkpoint, two workers, MRPC cut to a few steps.
+glue=(NPROC=2 DEVICE=cpu PRECISION=fp32 MAX_SEQ=64 BATCH=8 LR=1e-3 MAX_STEPS=3)
+run env "${glue[@]}" "$SRC/pipelines/finetune-glue.sh" mrpc "$FIXTURES/glue/MRPC" "$VOCAB" \
+  "$TMP/pre/phase2/checkpoints/step-00000003" "$TMP/mrpc"
+expect_rc 0 "finetune-glue.sh"
+CASES=$((CASES + 1))
+printf '%s' "$OUT" | grep -q '"eval_f1"' && [ -f "$TMP/mrpc/run/best/model.safetensors" ] && [ -f "$TMP/mrpc/run/best/task.json" ] \
+  || fail_case "finetune-glue.sh prints the dev scores and keeps the best model: $OUT"
 
 if command -v mpirun >/dev/null; then
   : >"$TMP/hosts"
