@@ -21,8 +21,6 @@ FinetuneTrainConfig::FinetuneTrainConfig() {
 
 void FinetuneTrainConfig::validate() const {
   task.validate();
-  if (loop.init_checkpoint != task.model_dir)
-    usage_fail("--init-checkpoint names the model to fine-tune (internal: the two settings must agree)");
   loop.validate();
 }
 

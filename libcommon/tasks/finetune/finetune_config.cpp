@@ -50,6 +50,8 @@ void FinetuneTaskConfig::validate() const {
   if (model_dir.empty()) usage_fail("--init-checkpoint is required: fine-tuning starts from a pretrained model");
   if (train_file.empty()) usage_fail("--train-file is required");
   if (epochs < 1) usage_fail("--epochs must be positive, got {}", epochs);
+  if (!eval_file.empty() && finetune_task_info(task).kind == FinetuneKind::span)
+    usage_fail("--eval-file: SQuAD is scored from its predictions (EM and F1), not during training");
 }
 
 }  // namespace bk

@@ -24,7 +24,7 @@ std::vector<std::string> finetune_task_names();
 
 struct FinetuneTaskConfig {
   std::string task;
-  std::string model_dir;    // the checkpoint to start from (its config.json gives the model's shape)
+  std::string model_dir;    // the checkpoint to start from (--init-checkpoint; its config.json gives the model's shape)
   std::string train_file;   // features (bert-finetune features --train)
   std::string eval_file;    // features with their labels, evaluated after each epoch (GLUE); optional
   int64_t epochs = 3;       // run_classifier.py's and run_squad.py's default num_train_epochs

@@ -50,8 +50,6 @@ FinetuneTask::FinetuneTask(FinetuneTaskConfig config)
         fail("{}: record {}: label {} but {} has {} labels", config_.train_file, i, train_.labels[i], info_.name,
              info_.num_labels());
   if (!config_.eval_file.empty()) {
-    if (info_.kind == FinetuneKind::span)
-      usage_fail("--eval-file: SQuAD is scored from predictions (bert-finetune predict), not during training");
     eval_ = read_feature_records(config_.eval_file);
     if (!eval_.has_labels()) fail("{}: no label_ids to evaluate against", config_.eval_file);
   }

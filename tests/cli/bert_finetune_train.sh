@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# bert-finetune train and bench: usage errors (exit 2, the flag named, nothing created), bad inputs (one line, exit
+# 1, the output directory not created), a pretraining checkpoint refused by bench. Training against HF is the compat
+# test's job (tests/compat/test_finetune_trajectory.py).
+source "$(dirname "$0")/lib.sh"
+[ -x "$BIN/bert-finetune" ] || { echo "skipped: bert-finetune not built"; exit 77; }
+need_fixtures
+MRPC_FEATURES=$FIXTURES/tfrecord/mrpc-run_classifier/train.tf_record
+OUTDIR=$TMP/run
+
+usage() {  # REGEX DESCRIPTION
+  expect_rc 2 "$2"
+  expect_err "^bert-finetune: $1; try --help\$" "$2: message"
+  CASES=$((CASES + 1)); [ ! -e "$OUTDIR" ] || fail_case "$2: $OUTDIR created"
+}
+error() {  # REGEX DESCRIPTION
+  expect_rc 1 "$2"
+  expect_err "^bert-finetune: error: $1\$" "$2: message"
+  CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] || fail_case "$2: more than one line: $ERR"
+  CASES=$((CASES + 1)); [ ! -e "$OUTDIR" ] || fail_case "$2: $OUTDIR created"
+}
+
+run bert-finetune train --help
+expect_rc 0 "train --help"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q -- '--eval-file' && printf '%s' "$OUT" | grep -q -- '--nproc-per-node' \
+  || fail_case "train --help lists its flags and the loop's"
+
+run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR"
+usage "--init-checkpoint is required: fine-tuning starts from a pretrained model" "no checkpoint"
+run bert-finetune train --task mrcp --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
+usage "--task must be one of squad, squad2, .*, got 'mrcp'" "unknown task"
+run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP" --epochs 0
+usage "--epochs must be positive, got 0" "no epochs"
+run bert-finetune train --task squad --train-file "$MRPC_FEATURES" --eval-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
+usage "--eval-file: SQuAD is scored from its predictions .*" "SQuAD eval file"
+run bert-finetune train --task mrpc --train-file "$TMP/none.tfrecord" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
+error "$TMP/none.tfrecord: cannot open: No such file or directory" "missing features"
+run bert-finetune train --task squad --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
+error "$MRPC_FEATURES: no start_positions: SQuAD training needs features made with --train" "GLUE features for SQuAD"
+run bert-finetune train --task mnli --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
+CASES=$((CASES + 1)); [ "$RC" = 1 ] || fail_case "MRPC features for MNLI: exit $RC"
+run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
+error "$TMP: no config.json beside the checkpoint" "a checkpoint directory without config.json"
+
+# bench: a pretraining checkpoint has no task head.
+printf '{"vocab_size": 99, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32, "max_position_embeddings": 32, "type_vocab_size": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}\n' >"$TMP/cfg.json"
+if [ -x "${TORCH_TEST_TOOLS:-}/model_probe" ]; then
+  "$TORCH_TEST_TOOLS/model_probe" init "$TMP/cfg.json" 1 "$TMP/pre"
+  run bert-finetune bench --checkpoint "$TMP/pre" --task mrpc
+  error "$TMP/pre/model.safetensors: no classifier.weight tensor: not a model fine-tuned for mrpc \(bert-finetune train makes one\)" "bench on a pretraining checkpoint"
+fi
+run bert-finetune bench --checkpoint "$TMP/pre" --task mrpc --batch-sizes 1,x
+usage "--batch-sizes: 'x' is not a number" "bench: bad batch sizes"
+run bert-finetune bench --checkpoint "$TMP/pre" --task mrpc --batch-sizes 0
+usage "--batch-sizes: 0 is not a positive batch size" "bench: zero batch"
+finish
