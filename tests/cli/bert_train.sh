@@ -9,8 +9,9 @@ VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
 CFG=$SRC/tests/fixtures/tiny_bert_config.json
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-factor 10 -o "$TMP/data.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
-train() { bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
-  --learning-rate 2e-2 --warmup-proportion 0.1 --seed 7 "$@"; }
+TRAIN=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10
+       --learning-rate 2e-2 --warmup-proportion 0.1 --seed 7)
+train() { "${TRAIN[@]}" "$@"; }
 # The values of a JSON field in a log, one per line (python as an independent reader).
 field() { python3 -c 'import json,sys; [print(d[sys.argv[2]]) for d in map(json.loads, open(sys.argv[1])) if sys.argv[2] in d]' "$1" "$2"; }
 
@@ -50,7 +51,9 @@ expect_same "$TMP/straight/checkpoints/step-00000020/model.safetensors" "$TMP/sp
   "20 straight steps == 10 + 10 resumed steps (model)"
 expect_same "$TMP/straight/checkpoints/step-00000020/optimizer.safetensors" "$TMP/split/checkpoints/step-00000020/optimizer.safetensors" \
   "20 straight steps == 10 + 10 resumed steps (optimizer)"
-train --output-dir "$TMP/killed" --max-steps 20 --checkpoint-every 3 >/dev/null 2>&1 &
+# In a subshell that execs, so that $! is bert-train itself: killing a shell that runs it would leave it running
+# beside the resumed run.
+(exec "${TRAIN[@]}" --output-dir "$TMP/killed" --max-steps 20 --checkpoint-every 3 >/dev/null 2>&1) &
 pid=$!
 for _ in $(seq 600); do [ -d "$TMP/killed/checkpoints/step-00000006" ] && break; sleep 0.05; done
 kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
