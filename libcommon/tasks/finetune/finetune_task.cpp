@@ -1,12 +1,12 @@
 #include "tasks/finetune/finetune_task.h"
 
+#include "cli/run_tool.h"
 #include "data/py_random.h"
 #include "model/finetune_models.h"
 #include "model/model_dir.h"
 #include "tasks/finetune/glue_metrics.h"
 #include "train/feed/data_position.h"
 #include "train/loop/checkpoint.h"
-#include "cli/run_tool.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -99,12 +99,9 @@ void FinetuneTask::start(const TaskContext& context) {
 void FinetuneTask::load_init_checkpoint(const std::string& path) {
   const fs::path dir = fs::is_directory(path) ? fs::path(path) : fs::path(path).parent_path();
   const fs::path weights = fs::is_directory(path) ? dir / "model.safetensors" : fs::path(path);
-  if (fs::exists(dir / "task.json")) {
-    const Checkpoint ckpt = load_checkpoint(dir.string(), /*with_optimizer=*/false);
-    const std::string other = ckpt.task.value("task", std::string());
-    if (!other.empty() && other != info_.name)
-      fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, info_.name);
-  }
+  const nlohmann::json described = read_checkpoint_task(dir.string());
+  const std::string other = described.is_object() ? described.value("task", std::string()) : "";
+  if (!other.empty() && other != info_.name) fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, info_.name);
   const FinetuneInit init = load_finetune_weights(*model_, load_model_tensors(weights.string()), head_prefix(),
                                                   weights.string());
   if (context_.quiet || context_.rank != 0) return;
@@ -162,18 +159,22 @@ FinetuneBatch FinetuneTask::make_batch(const std::vector<size_t>& rows, const Fe
   if (from.has_spans()) {
     batch.start_positions = at::empty({b}, at::kLong);
     batch.end_positions = at::empty({b}, at::kLong);
+    auto* start = batch.start_positions.data_ptr<int64_t>();
+    auto* end = batch.end_positions.data_ptr<int64_t>();
     for (int64_t i = 0; i < b; ++i) {
-      batch.start_positions[i] = from.start_positions[rows[static_cast<size_t>(i)]];
-      batch.end_positions[i] = from.end_positions[rows[static_cast<size_t>(i)]];
+      start[i] = from.start_positions[rows[static_cast<size_t>(i)]];
+      end[i] = from.end_positions[rows[static_cast<size_t>(i)]];
     }
   }
   if (from.has_labels()) {
-    const bool regression = info_.kind == FinetuneKind::regression;
-    batch.labels = at::empty({b}, regression ? at::kFloat : at::kLong);
-    for (int64_t i = 0; i < b; ++i) {
-      const float label = from.labels[rows[static_cast<size_t>(i)]];
-      if (regression) batch.labels[i] = label;
-      else batch.labels[i] = static_cast<int64_t>(label);
+    if (info_.kind == FinetuneKind::regression) {
+      batch.labels = at::empty({b}, at::kFloat);
+      auto* labels = batch.labels.data_ptr<float>();
+      for (int64_t i = 0; i < b; ++i) labels[i] = from.labels[rows[static_cast<size_t>(i)]];
+    } else {
+      batch.labels = at::empty({b}, at::kLong);
+      auto* labels = batch.labels.data_ptr<int64_t>();
+      for (int64_t i = 0; i < b; ++i) labels[i] = static_cast<int64_t>(from.labels[rows[static_cast<size_t>(i)]]);
     }
   }
   return batch;
@@ -260,19 +261,15 @@ TaskEvaluation FinetuneTask::evaluate() {
     const at::Tensor logits =
         classifier_->forward(dev(b.input_ids), dev(b.segment_ids), dev(b.attention_mask)).to(at::kFloat).cpu();
     if (info_.kind == FinetuneKind::regression) {
-      const at::Tensor p = logits.squeeze(-1);
+      const at::Tensor p = logits.squeeze(-1).contiguous();
       loss += (p - b.labels).pow(2).sum().item<double>();
-      for (int64_t i = 0; i < p.size(0); ++i) {
-        values.push_back(p[i].item<double>());
-        targets.push_back(b.labels[i].item<double>());
-      }
+      values.insert(values.end(), p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+      targets.insert(targets.end(), b.labels.data_ptr<float>(), b.labels.data_ptr<float>() + b.labels.numel());
     } else {
       loss += at::cross_entropy_loss(logits, b.labels, {}, at::Reduction::Sum).item<double>();
-      const at::Tensor p = logits.argmax(-1);
-      for (int64_t i = 0; i < p.size(0); ++i) {
-        predicted.push_back(p[i].item<int64_t>());
-        gold.push_back(b.labels[i].item<int64_t>());
-      }
+      const at::Tensor p = logits.argmax(-1).contiguous();
+      predicted.insert(predicted.end(), p.data_ptr<int64_t>(), p.data_ptr<int64_t>() + p.numel());
+      gold.insert(gold.end(), b.labels.data_ptr<int64_t>(), b.labels.data_ptr<int64_t>() + b.labels.numel());
     }
   }
   TaskEvaluation e;

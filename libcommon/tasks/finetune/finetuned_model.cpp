@@ -1,8 +1,8 @@
 #include "tasks/finetune/finetuned_model.h"
 
-#include "io/input.h"
 #include "model/finetune_models.h"
 #include "model/model_dir.h"
+#include "train/loop/checkpoint.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -24,13 +24,8 @@ FinetunedModel load_finetuned_model(const std::string& path, const std::string& 
     if (!fs::exists(dir / required)) fail("{}: no {}", path, required);
   const BertConfig config = BertConfig::load((dir / "config.json").string());
   m.max_seq_length = config.max_position_embeddings;
-  if (fs::exists(dir / "task.json")) {
-    nlohmann::json described;
-    try {
-      described = nlohmann::json::parse(read_file((dir / "task.json").string()));
-    } catch (const nlohmann::json::exception& e) {
-      fail("{}/task.json: not valid JSON: {}", path, e.what());
-    }
+  const nlohmann::json described = read_checkpoint_task(path);
+  if (!described.is_null()) {
     const std::string other = described.value("task", std::string());
     if (other != m.info->name) fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, m.info->name);
     m.max_seq_length = described.value("max_seq_length", m.max_seq_length);

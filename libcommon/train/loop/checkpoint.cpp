@@ -107,15 +107,18 @@ Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer) {
       fail("{}: not valid JSON: {}", path, e.what());
     }
   }
-  if (fs::exists(d / "task.json")) {
-    const std::string path = (d / "task.json").string();
-    try {
-      c.task = nlohmann::json::parse(read_file(path));
-    } catch (const nlohmann::json::exception& e) {
-      fail("{}: not valid JSON: {}", path, e.what());
-    }
-  }
+  c.task = read_checkpoint_task(dir);
   return c;
+}
+
+nlohmann::json read_checkpoint_task(const std::string& dir) {
+  const fs::path path = fs::path(dir) / "task.json";
+  if (!fs::exists(path)) return nullptr;
+  try {
+    return nlohmann::json::parse(read_file(path.string()));
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: not valid JSON: {}", path.string(), e.what());
+  }
 }
 
 std::string tensor_to_base64(const at::Tensor& bytes) {

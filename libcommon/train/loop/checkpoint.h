@@ -46,6 +46,9 @@ std::optional<std::string> latest_checkpoint(const std::string& output_dir);
 // Reads a checkpoint directory (optimizer and trainer state only if present). Errors name the directory and file.
 Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer = true);
 
+// A checkpoint directory's task.json (null when it has none); bk::Error naming the file when it is not JSON.
+nlohmann::json read_checkpoint_task(const std::string& dir);
+
 // The bytes of a CPU tensor (a generator state) as base64 for trainer_state.json, and back.
 std::string tensor_to_base64(const at::Tensor& bytes);
 at::Tensor tensor_from_base64(const std::string& text);
