@@ -31,7 +31,8 @@ echo "model: L=4 H=256 A=4 FF=1024, seq 128, batch 16, AdamW, $STEPS steps ($WAR
   --steps "$STEPS" --warmup "$WARMUP" --lr 1e-4 >"$TMP/hf.json"
 "$PYTHON" - "$TMP/run/log.jsonl" "$TMP/hf.json" "$WARMUP" <<'PY'
 import json, sys
-log = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[3]):]
+# The log also holds event lines (checkpoints saved): only the step lines count.
+log = [l for l in map(json.loads, open(sys.argv[1])) if "step_seconds" in l][int(sys.argv[3]):]
 hf = json.load(open(sys.argv[2]))
 ours = sum(l["step_seconds"] for l in log) / len(log)
 overhead = sum(l["data_seconds"] for l in log) / sum(l["step_seconds"] for l in log)
