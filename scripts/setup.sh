@@ -36,6 +36,14 @@ if [ "$want_python" = 1 ]; then
     "$VENV/bin/pip" install -q --disable-pip-version-check -r tests/requirements.txt
     echo "$stamp" >"$VENV/.bertkit-stamp"
   fi
+  wheels_stamp=$(sha256sum tests/peer_wheels.txt | cut -c1-16)
+  if [ "$(cat "$CACHE/wheels/.bertkit-stamp" 2>/dev/null)" != "$wheels_stamp" ]; then
+    echo "setup: downloading the peer wheels of tests/peer_wheels.txt into $CACHE/wheels" >&2
+    mkdir -p "$CACHE/wheels"
+    grep -v '^#' tests/peer_wheels.txt | xargs "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps \
+      --only-binary :all: -d "$CACHE/wheels"
+    echo "$wheels_stamp" >"$CACHE/wheels/.bertkit-stamp"
+  fi
 fi
 
 CACHE=${BERTKIT_CACHE:-$HOME/.cache/bertkit}

@@ -2,22 +2,27 @@
 // run_classifier.py, training on the loop bert-train uses, inference speed.
 #include "cli/options.h"
 #include "cli/run_tool.h"
+#include "cli/torch_backend.h"
 #include "finetune/bert_finetune.h"
+#include "launch/launcher.h"
 #include "tasks/finetune/bert_finetune_bench.h"
+#include "tasks/finetune/bert_finetune_predict.h"
 #include "tasks/finetune/bert_finetune_train.h"
 
 #include <cstdio>
 #include <cstring>
+#include <fmt/format.h>
 #include <string>
 
 namespace {
 
-constexpr const char* kSynopsis = "features|train|bench [options]";
+constexpr const char* kSynopsis = "features|train|predict|bench [options]";
 constexpr const char* kDescription =
     "Fine-tune BERT on SQuAD and GLUE.\n"
     "  features  a SQuAD JSON or GLUE TSV file -> the task's features as TFRecords, identical to\n"
     "            google-research/bert's run_squad.py and run_classifier.py\n"
     "  train     fine-tune a pretrained or fine-tuned checkpoint on features\n"
+    "  predict   a fine-tuned model's predictions (and scores) on a SQuAD or GLUE file, or one interactive answer\n"
     "  bench     inference speed of a fine-tuned model: sequences/s and latency percentiles per batch size";
 
 struct FeaturesOptions {
@@ -77,6 +82,35 @@ struct TrainOptions {
   }
 };
 
+struct PredictOptions {
+  bk::FinetunePredictConfig config;
+  bk::Options opts{"bert-finetune predict",
+                   "--task T --checkpoint DIR --vocab VOCAB (--predict-file F -o DIR | --question Q --context C | --text S)",
+                   "Predict with a fine-tuned model. SQuAD: DIR/predictions.json and nbest_predictions.json (and\n"
+                   "null_odds.json for squad2), what run_squad.py's write_predictions writes from the same logits; when\n"
+                   "the questions carry answers, the official evaluate-v1.1.py / evaluate-v2.0.py scores on stdout as\n"
+                   "one JSON object. GLUE: DIR/<TASK>.tsv in the GLUE submission format (index, prediction) and, when\n"
+                   "the file has labels, the task's scores. With --question and --context (SQuAD) or --text (GLUE):\n"
+                   "the answer or label and its probability as one JSON object, and nothing is written."};
+  PredictOptions() {
+    bk::add_bert_finetune_predict_options(opts, config);
+    opts.epilog(
+        "The features are made as `bert-finetune features` makes them; --max-seq-length defaults to the length\n"
+        "the checkpoint was fine-tuned with. The model's logits cover every position of each SQuAD feature, as\n"
+        "the reference's do. A GLUE file whose name starts with \"test\" has no labels; an MNLI file whose name\n"
+        "holds \"mismatched\" is written as MNLI-mm.tsv.\n"
+        "\n"
+        "Examples:\n"
+        "  bert-finetune predict --task squad --checkpoint squad/best --vocab vocab.txt \\\n"
+        "      --predict-file dev-v1.1.json -o squad-pred\n"
+        "  bert-finetune predict --task mrpc --checkpoint mrpc/best --vocab vocab.txt --predict-file MRPC/test.tsv -o glue\n"
+        "  bert-finetune predict --task squad --checkpoint squad/best --vocab vocab.txt \\\n"
+        "      --question \"Who built the engine?\" --context \"The engine was built by Aldous Penwright in 1871.\"\n"
+        "  bert-finetune predict --task sst-2 --checkpoint sst2/best --vocab vocab.txt --text \"a gripping film\"\n"
+        "Exit status: 0 ok, 1 error (no prediction file is left), 2 usage error, 130 interrupted.");
+  }
+};
+
 struct BenchOptions {
   bk::FinetuneBenchConfig config;
   bk::Options opts{"bert-finetune bench", "--checkpoint DIR --task T [--batch-sizes 1,8,32] [options]",
@@ -96,12 +130,54 @@ int run_top(int argc, char** argv) {
   bk::Options top("bert-finetune", kSynopsis, kDescription);
   if (!top.parse(argc, argv)) {
     if (argc > 1 && std::strcmp(argv[1], "--version") == 0) return 0;
-    std::printf("\n%s\n%s\n%s", FeaturesOptions().opts.help_text().c_str(), TrainOptions().opts.help_text().c_str(),
-                BenchOptions().opts.help_text().c_str());
+    std::printf("\n%s\n%s\n%s\n%s", FeaturesOptions().opts.help_text().c_str(), TrainOptions().opts.help_text().c_str(),
+                PredictOptions().opts.help_text().c_str(), BenchOptions().opts.help_text().c_str());
     return 0;
   }
-  bk::usage_fail("missing subcommand (features, train or bench)");
+  bk::usage_fail("missing subcommand (features, train, predict or bench)");
 }
+
+#ifdef BERTKIT_FINETUNE_TORCH
+// bert-finetune-torch: the subcommands that run a model, started by bert-finetune with the same arguments.
+int run_model_command(const std::string& command, int argc, char** argv) {
+  if (command == "train") {
+    TrainOptions o;
+    if (!o.opts.parse(argc - 1, argv + 1)) return 0;
+    if (o.config.loop.launch.launch()) return bk::run_local_workers(o.config.loop.launch, argc, argv);
+    o.config.loop.quiet = o.opts.quiet();
+    bk::run_bert_finetune_train(o.config);
+  } else if (command == "predict") {
+    PredictOptions o;
+    if (!o.opts.parse(argc - 1, argv + 1)) return 0;
+    o.config.quiet = o.opts.quiet();
+    bk::run_bert_finetune_predict(o.config);
+  } else {
+    BenchOptions o;
+    if (!o.opts.parse(argc - 1, argv + 1)) return 0;
+    o.config.quiet = o.opts.quiet();
+    bk::run_bert_finetune_bench(o.config);
+  }
+  return 0;
+}
+#else
+// train, predict and bench run in bert-finetune-torch, so that `features` and every --help start without loading
+// LibTorch (a third of a second, longer than making the features of a SQuAD dev file). The flags are checked here
+// first: usage errors and --help need no LibTorch, and a build without it says so.
+int run_model_command(const std::string& command, int argc, char** argv) {
+  if (command == "train") {
+    if (!TrainOptions().opts.parse(argc - 1, argv + 1)) return 0;
+  } else if (command == "predict") {
+    PredictOptions o;
+    if (!o.opts.parse(argc - 1, argv + 1)) return 0;
+    o.config.validate();
+  } else {
+    BenchOptions o;
+    if (!o.opts.parse(argc - 1, argv + 1)) return 0;
+    o.config.validate();
+  }
+  bk::exec_torch_backend("bert-finetune-torch", argv, fmt::format("bert-finetune {}", command));
+}
+#endif
 
 }  // namespace
 
@@ -111,21 +187,7 @@ int main(int argc, char** argv) {
     const std::string command = argv[1];
     // Subcommands see argv from their own name on, so their --help shows "bert-finetune features".
     if (command == "features") return run_features(argc - 1, argv + 1);
-    if (command == "train") {
-      TrainOptions o;
-      if (!o.opts.parse(argc - 1, argv + 1)) return 0;
-      if (o.config.loop.launch.launch()) return bk::run_local_workers(o.config.loop.launch, argc, argv);
-      o.config.loop.quiet = o.opts.quiet();
-      bk::run_bert_finetune_train(o.config);
-      return 0;
-    }
-    if (command == "bench") {
-      BenchOptions o;
-      if (!o.opts.parse(argc - 1, argv + 1)) return 0;
-      o.config.quiet = o.opts.quiet();
-      bk::run_bert_finetune_bench(o.config);
-      return 0;
-    }
-    bk::usage_fail("unknown subcommand '{}' (expected features, train or bench)", command);
+    if (command == "train" || command == "predict" || command == "bench") return run_model_command(command, argc, argv);
+    bk::usage_fail("unknown subcommand '{}' (expected features, train, predict or bench)", command);
   });
 }

@@ -35,12 +35,16 @@ void write_records(Output& out, size_t count, Fill&& fill) {
 }  // namespace
 
 void FinetuneFeaturesConfig::validate() const {
+  validate_tokenization();
+  if (input.empty()) usage_fail("missing INPUT (the SQuAD JSON or GLUE TSV file)");
+  if (output.empty()) usage_fail("-o/--output is required");
+}
+
+void FinetuneFeaturesConfig::validate_tokenization() const {
   if (task.empty()) usage_fail("--task is required");
   if (!squad() && !find_glue_task(task))
     usage_fail("--task must be squad, squad2 or a GLUE task ({}), got '{}'", glue_task_names(), task);
   if (vocab_path.empty()) usage_fail("--vocab is required");
-  if (input.empty()) usage_fail("missing INPUT (the SQuAD JSON or GLUE TSV file)");
-  if (output.empty()) usage_fail("-o/--output is required");
   if (squad()) {
     squad_options().validate();
   } else {
@@ -97,7 +101,7 @@ FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig&
   return summary;
 }
 
-void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& c) {
+void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& c, bool training) {
   const SquadFeatureOptions squad;  // the defaults, written once in the options structs
   const GlueFeatureOptions glue;
   options.add()
@@ -111,7 +115,9 @@ void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& c) {
     ("doc-stride", po::value<int>()->notifier([&c](int v) { c.doc_stride = v; })->value_name("S"),
      fmt::format("SQuAD: pieces between the starts of a document's windows (default {})", squad.doc_stride).c_str())
     ("max-query-length", po::value<int>()->notifier([&c](int v) { c.max_query_length = v; })->value_name("Q"),
-     fmt::format("SQuAD: question pieces kept (default {})", squad.max_query_length).c_str())
+     fmt::format("SQuAD: question pieces kept (default {})", squad.max_query_length).c_str());
+  if (!training) return;
+  options.add()
     ("train", po::bool_switch(&c.train),
      "training features: SQuAD answer positions (questions shuffled as run_squad.py does); GLUE: INPUT is a "
      "training file");

@@ -36,6 +36,8 @@ struct FinetuneFeaturesConfig {
 
   // bk::UsageError for a task, flag or value no run can use.
   void validate() const;
+  // The same, less INPUT and OUTPUT: what any subcommand that tokenizes for a task needs.
+  void validate_tokenization() const;
   bool squad() const { return task == "squad" || task == "squad2"; }
   SquadFeatureOptions squad_options() const;
   GlueFeatureOptions glue_options() const;
@@ -51,8 +53,8 @@ struct FinetuneFeaturesSummary {
 // existing file kept unless `force`), prints one summary line on stderr unless `quiet`.
 FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig& config);
 
-// Declares --task, --vocab, --cased, --max-seq-length, --doc-stride, --max-query-length and --train bound to
-// `config` (each default from the options structs), for every subcommand that makes features.
-void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& config);
+// Declares --task, --vocab, --cased, --max-seq-length, --doc-stride, --max-query-length and (with `training`)
+// --train bound to `config` (each default from the options structs), for every subcommand that makes features.
+void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& config, bool training = true);
 
 }  // namespace bk

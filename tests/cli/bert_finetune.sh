@@ -171,4 +171,20 @@ expect_err "^bert-finetune: mrpc: 1725 examples, 1725 features, 0 skipped, " "te
 run bert-finetune features --task mrpc --vocab "$VOCAB" --train -o "$TMP/test-as-train.tfrecord" "$MRPC/test.tsv"
 expect_rc 1 "a test file read as a training file needs labels"
 expect_err "test.tsv: line 4: unknown label '2'" "test file as training: its index column is no label"
+
+# features needs no LibTorch; train, predict and bench run in bert-finetune-torch, which bert-finetune starts from
+# beside itself. A bert-finetune without it (a build without LibTorch) still makes features and prints every --help,
+# and says what is missing for the rest.
+mkdir -p "$TMP/alone" && cp "$BIN/bert-finetune" "$TMP/alone/"
+run "$TMP/alone/bert-finetune" features -q --task mrpc --vocab "$VOCAB" -o "$TMP/alone/dev.tfrecord" "$MRPC/dev.tsv"
+expect_rc 0 "features without the LibTorch backend"
+run "$TMP/alone/bert-finetune" predict --help
+expect_rc 0 "predict --help without the LibTorch backend"
+run "$TMP/alone/bert-finetune" predict --task mrpc --checkpoint "$TMP" --vocab "$VOCAB" --text a --text-b b
+expect_rc 1 "predict without the LibTorch backend"
+expect_err "^bert-finetune: error: bert-finetune predict needs LibTorch, and this build has none \\(bert-finetune-torch is not beside $TMP/alone/bert-finetune\\): build with -DBERTKIT_WITH_TORCH=ON \\(scripts/setup.sh --torch\\)\$" "what is missing"
+run "$TMP/alone/bert-finetune" predict --task mrpc --checkpoint "$TMP" --vocab "$VOCAB" --text a --question b
+expect_rc 2 "usage errors are found without the backend"
+run "$TMP/alone/bert-finetune" train --task mrpc --train-file x --output-dir "$TMP/o" --bogus
+expect_rc 2 "unknown flags are found without the backend"
 finish

@@ -37,3 +37,15 @@ class Checks:
     def exit_code(self, name):
         print(f"{name}: {self.count} checks, {len(self.failures)} failed")
         return 1 if self.failures else 0
+
+
+def peer_wheel(prefix):
+    """A peer's wheel that scripts/setup.sh --python downloads without its dependencies into $BERTKIT_CACHE/wheels
+    (the tests read single files out of it); skips when it is not there."""
+    cache = os.environ.get("BERTKIT_CACHE") or os.path.dirname(os.path.dirname(os.path.dirname(sys.executable)))
+    folder = os.path.join(cache, "wheels")
+    found = sorted(f for f in os.listdir(folder) if f.startswith(prefix + "-") and f.endswith(".whl")) \
+        if os.path.isdir(folder) else []
+    if not found:
+        skip(f"no {prefix} wheel in {folder} (scripts/setup.sh --python downloads it)")
+    return os.path.join(folder, found[-1])

@@ -28,7 +28,8 @@ FinetunedModel load_finetuned_model(const std::string& path, const std::string& 
   if (!described.is_null()) {
     const std::string other = described.value("task", std::string());
     if (other != m.info->name) fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, m.info->name);
-    m.max_seq_length = described.value("max_seq_length", m.max_seq_length);
+    m.fine_tuned_length = described.value("max_seq_length", int64_t{0});
+    if (m.fine_tuned_length > 0) m.max_seq_length = m.fine_tuned_length;
   }
   const std::string weights = (dir / "model.safetensors").string();
   auto tensors = load_model_tensors(weights);

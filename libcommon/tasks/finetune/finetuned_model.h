@@ -24,6 +24,7 @@ struct FinetunedModel {
   std::shared_ptr<BertForSequenceClassification> classifier;  // classes and regression
   BertModelBase* base = nullptr;
   int64_t max_seq_length = 0;  // task.json's, else the model's max_position_embeddings
+  int64_t fine_tuned_length = 0;  // task.json's max_seq_length (the features it was trained on); 0 without one
   at::Device device{at::kCPU};
 
   // Eval mode, no gradients: start/end logits [B, T] (spans) or logits [B, labels] (the others), float32.

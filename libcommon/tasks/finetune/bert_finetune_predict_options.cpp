@@ -1,0 +1,64 @@
+#include "tasks/finetune/bert_finetune_predict.h"
+
+#include "cli/options.h"
+#include "tasks/finetune/finetune_config.h"
+#include "util/error.h"
+
+namespace bk {
+
+void FinetunePredictConfig::validate() const {
+  const FinetuneTaskInfo& info = finetune_task_info(features.task);
+  features.validate_tokenization();
+  if (checkpoint.empty()) usage_fail("--checkpoint is required");
+  const bool span = info.kind == FinetuneKind::span;
+  if (interactive()) {
+    if (!predict_file.empty()) usage_fail("--predict-file and --question/--text exclude each other");
+    if (!save_logits.empty()) usage_fail("--save-logits goes with --predict-file");
+    if (span && (question.empty() || context.empty()))
+      usage_fail("--task {} answers a --question about a --context: give both", info.name);
+    if (span && (!text.empty() || !text_b.empty()))
+      usage_fail("--text and --text-b are for GLUE tasks; --task {} takes --question and --context", info.name);
+    if (!span && (!question.empty() || !context.empty()))
+      usage_fail("--question and --context are for squad and squad2; --task {} takes --text", info.name);
+    if (!span && text.empty()) usage_fail("--text-b needs --text (the first sentence of the pair)");
+  } else {
+    if (predict_file.empty()) usage_fail("give --predict-file (with -o), or --question/--context or --text");
+    if (output_dir.empty()) usage_fail("--predict-file needs -o DIR for the predictions");
+    if (!save_logits.empty() && !span) usage_fail("--save-logits is for squad and squad2");
+  }
+  if (n_best_size < 1) usage_fail("--n-best-size must be positive, got {}", n_best_size);
+  if (max_answer_length < 1) usage_fail("--max-answer-length must be positive, got {}", max_answer_length);
+  if (batch_size < 1) usage_fail("--batch-size must be positive, got {}", batch_size);
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
+    usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", precision);
+  if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
+}
+
+void add_bert_finetune_predict_options(Options& options, FinetunePredictConfig& c) {
+  const FinetunePredictConfig d;
+  add_finetune_feature_options(options, c.features, /*training=*/false);
+  options.add()
+    ("checkpoint", po::value(&c.checkpoint)->required()->value_name("DIR"), "a fine-tuned checkpoint directory")
+    ("predict-file", po::value(&c.predict_file)->value_name("FILE"),
+     "the SQuAD JSON or GLUE TSV file to predict (\"-\" = stdin)")
+    ("output-dir,o", po::value(&c.output_dir)->value_name("DIR"), "where the prediction files go")
+    ("force,f", po::bool_switch(&c.force), "replace prediction files that exist")
+    ("save-logits", po::value(&c.save_logits)->value_name("FILE"),
+     "SQuAD: also write every feature's start and end logits (JSON lines)")
+    ("question", po::value(&c.question)->value_name("TEXT"), "SQuAD: a question to answer from --context")
+    ("context", po::value(&c.context)->value_name("TEXT"), "SQuAD: the paragraph holding the answer")
+    ("text", po::value(&c.text)->value_name("TEXT"), "GLUE: a sentence to classify")
+    ("text-b", po::value(&c.text_b)->value_name("TEXT"), "GLUE: the second sentence of a pair task")
+    ("n-best-size", po::value(&c.n_best_size)->default_value(d.n_best_size)->value_name("N"),
+     "SQuAD: start and end candidates per feature, answers kept per question")
+    ("max-answer-length", po::value(&c.max_answer_length)->default_value(d.max_answer_length)->value_name("N"),
+     "SQuAD: the longest answer in pieces")
+    ("null-score-diff-threshold",
+     po::value(&c.null_score_diff_threshold)->default_value(d.null_score_diff_threshold)->value_name("X"),
+     "squad2: answer \"\" when the null score exceeds the best answer's by more than X")
+    ("batch-size", po::value(&c.batch_size)->default_value(d.batch_size)->value_name("B"), "features per forward pass")
+    ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"), "fp32, bf16 or fp16 (CUDA)")
+    ("device", po::value(&c.device)->default_value(d.device)->value_name("D"), "cpu or cuda");
+}
+
+}  // namespace bk

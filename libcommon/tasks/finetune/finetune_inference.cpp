@@ -1,0 +1,129 @@
+#include "tasks/finetune/finetune_inference.h"
+
+#include "finetune/glue_features.h"
+#include "finetune/squad_logits.h"
+#include "finetune/squad_features.h"
+#include "model/finetune_heads.h"
+#include "tasks/finetune/finetuned_model.h"
+#include "train/loop/run_setup.h"
+#include "util/error.h"
+#include "model/bert_base.h"
+#include "model/finetune_models.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace bk {
+
+namespace {
+
+// A batch of rows as the model takes them, filled on the host and moved at once.
+struct HostBatch {
+  at::Tensor ids, segments, mask;
+  HostBatch(int64_t rows, int64_t len)
+      : ids(at::zeros({rows, len}, at::kLong)), segments(at::zeros({rows, len}, at::kLong)),
+        mask(at::zeros({rows, len}, at::kLong)) {}
+  // Row r: `input` then padding; segment 1 from position `segment_b` on, up to the row's end.
+  void set_row(int64_t r, const int32_t* input, size_t length, size_t segment_b) {
+    const int64_t len = ids.size(1);
+    int64_t* id = ids.data_ptr<int64_t>() + r * len;
+    int64_t* segment = segments.data_ptr<int64_t>() + r * len;
+    int64_t* m = mask.data_ptr<int64_t>() + r * len;
+    for (size_t k = 0; k < length; ++k) {
+      id[k] = input[k];
+      segment[k] = k >= segment_b ? 1 : 0;
+      m[k] = 1;
+    }
+  }
+};
+
+void copy_rows(const at::Tensor& logits, std::vector<float>& out) {
+  const at::Tensor host = logits.to(at::kFloat).cpu().contiguous();
+  out.insert(out.end(), host.data_ptr<float>(), host.data_ptr<float>() + host.numel());
+}
+
+}  // namespace
+
+void check_vocab_matches(const FinetunedModel& model, size_t vocab_size, const std::string& vocab_path) {
+  const int64_t model_vocab = model.base->config().vocab_size;
+  if (static_cast<int64_t>(vocab_size) != model_vocab)
+    fail("{}: {} tokens, but the checkpoint's model has a vocabulary of {}: not the vocabulary it was trained with",
+         vocab_path, vocab_size, model_vocab);
+}
+
+namespace {
+
+SquadLogits span_rows(BertForQuestionAnswering& qa, const at::Device& device, const SquadFeatures& features,
+                      const InferenceOptions& options) {
+  at::NoGradGuard no_grad;
+  const Precision precision = parse_precision(options.precision, device);
+  const auto& all = features.features();
+  const int64_t len = features.options().max_seq_length;
+  if (len > qa.config().max_position_embeddings)
+    fail("--max-seq-length {} is longer than the model's {} positions", len, qa.config().max_position_embeddings);
+  SquadLogits rows;
+  rows.positions = static_cast<size_t>(len);
+  rows.unique_ids.reserve(all.size());
+  rows.start.reserve(all.size() * rows.positions);
+  rows.end.reserve(all.size() * rows.positions);
+  std::vector<int32_t> ids;
+  for (size_t first = 0; first < all.size(); first += static_cast<size_t>(options.batch_size)) {
+    const size_t count = std::min(all.size() - first, static_cast<size_t>(options.batch_size));
+    HostBatch batch(static_cast<int64_t>(count), len);
+    for (size_t r = 0; r < count; ++r) {
+      const SquadFeature& f = all[first + r];
+      features.input_ids(f, ids);
+      batch.set_row(static_cast<int64_t>(r), ids.data(), ids.size(), static_cast<size_t>(features.doc_offset(f)));
+    }
+    AutocastScope autocast(precision, device);
+    const SpanLogits logits = qa.forward(batch.ids.to(device), batch.segments.to(device), batch.mask.to(device));
+    // run_squad.py's RawResult: each float32 logit as a Python float (a double).
+    std::vector<float> start, end;
+    copy_rows(logits.start, start);
+    copy_rows(logits.end, end);
+    for (size_t r = 0; r < count; ++r) rows.unique_ids.push_back(all[first + r].unique_id);
+    rows.start.insert(rows.start.end(), start.begin(), start.end());
+    rows.end.insert(rows.end.end(), end.begin(), end.end());
+  }
+  return rows;
+}
+
+}  // namespace
+
+SquadLogits predict_spans(const FinetunedModel& model, const SquadFeatures& features, const InferenceOptions& options) {
+  return span_rows(*model.qa, model.device, features, options);
+}
+
+SquadLogits predict_spans(BertForQuestionAnswering& qa, const std::string& device, const SquadFeatures& features,
+                          const InferenceOptions& options) {
+  return span_rows(qa, at::Device(device), features, options);
+}
+
+ClassLogitRows predict_classes(const FinetunedModel& model, const GlueFeatures& features,
+                               const InferenceOptions& options) {
+  const Precision precision = parse_precision(options.precision, model.device);
+  ClassLogitRows rows;
+  rows.num_labels = model.info->num_labels();
+  rows.logits.reserve(features.size() * static_cast<size_t>(rows.num_labels));
+  for (size_t first = 0; first < features.size(); first += static_cast<size_t>(options.batch_size)) {
+    const size_t count = std::min(features.size() - first, static_cast<size_t>(options.batch_size));
+    size_t longest = 1;
+    for (size_t r = 0; r < count; ++r) longest = std::max(longest, features.input_ids(first + r).size());
+    if (static_cast<int64_t>(longest) > model.base->config().max_position_embeddings)
+      fail("--max-seq-length {} is longer than the model's {} positions", features.options().max_seq_length,
+           model.base->config().max_position_embeddings);
+    HostBatch batch(static_cast<int64_t>(count), static_cast<int64_t>(longest));
+    for (size_t r = 0; r < count; ++r) {
+      const auto ids = features.input_ids(first + r);
+      batch.set_row(static_cast<int64_t>(r), ids.data(), ids.size(), features.segment_a_length(first + r));
+    }
+    AutocastScope autocast(precision, model.device);
+    copy_rows(model.classes(batch.ids.to(model.device), batch.segments.to(model.device), batch.mask.to(model.device)),
+              rows.logits);
+  }
+  return rows;
+}
+
+}  // namespace bk

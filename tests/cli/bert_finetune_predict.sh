@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bert-finetune predict: usage errors (exit 2, the flag named, nothing created), bad inputs (one line naming the file
+# and position, exit 1, no prediction file left), existing predictions kept without --force, and the outputs' shape
+# on a tiny model fine-tuned here for two steps. Fidelity to run_squad.py's write_predictions and to the official
+# scorers is compat.squad_predictions' job; learning MRPC is compat.finetune_mrpc's.
+source "$(dirname "$0")/lib.sh"
+[ -x "$BIN/bert-finetune" ] || { echo "skipped: bert-finetune not built"; exit 77; }
+[ -x "${TORCH_TEST_TOOLS:-}/model_probe" ] || { echo "skipped: no model_probe"; exit 77; }
+need_fixtures
+export OMP_NUM_THREADS=1
+VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
+MRPC=$FIXTURES/glue/MRPC
+OUTDIR=$TMP/pred
+
+usage() {  # REGEX DESCRIPTION
+  expect_rc 2 "$2"
+  expect_err "^bert-finetune: $1; try --help\$" "$2: message"
+  CASES=$((CASES + 1)); [ ! -e "$OUTDIR" ] || fail_case "$2: $OUTDIR created"
+}
+error() {  # REGEX DESCRIPTION [FILE that must not exist]
+  expect_rc 1 "$2"
+  expect_err "^bert-finetune: error: $1\$" "$2: message"
+  CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] || fail_case "$2: more than one line: $ERR"
+  CASES=$((CASES + 1)); [ -z "${3:-}" ] || [ ! -e "$3" ] || fail_case "$2: $3 left behind"
+}
+
+# A tiny model fine-tuned for MRPC for two steps (its scores mean nothing; the files' shape does).
+"$TORCH_TEST_TOOLS/model_probe" init "$SRC/tests/fixtures/tiny_bert_config.json" 1 "$TMP/pre"
+bert-finetune features -q --task mrpc --vocab "$VOCAB" --max-seq-length 64 --train -o "$TMP/train.tfrecord" "$MRPC/train.tsv"
+bert-finetune train -q --task mrpc --init-checkpoint "$TMP/pre" --train-file "$TMP/train.tfrecord" \
+  --output-dir "$TMP/mrpc" --max-steps 2 --train-batch-size 8 --no-tensorboard
+CKPT=$TMP/mrpc/checkpoints/step-00000002
+[ -f "$CKPT/model.safetensors" ] || { echo "no fine-tuned checkpoint in $TMP/mrpc"; exit 1; }
+P=(predict --task mrpc --checkpoint "$CKPT" --vocab "$VOCAB")
+
+run bert-finetune predict --help
+expect_rc 0 "predict --help"
+run bert-finetune "${P[@]}"
+usage "give --predict-file \(with -o\), or --question/--context or --text" "nothing to predict"
+run bert-finetune "${P[@]}" --predict-file "$MRPC/dev.tsv"
+usage "--predict-file needs -o DIR for the predictions" "no output directory"
+run bert-finetune "${P[@]}" --predict-file "$MRPC/dev.tsv" -o "$OUTDIR" --text "a"
+usage "--predict-file and --question/--text exclude each other" "file and text"
+run bert-finetune "${P[@]}" --predict-file "$MRPC/dev.tsv" -o "$OUTDIR" --save-logits "$TMP/l.jsonl"
+usage "--save-logits is for squad and squad2" "logits of a GLUE task"
+run bert-finetune "${P[@]}" --question "who?" --context "me"
+usage "--question and --context are for squad and squad2; --task mrpc takes --text" "a question for MRPC"
+run bert-finetune predict --task squad --checkpoint "$CKPT" --vocab "$VOCAB" --question "who?"
+usage "--task squad answers a --question about a --context: give both" "a question without context"
+run bert-finetune "${P[@]}" --predict-file "$MRPC/dev.tsv" -o "$OUTDIR" --n-best-size 0
+usage "--n-best-size must be positive, got 0" "no n-best"
+
+# Bad inputs: one line naming the file, no prediction file.
+run bert-finetune predict --task sst-2 --checkpoint "$CKPT" --vocab "$VOCAB" --text "fine"
+error "$CKPT: a checkpoint fine-tuned for mrpc, not for sst-2" "a checkpoint of another task"
+head -100 "$VOCAB" >"$TMP/small-vocab.txt"
+run bert-finetune predict --task mrpc --checkpoint "$CKPT" --vocab "$TMP/small-vocab.txt" --predict-file "$MRPC/dev.tsv" -o "$OUTDIR"
+error "$TMP/small-vocab.txt: 100 tokens, but the checkpoint's model has a vocabulary of 30522: not the vocabulary it was trained with" \
+  "a vocabulary that does not match" "$OUTDIR/MRPC.tsv"
+{ head -3 "$MRPC/dev.tsv"; printf '1\t42\t43\tonly one sentence\n'; } >"$TMP/dev.tsv"
+run bert-finetune "${P[@]}" --predict-file "$TMP/dev.tsv" -o "$OUTDIR"
+error "$TMP/dev.tsv: line 4: mrpc needs at least 5 tab-separated columns, the row has 4" "a row missing a column" "$OUTDIR/MRPC.tsv"
+{ head -3 "$MRPC/dev.tsv"; printf '7\t42\t43\tone\ttwo\n'; } >"$TMP/dev.tsv"
+run bert-finetune "${P[@]}" --predict-file "$TMP/dev.tsv" -o "$OUTDIR"
+error "$TMP/dev.tsv: line 4: unknown label '7' \(the labels of mrpc are 0, 1\)" "an unknown label" "$OUTDIR/MRPC.tsv"
+
+# Predictions: the submission file, the scores, the interactive label.
+run bert-finetune "${P[@]}" -q --predict-file "$MRPC/dev.tsv" -o "$OUTDIR"
+expect_rc 0 "dev set"
+CASES=$((CASES + 1))
+[ "$(head -1 "$OUTDIR/MRPC.tsv")" = "$(printf 'index\tprediction')" ] && [ "$(wc -l <"$OUTDIR/MRPC.tsv")" = 409 ] \
+  || fail_case "MRPC.tsv: a header and 408 rows"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"task":"mrpc","examples":408,"accuracy":[0-9.e-]+,"f1":[0-9.e-]+\}$' \
+  || fail_case "dev scores on stdout: $OUT"
+cp "$OUTDIR/MRPC.tsv" "$TMP/kept.tsv"
+run bert-finetune "${P[@]}" -q --predict-file "$MRPC/test.tsv" -o "$OUTDIR"
+error "$OUTDIR/MRPC.tsv: already exists; use --force to overwrite it" "existing predictions kept without --force"
+CASES=$((CASES + 1)); cmp -s "$OUTDIR/MRPC.tsv" "$TMP/kept.tsv" || fail_case "the existing MRPC.tsv was changed"
+run bert-finetune "${P[@]}" -q --predict-file "$MRPC/test.tsv" -o "$OUTDIR" --force
+expect_rc 0 "test set with --force"
+CASES=$((CASES + 1)); [ "$(wc -l <"$OUTDIR/MRPC.tsv")" = 1726 ] && [ -z "$OUT" ] || fail_case "test set: 1725 rows, no scores"
+run bert-finetune "${P[@]}" --text "The cat sat." --text-b "A cat was sitting."
+expect_rc 0 "interactive pair"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"label":"[01]","probability":[0-9.e-]+\}$' || fail_case "label JSON: $OUT"
+OUTDIR=$TMP/none
+run bert-finetune "${P[@]}" --text "The cat sat."
+usage "--task mrpc classifies a pair: give --text and --text-b" "one sentence for a pair task"
+finish
