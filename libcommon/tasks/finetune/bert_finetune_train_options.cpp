@@ -32,7 +32,10 @@ void add_bert_finetune_train_options(Options& options, FinetuneTrainConfig& c) {
     ("train-file", po::value(&c.task.train_file)->required()->value_name("FILE"),
      "training features (bert-finetune features --train)")
     ("eval-file", po::value(&c.task.eval_file)->value_name("FILE"),
-     "GLUE features with labels, scored after every epoch; the best model is kept in OUTPUT_DIR/best")
+     "scored after every epoch, the best model kept in OUTPUT_DIR/best: GLUE features with labels, or the SQuAD "
+     "dev JSON itself (official EM/F1 of its predictions; needs --vocab)")
+    ("vocab", po::value(&c.task.vocab_path)->value_name("FILE"), "SQuAD --eval-file: the vocabulary of its features")
+    ("cased", po::bool_switch(&c.task.cased), "SQuAD --eval-file: keep case and accents")
     ("epochs", po::value(&c.task.epochs)->default_value(d.task.epochs)->value_name("N"), "passes over the training features");
   add_loop_options(options, c.loop, d.loop, /*steps_from_data=*/true);
 }

@@ -50,8 +50,11 @@ void FinetuneTaskConfig::validate() const {
   if (model_dir.empty()) usage_fail("--init-checkpoint is required: fine-tuning starts from a pretrained model");
   if (train_file.empty()) usage_fail("--train-file is required");
   if (epochs < 1) usage_fail("--epochs must be positive, got {}", epochs);
-  if (!eval_file.empty() && finetune_task_info(task).kind == FinetuneKind::span)
-    usage_fail("--eval-file: SQuAD is scored from its predictions (EM and F1), not during training");
+  const bool span = finetune_task_info(task).kind == FinetuneKind::span;
+  if (!eval_file.empty() && span && vocab_path.empty())
+    usage_fail("--eval-file for {} is the dev JSON, scored by its predictions: it needs --vocab", task);
+  if ((!vocab_path.empty() || cased) && !(span && !eval_file.empty()))
+    usage_fail("--vocab and --cased make the features of a SQuAD --eval-file; {} has none", task);
 }
 
 }  // namespace bk

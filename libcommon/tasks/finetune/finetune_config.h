@@ -26,7 +26,10 @@ struct FinetuneTaskConfig {
   std::string task;
   std::string model_dir;    // the checkpoint to start from (--init-checkpoint; its config.json gives the model's shape)
   std::string train_file;   // features (bert-finetune features --train)
-  std::string eval_file;    // features with their labels, evaluated after each epoch (GLUE); optional
+  std::string eval_file;    // evaluated after each epoch, optional: GLUE features with their labels, or for SQuAD
+                            // the dev JSON itself, scored by its predictions as the official script scores them
+  std::string vocab_path;   // SQuAD's --eval-file: the vocabulary (and case) to make its features with
+  bool cased = false;
   int64_t epochs = 3;       // run_classifier.py's and run_squad.py's default num_train_epochs
   bool quiet = false;
 

@@ -4,7 +4,10 @@
 #include "data/py_random.h"
 #include "model/finetune_models.h"
 #include "model/model_dir.h"
+#include "finetune/squad_logits.h"
+#include "tasks/finetune/finetune_inference.h"
 #include "tasks/finetune/glue_metrics.h"
+#include "tasks/finetune/squad_predict.h"
 #include "train/feed/data_position.h"
 #include "train/loop/checkpoint.h"
 #include "util/error.h"
@@ -49,7 +52,10 @@ FinetuneTask::FinetuneTask(FinetuneTaskConfig config)
       if (train_.labels[i] < 0 || train_.labels[i] >= static_cast<float>(info_.num_labels()))
         fail("{}: record {}: label {} but {} has {} labels", config_.train_file, i, train_.labels[i], info_.name,
              info_.num_labels());
-  if (!config_.eval_file.empty()) {
+  if (!config_.eval_file.empty() && info_.kind == FinetuneKind::span) {
+    squad_eval_ = load_squad_eval_set(config_.eval_file, config_.vocab_path, config_.cased, info_.name == "squad2",
+                                      static_cast<int>(train_.seq_len));
+  } else if (!config_.eval_file.empty()) {
     eval_ = read_feature_records(config_.eval_file);
     if (!eval_.has_labels()) fail("{}: no label_ids to evaluate against", config_.eval_file);
   }
@@ -247,6 +253,16 @@ nlohmann::json FinetuneTask::description() const {
 
 TaskEvaluation FinetuneTask::evaluate() {
   at::NoGradGuard no_grad;
+  if (squad_eval_) {
+    const SquadLogits logits = predict_spans(*qa_, context_.device.str(), squad_eval_features(*squad_eval_), InferenceOptions{});
+    TaskEvaluation e;
+    const nlohmann::ordered_json scores = score_squad(*squad_eval_, logits);
+    for (const auto& [name, value] : scores.items())
+      if (value.is_number()) e.metrics.emplace_back("eval_" + name, value.template get<double>());
+    for (const auto& [name, value] : e.metrics)
+      if (name == "eval_f1") e.score = value;
+    return e;
+  }
   std::vector<int64_t> predicted, gold;
   std::vector<double> values, targets;
   double loss = 0;

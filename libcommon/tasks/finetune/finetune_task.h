@@ -9,13 +9,14 @@
 // [(j * world + r) * b, ... + b) of it, so N ranks take together what one rank with N times the batch takes; the
 // features left over by the last whole step are not used in that epoch. Classification batches are cut to their
 // longest feature; span batches keep max_seq_length (the references' softmax covers the padding too).
-// Evaluation (GLUE, with an eval file): every rank scores the whole set with its model, the task's metric picks
-// the best.
+// Evaluation, with an eval file: every rank scores the whole set with its model, the task's metric picks the best
+// (GLUE: features with labels; SQuAD: the dev JSON, whose predictions get the official script's EM and F1).
 #pragma once
 
 #include "ckpt/bert_config.h"
 #include "tasks/finetune/feature_rows.h"
 #include "tasks/finetune/finetune_config.h"
+#include "tasks/finetune/squad_predict.h"
 #include "tasks/bert_task.h"
 
 #include <memory>
@@ -56,7 +57,7 @@ class FinetuneTask : public BertModelTask {
   void restore_data_position(const nlohmann::json& position) override;
 
   nlohmann::json description() const override;
-  bool has_evaluation() const override { return !eval_.input_ids.empty(); }
+  bool has_evaluation() const override { return !eval_.input_ids.empty() || squad_eval_ != nullptr; }
   TaskEvaluation evaluate() override;
 
  protected:
@@ -70,6 +71,7 @@ class FinetuneTask : public BertModelTask {
   FinetuneTaskConfig config_;
   const FinetuneTaskInfo& info_;
   FeatureRows train_, eval_;
+  SquadEvalSetPtr squad_eval_;  // SQuAD: the dev JSON, scored by its predictions
   TaskContext context_;
   BertConfig model_config_;
   std::shared_ptr<BertForQuestionAnswering> qa_;
