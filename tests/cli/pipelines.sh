@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The scripts in pipelines/ run, with tiny settings on the CPU: the streaming text pipe, phase 1 -> phase 2 on one
-# node (--nproc-per-node), GLUE fine-tuning from its checkpoint on two workers, mpirun, and the Slurm batch script (srun stood in for by a launcher that sets the
+# node (--nproc-per-node), GLUE and SQuAD fine-tuning from its checkpoint on two workers, mpirun, and the Slurm batch script (srun stood in for by a launcher that sets the
 # variables srun sets, as there is no Slurm here).
 source "$(dirname "$0")/lib.sh"
 export BIN OMP_NUM_THREADS=1
@@ -34,6 +34,16 @@ expect_rc 0 "finetune-glue.sh"
 CASES=$((CASES + 1))
 printf '%s' "$OUT" | grep -q '"eval_f1"' && [ -f "$TMP/mrpc/run/best/model.safetensors" ] && [ -f "$TMP/mrpc/run/best/task.json" ] \
   || fail_case "finetune-glue.sh prints the dev scores and keeps the best model: $OUT"
+
+# SQuAD fine-tuning from the same checkpoint, two workers, XQuAD as both training and dev file, a few steps.
+squad=(NPROC=2 DEVICE=cpu PRECISION=fp32 MAX_SEQ=128 DOC_STRIDE=64 MAX_QUERY=32 BATCH=8 LR=1e-3 MAX_STEPS=3)
+run env "${squad[@]}" "$SRC/pipelines/finetune-squad.sh" "$FIXTURES/squad/xquad.en.json" "$FIXTURES/squad/xquad.en.json" \
+  "$VOCAB" "$TMP/pre/phase2/checkpoints/step-00000003" "$TMP/squad"
+expect_rc 0 "finetune-squad.sh"
+CASES=$((CASES + 1))
+printf '%s' "$OUT" | grep -qE '^\{"exact_match": [0-9.e-]+, "f1": [0-9.e-]+\}$' && [ -f "$TMP/squad/run/best/model.safetensors" ] \
+  && [ "$(grep -c '"' "$TMP/squad/predictions/predictions.json")" = 1190 ] && grep -q '"eval_f1"' "$TMP/squad/run/log.jsonl" \
+  || fail_case "finetune-squad.sh scores the dev file during training and after, and predicts every question: $OUT"
 
 if command -v mpirun >/dev/null; then
   : >"$TMP/hosts"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SQuAD fine-tuning on one node, run_squad.py's recipe: training features of train-v1.1.json (or v2.0), bert-finetune
+# train from a pretrained checkpoint scored on the dev file after every epoch (official EM/F1, the best model kept),
+# then the best model's predictions on the dev file with their scores.
+#   pipelines/finetune-squad.sh TRAIN_JSON DEV_JSON VOCAB CHECKPOINT OUTDIR
+# Knobs (environment): TASK (squad | squad2), NPROC (workers: GPUs, or processes on a CPU), DEVICE (cuda|cpu),
+# PRECISION (bf16|fp16|fp32), CASED (1 keeps case), MAX_SEQ (384), DOC_STRIDE (128), MAX_QUERY (64), BATCH (32 per
+# worker), LR (3e-5), EPOCHS (2), MAX_STEPS (0: from the epochs), NULL_THRESHOLD (squad2: 0.0), BIN.
+# Re-running it keeps the features and resumes training where it stopped.
+set -euo pipefail
+train=${1:?usage: finetune-squad.sh TRAIN_JSON DEV_JSON VOCAB CHECKPOINT OUTDIR}
+dev=${2:?}; vocab=${3:?}; ckpt=${4:?}; out=${5:?}
+BIN=${BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/tools}
+TASK=${TASK:-squad}; NPROC=${NPROC:-1}; DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}
+MAX_SEQ=${MAX_SEQ:-384}; DOC_STRIDE=${DOC_STRIDE:-128}; MAX_QUERY=${MAX_QUERY:-64}
+BATCH=${BATCH:-32}; LR=${LR:-3e-5}; EPOCHS=${EPOCHS:-2}; MAX_STEPS=${MAX_STEPS:-0}; NULL_THRESHOLD=${NULL_THRESHOLD:-0.0}
+cased=(); [ "${CASED:-0}" = 1 ] && cased=(--cased)
+mkdir -p "$out"
+features=(--task "$TASK" --vocab "$vocab" "${cased[@]}" --max-seq-length "$MAX_SEQ" --doc-stride "$DOC_STRIDE"
+          --max-query-length "$MAX_QUERY")
+[ -f "$out/train.tfrecord" ] || "$BIN/bert-finetune" features "${features[@]}" -q --train -o "$out/train.tfrecord" "$train"
+"$BIN/bert-finetune" train --task "$TASK" --init-checkpoint "$ckpt" --train-file "$out/train.tfrecord" \
+  --eval-file "$dev" --vocab "$vocab" "${cased[@]}" --output-dir "$out/run" --nproc-per-node "$NPROC" \
+  --device "$DEVICE" --precision "$PRECISION" --train-batch-size "$BATCH" --learning-rate "$LR" --epochs "$EPOCHS" \
+  --max-steps "$MAX_STEPS" --resume --log-every 50
+"$BIN/bert-finetune" predict "${features[@]}" --checkpoint "$out/run/best" --predict-file "$dev" -o "$out/predictions" \
+  --device "$DEVICE" --precision "$PRECISION" --null-score-diff-threshold "$NULL_THRESHOLD" --force \
+  | tee "$out/scores.json"
+echo "best model: $out/run/best; predictions: $out/predictions/predictions.json"
