@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 1: installs what it needs, builds, and runs the whole pipeline on the embedded corpus
 # (demo/enwiki-demo.xml, a small MediaWiki export written for this project): text, vocabulary, pretraining data,
-# a tiny BERT trained on the CPU, its evaluation, and its conversion to HF safetensors. Needs no ../shared.
+# a tiny BERT trained on the CPU, its evaluation, its conversion to HF safetensors, and the tiny model fine-tuned
+# for question answering on demo/qa-demo.json with one interactive answer. Needs no ../shared.
 # Outputs go to demo-out/ (or $1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,5 +74,26 @@ step "8. bert-eval: masked-LM and next-sentence accuracy on the held-out test sh
 step "9. ckpt-convert: the checkpoint as HF safetensors (transformers' BertForPreTraining.from_pretrained reads it)"
 "$BIN/ckpt-convert" --to hf -o "$OUT/hf" "$CKPT"
 ls -l "$OUT/hf" | sed 's/^/   /' >&2
+
+step "10. bert-finetune: the tiny model fine-tuned for question answering, then one answer"
+# demo/qa-demo.json: 45 questions about the demo articles (demo/qa.txt, built by demo/make_qa.py); 8 more are held
+# out in demo/qa-demo-dev.json. A model this small learns little more than the training questions.
+qa=(--task squad --vocab "$OUT/vocab.txt" --max-seq-length 128 --doc-stride 64 --max-query-length 32)
+"$BIN/bert-finetune" features "${qa[@]}" --train -o "$OUT/qa-train.tfrecord" demo/qa-demo.json
+OMP_NUM_THREADS=$(nproc) "$BIN/bert-finetune" train -q --task squad --init-checkpoint "$CKPT" \
+  --train-file "$OUT/qa-train.tfrecord" --output-dir "$OUT/qa" --epochs 30 --train-batch-size 8 \
+  --learning-rate 3e-3 --warmup-proportion 0.05 --no-tensorboard
+QA="$OUT/qa/checkpoints/$(cat "$OUT/qa/checkpoints/latest")"
+printf '   questions it was trained on:  ' >&2
+"$BIN/bert-finetune" predict -q "${qa[@]}" --checkpoint "$QA" --predict-file demo/qa-demo.json -o "$OUT/qa-pred-train" >&2
+printf '   held-out questions:           ' >&2
+"$BIN/bert-finetune" predict -q "${qa[@]}" --checkpoint "$QA" --predict-file demo/qa-demo-dev.json -o "$OUT/qa-pred-dev" >&2
+question="Who patented the Fennick loom?"
+context=$("$PYTHON" -c 'import json, sys
+for a in json.load(open(sys.argv[1]))["data"]:
+    for p in a["paragraphs"]:
+        if any(q["id"] == "demo-015" for q in p["qas"]): print(p["context"])' demo/qa-demo.json)
+echo "   Q: $question" >&2
+"$BIN/bert-finetune" predict "${qa[@]}" --checkpoint "$QA" --question "$question" --context "$context" | sed 's/^/   A: /' >&2
 
 step "done: outputs in $OUT/"
