@@ -85,4 +85,35 @@ CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"label":"[01]","probabil
 OUTDIR=$TMP/none
 run bert-finetune "${P[@]}" --text "The cat sat."
 usage "--task mrpc classifies a pair: give --text and --text-b" "one sentence for a pair task"
+
+# SQuAD: a tiny model fine-tuned for two steps on XQuAD.
+XQUAD=$FIXTURES/squad/xquad.en.json
+SQ=(--task squad --vocab "$VOCAB" --max-seq-length 128 --doc-stride 64 --max-query-length 32)
+bert-finetune features -q "${SQ[@]}" --train -o "$TMP/squad.tfrecord" "$XQUAD"
+bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/squad.tfrecord" \
+  --output-dir "$TMP/squad" --max-steps 2 --train-batch-size 8 --no-tensorboard
+SQCKPT=$TMP/squad/checkpoints/step-00000002
+OUTDIR=$TMP/squad-pred
+printf '{"version": "1.1", "data": [{"paragraphs": [{"context": "x", "qas": [}]}]}' >"$TMP/bad.json"
+run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$TMP/bad.json" -o "$OUTDIR"
+error "$TMP/bad.json: malformed JSON at byte 70 \\(line 1, column 70: .*" "malformed SQuAD JSON" "$OUTDIR/predictions.json"
+run bert-finetune predict --task squad2 --vocab "$VOCAB" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR"
+error "$SQCKPT: a checkpoint fine-tuned for squad, not for squad2" "a SQuAD v1.1 model for squad2" "$OUTDIR/predictions.json"
+run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR" --save-logits "$TMP/logits.jsonl"
+expect_rc 0 "SQuAD predictions"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"exact_match": [0-9.e-]+, "f1": [0-9.e-]+\}$' || fail_case "official scores on stdout: $OUT"
+CASES=$((CASES + 1))
+[ "$(grep -c '^    "' "$OUTDIR/predictions.json")" = 1190 ] && [ -f "$OUTDIR/nbest_predictions.json" ] && [ ! -e "$OUTDIR/null_odds.json" ] \
+  || fail_case "predictions.json holds the 1190 questions, nbest_predictions.json is there, no null_odds.json for v1.1"
+FEATURES=$(bert-finetune features "${SQ[@]}" -o - "$XQUAD" 2>&1 >/dev/null | sed -n 's/.* examples, \([0-9]*\) features.*/\1/p')
+CASES=$((CASES + 1)); [ "$(wc -l <"$TMP/logits.jsonl")" = "$FEATURES" ] || fail_case "one logits line per feature ($FEATURES)"
+cp "$OUTDIR/predictions.json" "$TMP/kept.json"
+run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR" --n-best-size 5
+error "$OUTDIR/predictions.json: already exists; use --force to overwrite it" "existing SQuAD predictions kept"
+CASES=$((CASES + 1)); cmp -s "$OUTDIR/predictions.json" "$TMP/kept.json" || fail_case "the existing predictions.json was changed"
+run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --question "Who patented the loom?" \
+  --context "The loom was patented in 1796 by Hester Fennick, a weaver."
+expect_rc 0 "interactive question"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"answer":".*","probability":[0-9.e-]+,"start_logit":[0-9.e-]+,"end_logit":[0-9.e-]+\}$' \
+  || fail_case "answer JSON: $OUT"
 finish
