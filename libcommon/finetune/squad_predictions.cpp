@@ -3,7 +3,6 @@
 #include "io/output.h"
 #include "text/utf8.h"
 #include "tok/basic_tokenizer.h"
-#include "tok/vocab.h"
 #include "util/error.h"
 #include "util/py_json.h"
 
