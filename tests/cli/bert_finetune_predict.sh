@@ -4,7 +4,7 @@
 # on a tiny model fine-tuned here for two steps. Fidelity to run_squad.py's write_predictions and to the official
 # scorers is compat.squad_predictions' job; learning MRPC is compat.finetune_mrpc's.
 source "$(dirname "$0")/lib.sh"
-[ -x "$BIN/bert-finetune" ] || { echo "skipped: bert-finetune not built"; exit 77; }
+[ -x "$BIN/bert-finetune-torch" ] || { echo "skipped: bert-finetune-torch not built (needs LibTorch)"; exit 77; }
 [ -x "${TORCH_TEST_TOOLS:-}/model_probe" ] || { echo "skipped: no model_probe"; exit 77; }
 need_fixtures
 export OMP_NUM_THREADS=1

@@ -3,7 +3,7 @@
 # 1, the output directory not created), a pretraining checkpoint refused by bench. Training against HF is the compat
 # test's job (tests/compat/test_finetune_trajectory.py).
 source "$(dirname "$0")/lib.sh"
-[ -x "$BIN/bert-finetune" ] || { echo "skipped: bert-finetune not built"; exit 77; }
+[ -x "$BIN/bert-finetune-torch" ] || { echo "skipped: bert-finetune-torch not built (needs LibTorch)"; exit 77; }
 need_fixtures
 MRPC_FEATURES=$FIXTURES/tfrecord/mrpc-run_classifier/train.tf_record
 OUTDIR=$TMP/run

@@ -24,8 +24,8 @@ from compat_common import BIN, FIXTURES, Checks, peer_wheel, require_fixtures, s
 
 require_fixtures()
 TOOL = os.path.join(BIN, "bert-finetune")
-if not os.path.exists(TOOL):
-    skip("bert-finetune not built (needs LibTorch)")
+if not os.path.exists(TOOL + "-torch"):
+    skip("bert-finetune-torch not built (needs LibTorch)")
 try:
     from sklearn.metrics import accuracy_score, f1_score
 except ImportError as e:

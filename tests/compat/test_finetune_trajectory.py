@@ -34,8 +34,8 @@ except ImportError as e:
 from lamb_reference import takes_decay
 
 FINETUNE = os.path.join(BIN, "bert-finetune")
-if not os.access(FINETUNE, os.X_OK):
-    skip(f"no bert-finetune at '{FINETUNE}' (a build without -DBERTKIT_WITH_TORCH=ON)")
+if not os.access(FINETUNE + "-torch", os.X_OK):
+    skip(f"no bert-finetune-torch beside '{FINETUNE}' (a build without -DBERTKIT_WITH_TORCH=ON)")
 
 STEPS, BATCH, SEQ, VOCAB = 20, 16, 32, 101
 LR, WARMUP = 2e-3, 0.1

@@ -43,7 +43,7 @@ import tempfile
 import types
 import zipfile
 
-from compat_common import FIXTURES, TEST_TOOLS, Checks, peer_wheel, require_fixtures, skip
+from compat_common import BIN, FIXTURES, TEST_TOOLS, TORCH_TEST_TOOLS, Checks, peer_wheel, require_fixtures, skip
 
 PROBE = os.path.join(TEST_TOOLS, "squad_predict_probe")
 require_fixtures()
@@ -425,6 +425,51 @@ def counts_questions(dataset):
     return sum(len(p["qas"]) for a in dataset for p in a["paragraphs"])
 
 
+def tool_case(check, tmp):
+    """bert-finetune predict itself: a tiny model fine-tuned for two steps predicts XQuAD with --save-logits; those
+    logits through run_squad.py's write_predictions give its predictions.json and nbest_predictions.json byte for
+    byte, and the scores it prints are the official script's on them."""
+    tool, probe = os.path.join(BIN, "bert-finetune"), os.path.join(TORCH_TEST_TOOLS, "model_probe")
+    if not (os.access(tool + "-torch", os.X_OK) and os.access(probe, os.X_OK)):
+        print("bert-finetune predict case skipped: bert-finetune-torch or model_probe not built (needs LibTorch)")
+        return
+    config = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "tiny_bert_config.json")
+    lengths = ["--max-seq-length", "128", "--doc-stride", "64", "--max-query-length", "32"]
+    steps = [[probe, "init", config, "1", f"{tmp}/pre"],
+             [tool, "features", "-q", "--task", "squad", "--vocab", UNCASED, *lengths, "--train", "-o",
+              f"{tmp}/train.tfrecord", XQUAD],
+             [tool, "train", "-q", "--task", "squad", "--init-checkpoint", f"{tmp}/pre", "--train-file",
+              f"{tmp}/train.tfrecord", "--output-dir", f"{tmp}/run", "--max-steps", "2", "--train-batch-size", "8",
+              "--no-tensorboard"],
+             [tool, "predict", "-q", "--task", "squad", "--vocab", UNCASED, *lengths, "--checkpoint",
+              f"{tmp}/run/checkpoints/step-00000002", "--predict-file", XQUAD, "-o", f"{tmp}/tool",
+              "--save-logits", f"{tmp}/tool-logits.jsonl"]]
+    for args in steps:
+        done = subprocess.run(args, capture_output=True, text=True)
+        if not check(done.returncode == 0, f"{' '.join(args[:2])} failed: {done.stderr.strip()}"):
+            return
+    flags.FLAGS.version_2_with_negative = False
+    tokenizer = tokenization.FullTokenizer(vocab_file=UNCASED, do_lower_case=True)
+    examples = run_squad.read_squad_examples(input_file=XQUAD, is_training=False)
+    features = []
+    run_squad.convert_examples_to_features(examples=examples, tokenizer=tokenizer, max_seq_length=128, doc_stride=64,
+                                           max_query_length=32, is_training=False, output_fn=features.append)
+    rows = [json.loads(line) for line in open(f"{tmp}/tool-logits.jsonl")]
+    check([r["unique_id"] for r in rows] == [f.unique_id for f in features], "one logits line per reference feature")
+    results = [run_squad.RawResult(unique_id=r["unique_id"], start_logits=r["start_logits"], end_logits=r["end_logits"])
+               for r in rows]
+    os.makedirs(f"{tmp}/ref-tool", exist_ok=True)
+    run_squad.write_predictions(examples, features, results, 20, 30, True, f"{tmp}/ref-tool/predictions.json",
+                                f"{tmp}/ref-tool/nbest_predictions.json", f"{tmp}/ref-tool/null_odds.json")
+    for file in ["predictions.json", "nbest_predictions.json"]:
+        check(open(f"{tmp}/tool/{file}", "rb").read() == open(f"{tmp}/ref-tool/{file}", "rb").read(),
+              f"bert-finetune predict: {file} differs from write_predictions' on its saved logits")
+    dataset = json.load(open(XQUAD, encoding="utf-8"))["data"]
+    predictions = json.load(open(f"{tmp}/ref-tool/predictions.json", encoding="utf-8"))
+    compare_scores(check, "bert-finetune predict scores", done.stdout.strip(), official_v1(dataset, predictions))
+    print(f"bert-finetune predict: {len(features)} features' saved logits give the reference's files byte for byte")
+
+
 def main():
     check = Checks()
     counts = dict(features=0, predictions=0, nbest=0, files=0, numbers=0)
@@ -448,6 +493,7 @@ def main():
         for case in cases:
             run_case(check, tmp, counts, *case)
         tricky_scores(check, tmp, counts)
+        tool_case(check, tmp)
     for branch in ["get_final_text: Unable to find text", "get_final_text: Length not equal",
                    "n-best entries with equal scores", "null logits left Python ints", "'empty' answers",
                    "v2.0: null answers", "v2.0: null first in the n-best but under the threshold",
