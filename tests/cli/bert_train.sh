@@ -35,6 +35,13 @@ first, last = sum(loss[:5]) / 5, sum(loss[-5:]) / 5
 print(f"loss: first 5 steps {first:.3f}, last 5 steps {last:.3f}")
 sys.exit(0 if len(loss) == 60 and last < first - 1.0 else 1)
 PY
+CASES=$((CASES + 1))
+python3 - "$TMP/fall/log.jsonl" <<'PY' || fail_case "real_token_fraction: $(field "$TMP/fall/log.jsonl" real_token_fraction | head -5 | tr '\n' ' ')"
+import json, sys
+f = [d["real_token_fraction"] for d in map(json.loads, open(sys.argv[1])) if "loss" in d]
+print(f"real_token_fraction: {min(f):.3f} .. {max(f):.3f}")
+sys.exit(0 if len(f) == 60 and all(0 < x <= 1 for x in f) and min(f) < 1 else 1)
+PY
 CASES=$((CASES + 1)); [ -f "$TMP/fall/checkpoints/step-00000060/model.safetensors" ] || fail_case "final checkpoint written"
 CASES=$((CASES + 1)); ls "$TMP/fall/tensorboard"/events.out.tfevents.* >/dev/null 2>&1 || fail_case "tensorboard events written"
 

@@ -199,7 +199,7 @@ StepCounts FinetuneTask::take_micro_batches(int64_t count, int64_t /*step*/) {
                              order_.begin() + static_cast<ptrdiff_t>(first + b));
     batches_.push_back(make_batch(rows, train_));
     counts.sequences += static_cast<int64_t>(b);
-    counts.tokens += batches_.back().attention_mask.sum().item<int64_t>();
+    add_batch_counts(counts, batches_.back().attention_mask, *this);
     counts.max_len = std::max(counts.max_len, batches_.back().input_ids.size(1));
   }
   counts.denominators = {static_cast<double>(counts.sequences)};

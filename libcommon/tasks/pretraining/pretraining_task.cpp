@@ -48,7 +48,7 @@ StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
     check_vocabulary(b, model_config_, step);
     masked += static_cast<double>(b.masked_lm_ids.ge(0).sum().item<int64_t>());
     sequences += static_cast<double>(b.size());
-    counts.tokens += b.attention_mask.sum().item<int64_t>();
+    add_batch_counts(counts, b.attention_mask, *this);
     counts.max_len = std::max(counts.max_len, b.seq_len());
   }
   counts.denominators = {masked, sequences};

@@ -100,6 +100,7 @@ StepResult step(LoopRun& run) {
 }
 
 void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flops, double peak) {
+  // Real tokens over the tokens computed (padding included); MFU below counts the real tokens' FLOPs only.
   const TrainingTask& task = *run.task;
   const int world = run.dist->world();
   const double sequences = static_cast<double>(r.counts.sequences * world);
@@ -109,6 +110,10 @@ void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flo
   fields.insert(fields.end(), {{"lr", run.schedule.at(std::max<int64_t>(run.optimizer->steps(), 1)) * run.lr_scale},
                                {"grad_norm", r.grad_norm}, {"seq_per_s", sequences / seconds},
                                {"tokens_per_s", static_cast<double>(r.counts.tokens * world) / seconds},
+                               {"real_token_fraction", r.counts.computed_tokens > 0
+                                                           ? static_cast<double>(r.counts.tokens) /
+                                                                 static_cast<double>(r.counts.computed_tokens)
+                                                           : 1.0},
                                {"loss_scale", run.scaler->scale()},
                                {"skipped_steps", static_cast<double>(run.scaler->skipped_steps())},
                                {"step_seconds", seconds}, {"data_seconds", r.data_seconds}});
@@ -131,6 +136,16 @@ TaskEvaluation evaluate(LoopRun& run) {
 
 }  // namespace
 
+void add_batch_counts(StepCounts& counts, const at::Tensor& attention_mask, const TrainingTask& task) {
+  const at::Tensor lengths = attention_mask.sum(1).to(at::kLong).cpu().contiguous();
+  const int64_t* length = lengths.data_ptr<int64_t>();
+  for (int64_t i = 0; i < lengths.numel(); ++i) {
+    counts.tokens += length[i];
+    counts.real_flops += task.flops_per_sequence(length[i]);
+  }
+  counts.computed_tokens += attention_mask.numel();
+}
+
 void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   config.validate();
   LoopRun run;
@@ -151,7 +166,8 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     last_loss = r.loss;
     const int64_t global_sequences = r.counts.sequences * world;
-    const double step_flops = static_cast<double>(global_sequences) * task.flops_per_sequence(r.counts.max_len);
+    // Real work only: each row's FLOPs at its own length, not at the padded one (the other ranks' taken as this one's).
+    const double step_flops = r.counts.real_flops * world;
     if (run.step - first_step > cfg.throughput_warmup_steps)
       throughput.add(global_sequences, r.counts.tokens * world, seconds, step_flops);
     if (main && (run.step % cfg.log_every == 0 || run.step == cfg.max_steps)) log_step(run, r, seconds, step_flops, peak);

@@ -55,8 +55,15 @@ struct StepCounts {
   std::vector<double> denominators;  // per loss term
   int64_t sequences = 0;
   int64_t tokens = 0;                // real tokens (padding excluded)
+  int64_t computed_tokens = 0;       // tokens the model computes: each micro-batch's rows times its padded length
   int64_t max_len = 0;               // the longest sequence
+  double real_flops = 0;             // model FLOPs of the real work: flops_per_sequence(real length) summed over rows
 };
+
+class TrainingTask;
+// Adds a micro-batch to the step's counts from its attention mask ([B, T], 1 for real tokens, on the host): real
+// and computed tokens, and the task's FLOPs for each row at its real length.
+void add_batch_counts(StepCounts& counts, const at::Tensor& attention_mask, const TrainingTask& task);
 
 // One micro-batch's forward pass.
 struct MicroBatchLoss {
