@@ -40,7 +40,7 @@ class SingleDist final : public Dist {
   SingleDist(DistEnv env, std::chrono::seconds timeout) : Dist(std::move(env), timeout) {}
   std::string backend() const override { return "single"; }
   void broadcast_parameters(std::vector<at::Tensor>&) override {}
-  void allreduce_gradients(std::vector<at::Tensor>&, bool, size_t) override {}
+  void allreduce_gradients(std::vector<at::Tensor>&, bool, size_t, at::ScalarType) override {}
   double allreduce_scalar(double value, ReduceOp) override { return value; }
   void allreduce(at::Tensor&, ReduceOp) override {}
   void barrier() override {}
@@ -118,7 +118,8 @@ class GroupDist final : public Dist {
     }
   }
 
-  void allreduce_gradients(std::vector<at::Tensor>& grads, bool average, size_t bucket_bytes) override {
+  void allreduce_gradients(std::vector<at::Tensor>& grads, bool average, size_t bucket_bytes,
+                           at::ScalarType wire) override {
     at::NoGradGuard no_grad;
     for (size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined()) fail("allreduce_gradients: gradient {} of {} is undefined", i, grads.size());
@@ -133,8 +134,10 @@ class GroupDist final : public Dist {
     for (const auto& bucket : plan(grads, bucket_bytes)) {
       InFlight f;
       for (size_t i : bucket) f.members.push_back(grads[i]);
-      f.in_place = f.members.size() == 1 && f.members[0].is_contiguous();
+      const bool convert = wire != at::ScalarType::Undefined && wire != f.members[0].scalar_type();
+      f.in_place = !convert && f.members.size() == 1 && f.members[0].is_contiguous();
       f.flat = f.in_place ? f.members[0].view({-1}) : flatten_tensors(f.members);
+      if (convert) f.flat = f.flat.to(wire);
       f.pending = start_allreduce(f.flat);
       flights.push_back(std::move(f));
     }

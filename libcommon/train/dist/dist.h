@@ -58,9 +58,12 @@ class Dist {
   virtual void broadcast_parameters(std::vector<at::Tensor>& params) = 0;
   // Sums (average: then divides by world()) each gradient across ranks, in place. The tensors are flattened
   // into buckets of about bucket_bytes (plan_buckets over the given order) so there are few large messages.
+  // `wire`: the dtype the buckets travel in (bf16 or fp16 halve the bytes; NVIDIA's
+  // allreduce_post_accumulation_fp16), converted back into the gradients' dtype; Undefined: the gradients' own.
   // Every tensor must be defined.
   virtual void allreduce_gradients(std::vector<at::Tensor>& grads, bool average,
-                                   size_t bucket_bytes = kDefaultBucketBytes) = 0;
+                                   size_t bucket_bytes = kDefaultBucketBytes,
+                                   at::ScalarType wire = at::ScalarType::Undefined) = 0;
   // One number reduced across ranks (Sum by default).
   virtual double allreduce_scalar(double value, ReduceOp op = ReduceOp::Sum) = 0;
   // In place on one contiguous tensor.

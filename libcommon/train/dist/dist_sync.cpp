@@ -28,6 +28,7 @@ struct GradientSynchronizer::State {
   size_t started_in_backward = 0;
   std::exception_ptr error;
 
+  at::ScalarType wire = at::ScalarType::Undefined;
   State(Dist& d, std::vector<at::Tensor> p, bool avg) : dist(d), params(std::move(p)), average(avg) {}
 
   // The gradient a parameter contributes: zeros if autograd never reached it on this rank.
@@ -41,6 +42,7 @@ struct GradientSynchronizer::State {
     std::vector<at::Tensor> grads;
     for (size_t i : buckets[b]) grads.push_back(grad_of(i));
     flats[b] = flatten_tensors(grads);
+    if (wire != at::ScalarType::Undefined && wire != flats[b].scalar_type()) flats[b] = flats[b].to(wire);
     pendings[b] = dist.start_allreduce(flats[b]);
   }
 
@@ -80,8 +82,9 @@ struct AccumulatedHook final : torch::autograd::PostAccumulateGradHook {
 }  // namespace
 
 GradientSynchronizer::GradientSynchronizer(Dist& dist, std::vector<at::Tensor> params, bool average,
-                                           size_t bucket_bytes)
+                                           size_t bucket_bytes, at::ScalarType wire)
     : state_(std::make_shared<State>(dist, std::move(params), average)) {
+  state_->wire = wire;
   if (dist.world() <= 1) return;  // nothing to synchronise: no hooks at all
   auto& s = *state_;
   std::vector<BucketSlot> slots;
@@ -147,7 +150,7 @@ void GradientSynchronizer::finish() {
       if (p.grad().defined())
         p.mutable_grad().copy_(reduced);
       else
-        p.mutable_grad() = reduced.clone();
+        p.mutable_grad() = reduced.to(p.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
     }
   }
   s.flats.assign(s.buckets.size(), at::Tensor());

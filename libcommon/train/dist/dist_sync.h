@@ -29,8 +29,9 @@ namespace bk {
 
 class GradientSynchronizer {
  public:
+  // `wire`: the dtype the buckets travel in, as Dist::allreduce_gradients takes it.
   GradientSynchronizer(Dist& dist, std::vector<at::Tensor> params, bool average = true,
-                       size_t bucket_bytes = kDefaultBucketBytes);
+                       size_t bucket_bytes = kDefaultBucketBytes, at::ScalarType wire = at::ScalarType::Undefined);
   ~GradientSynchronizer();
   GradientSynchronizer(const GradientSynchronizer&) = delete;
   GradientSynchronizer& operator=(const GradientSynchronizer&) = delete;

@@ -74,7 +74,7 @@ StepResult step(LoopRun& run) {
   std::vector<at::Tensor> grads = gradients(*run.optimizer);
   if (run.synced() && !run.sync) {
     if (cfg.local_clip && cfg.max_grad_norm > 0) clip_grad_norm(grads, cfg.max_grad_norm);
-    run.dist->allreduce_gradients(grads, /*average=*/false);
+    run.dist->allreduce_gradients(grads, /*average=*/false, kDefaultBucketBytes, run.allreduce_wire);
   }
   const bool finite = run.scaler->unscale(grads);
   ++run.step;

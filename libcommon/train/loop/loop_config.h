@@ -38,6 +38,7 @@ struct LoopConfig {
   bool tf32 = false;
   bool no_sync_gradients = false;
   bool local_clip = false;
+  std::string allreduce_dtype = "fp32";  // fp32 | bf16 | fp16: the dtype gradients travel in between ranks
   std::string lr_scaling = "none";      // none | linear | sqrt
   int prefetch = 4;                     // micro-batches prepared ahead by a background thread
   double peak_tflops = 0;               // for MFU; 0 = known GPUs only

@@ -7,6 +7,8 @@ namespace bk {
 
 void LoopConfig::validate() const {
   if (output_dir.empty()) usage_fail("--output-dir must not be empty");
+  if (allreduce_dtype != "fp32" && allreduce_dtype != "bf16" && allreduce_dtype != "fp16")
+    usage_fail("--allreduce-dtype must be fp32, bf16 or fp16, got '{}'", allreduce_dtype);
   if (train_batch_size <= 0 || max_steps <= 0) usage_fail("--train-batch-size and --max-steps must be positive");
   if (gradient_accumulation_steps <= 0 || train_batch_size % gradient_accumulation_steps != 0)
     usage_fail("--train-batch-size {} is not a multiple of --gradient-accumulation-steps {}", train_batch_size,
@@ -69,6 +71,8 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("device", po::value(&c.device)->default_value(d.device)->value_name("D"), "cpu or cuda (LOCAL_RANK picks the GPU)")
     ("no-sync-gradients", po::bool_switch(&c.no_sync_gradients), "independent workers; the best is kept at the end")
     ("local-clip", po::bool_switch(&c.local_clip), "clip each worker's gradients before the all-reduce")
+    ("allreduce-dtype", po::value(&c.allreduce_dtype)->default_value(d.allreduce_dtype)->value_name("T"),
+     "fp32, bf16 or fp16: the dtype gradients are all-reduced in (bf16/fp16 halve the bytes sent)")
     ("lr-scaling", po::value(&c.lr_scaling)->default_value(d.lr_scaling)->value_name("S"),
      "scale the rate with workers: none, linear, sqrt")
     ("prefetch", po::value(&c.prefetch)->default_value(d.prefetch)->value_name("N"),

@@ -26,6 +26,7 @@ struct LoopRun {
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<LossScaler> scaler;
   std::unique_ptr<GradientSynchronizer> sync;
+  at::ScalarType allreduce_wire = at::ScalarType::Undefined;  // --allreduce-dtype (Undefined: the gradients')
   LrSchedule schedule;
   double lr_scale = 1;
   int64_t step = 0;         // optimizer steps done (skipped fp16 steps included)

@@ -83,8 +83,11 @@ void setup_run(LoopRun& run) {
   run.optimizer = make_optimizer(task.parameters(), oc);
   std::vector<at::Tensor> params = parameter_tensors(*run.optimizer);
   run.dist->broadcast_parameters(params);
+  if (cfg.allreduce_dtype == "bf16") run.allreduce_wire = at::kBFloat16;
+  if (cfg.allreduce_dtype == "fp16") run.allreduce_wire = at::kHalf;
   if (!cfg.no_sync_gradients && !cfg.local_clip && world > 1)
-    run.sync = std::make_unique<GradientSynchronizer>(*run.dist, params, /*average=*/false);
+    run.sync = std::make_unique<GradientSynchronizer>(*run.dist, params, /*average=*/false, kDefaultBucketBytes,
+                                                      run.allreduce_wire);
 
   LossScalerConfig sc;
   sc.enabled = run.precision == Precision::fp16;
