@@ -43,6 +43,43 @@ print(f"real_token_fraction: {min(f):.3f} .. {max(f):.3f}")
 sys.exit(0 if len(f) == 60 and all(0 < x <= 1 for x in f) and min(f) < 1 else 1)
 PY
 CASES=$((CASES + 1)); [ -f "$TMP/fall/checkpoints/step-00000060/model.safetensors" ] || fail_case "final checkpoint written"
+
+# bin4 input: each bin of the step's ratio is a forward pass of its own, cut to its longest sample, so short samples
+# are not padded to the long bins' length. Samples of every length from 8 to 64 tokens (NVIDIA's layout, written
+# here), binned at 16/32/48/64: the real-token fraction must be far above that of the same samples unbinned.
+"$PYTHON" - "$TMP/lengths.hdf5" <<'PY'
+import sys
+import h5py
+import numpy as np
+rng = np.random.default_rng(5)
+n, L, P = 2000, 64, 10
+lengths = rng.integers(8, L + 1, n)
+ids = np.zeros((n, L), np.int32); mask = np.zeros((n, L), np.int8); seg = np.zeros((n, L), np.int8)
+pos = np.zeros((n, P), np.int32); mids = np.zeros((n, P), np.int32)
+for i, t in enumerate(lengths):
+    ids[i, :t] = rng.integers(1000, 2000, t); ids[i, 0] = 101; ids[i, t - 1] = 102; mask[i, :t] = 1
+    seg[i, t // 2:t] = 1
+    k = min(P, max(1, t // 7)); pos[i, :k] = np.sort(rng.choice(np.arange(1, t - 1), k, replace=False))
+    mids[i, :k] = ids[i, pos[i, :k]]
+with h5py.File(sys.argv[1], "w") as f:
+    for name, data in [("input_ids", ids), ("input_mask", mask), ("segment_ids", seg), ("masked_lm_positions", pos),
+                       ("masked_lm_ids", mids), ("next_sentence_labels", rng.integers(0, 2, n).astype(np.int8))]:
+        f.create_dataset(name, data=data)
+PY
+bin4 -q --bins 16,32,48,64 -o "$TMP/bins" "$TMP/lengths.hdf5"
+for input in lengths.hdf5 bins; do
+  run bert-train -q --config "$CFG" --input "$TMP/$input" --train-batch-size 16 --max-predictions 10 --max-steps 5 \
+    --output-dir "$TMP/real-$input" --no-tensorboard
+  expect_rc 0 "training on $input"
+done
+CASES=$((CASES + 1))
+python3 - "$TMP/real-lengths.hdf5/log.jsonl" "$TMP/real-bins/log.jsonl" <<'PY' || fail_case "bin4 micro-batches are not cut per bin"
+import json, sys
+mean = lambda p: (lambda f: sum(f) / len(f))([d["real_token_fraction"] for d in map(json.loads, open(p)) if "loss" in d])
+mixed, binned = mean(sys.argv[1]), mean(sys.argv[2])
+print(f"real_token_fraction: {mixed:.3f} unbinned, {binned:.3f} binned")
+sys.exit(0 if binned >= 0.85 and binned > mixed + 0.1 else 1)
+PY
 CASES=$((CASES + 1)); ls "$TMP/fall/tensorboard"/events.out.tfevents.* >/dev/null 2>&1 || fail_case "tensorboard events written"
 
 # Exact resume: 20 steps straight == 10 steps, stop, 10 resumed steps (bit for bit), and == a run killed at a

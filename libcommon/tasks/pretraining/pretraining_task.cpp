@@ -38,14 +38,48 @@ double PretrainingTask::flops_per_sequence(int64_t seq_len) const {
   return model_config_.training_flops_per_sequence(seq_len, config_.max_predictions);
 }
 
+namespace {
+
+// Rows [first, first + rows) of a batch, cut to the longest of them.
+PretrainBatch slice_rows(const PretrainBatch& b, int64_t first, int64_t rows) {
+  PretrainBatch part;
+  const at::Tensor mask = b.attention_mask.narrow(0, first, rows);
+  const int64_t t = std::max<int64_t>(mask.sum(1).max().item<int64_t>(), 1);
+  part.input_ids = b.input_ids.narrow(0, first, rows).narrow(1, 0, t).contiguous();
+  part.segment_ids = b.segment_ids.narrow(0, first, rows).narrow(1, 0, t).contiguous();
+  part.attention_mask = mask.narrow(1, 0, t).contiguous();
+  part.masked_lm_positions = b.masked_lm_positions.narrow(0, first, rows).contiguous();
+  part.masked_lm_ids = b.masked_lm_ids.narrow(0, first, rows).contiguous();
+  part.next_sentence_labels = b.next_sentence_labels.narrow(0, first, rows).contiguous();
+  return part;
+}
+
+}  // namespace
+
 StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
-  batches_.assign(static_cast<size_t>(count), {});
-  StepCounts counts;
-  double masked = 0, sequences = 0;
-  for (auto& b : batches_) {
+  batches_.clear();
+  for (int64_t k = 0; k < count; ++k) {
+    PretrainBatch b;
     // Epochs roll over inside the loader: false marks the end of one, and the next call starts the next.
     if (!loader_->next(b) && !loader_->next(b)) fail("the data loader produced no batch for a new epoch");
     check_vocabulary(b, model_config_, step);
+    if (!loader_->binned()) {
+      batches_.push_back(std::move(b));
+      continue;
+    }
+    // bin4: the loader's batch holds each bin's share of the ratio, bin after bin; each bin becomes a forward pass
+    // of its own, cut to its longest sample, so short samples are not padded to the longest bin's length. The
+    // step (and every rank) still sees the ratio's mix.
+    int64_t first = 0;
+    for (int64_t rows : loader_->per_batch()) {
+      if (rows > 0) batches_.push_back(slice_rows(b, first, rows));
+      first += rows;
+    }
+  }
+  StepCounts counts;
+  counts.micro_batches = static_cast<int64_t>(batches_.size());
+  double masked = 0, sequences = 0;
+  for (auto& b : batches_) {
     masked += static_cast<double>(b.masked_lm_ids.ge(0).sum().item<int64_t>());
     sequences += static_cast<double>(b.size());
     add_batch_counts(counts, b.attention_mask, *this);

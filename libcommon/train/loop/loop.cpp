@@ -55,7 +55,9 @@ StepResult step(LoopRun& run) {
   //    the mean over the global batch.
   const at::Tensor zero = at::zeros({}, at::TensorOptions().device(run.device));
   std::vector<at::Tensor> term_sums(terms, zero), metric_sums(task.metrics().size(), zero);
-  for (size_t i = 0; i < static_cast<size_t>(cfg.gradient_accumulation_steps); ++i) {
+  const size_t passes = static_cast<size_t>(r.counts.micro_batches > 0 ? r.counts.micro_batches
+                                                                        : cfg.gradient_accumulation_steps);
+  for (size_t i = 0; i < passes; ++i) {
     MicroBatchLoss l;
     {
       AutocastScope autocast(run.precision, run.device);
@@ -63,7 +65,7 @@ StepResult step(LoopRun& run) {
     }
     at::Tensor loss = l.sums[0] / std::max(global[0], 1.0);
     for (size_t k = 1; k < terms; ++k) loss = loss + l.sums[k] / std::max(global[k], 1.0);
-    if (run.sync) run.sync->prepare(/*sync=*/i + 1 == static_cast<size_t>(cfg.gradient_accumulation_steps));
+    if (run.sync) run.sync->prepare(/*sync=*/i + 1 == passes);
     run.scaler->scale_loss(loss).backward();
     if (run.sync) run.sync->finish();
     for (size_t k = 0; k < terms; ++k) term_sums[k] = term_sums[k] + l.sums[k].detach().to(at::kFloat);

@@ -58,6 +58,8 @@ struct StepCounts {
   int64_t computed_tokens = 0;       // tokens the model computes: each micro-batch's rows times its padded length
   int64_t max_len = 0;               // the longest sequence
   double real_flops = 0;             // model FLOPs of the real work: flops_per_sequence(real length) summed over rows
+  int64_t micro_batches = 0;         // forward passes the step takes (0: the count asked for); a task may split a
+                                     // micro-batch, e.g. by length, into several
 };
 
 class TrainingTask;
