@@ -16,7 +16,11 @@ at::Device pick_device(const std::string& name, const DistEnv& env) {
   if (name == "cpu") return at::Device(at::kCPU);
   if (name == "cuda") {
     if (!torch::cuda::is_available()) fail("--device cuda: no CUDA device is available on this machine");
-    return at::Device(at::kCUDA, static_cast<at::DeviceIndex>(env.local_rank % torch::cuda::device_count()));
+    const auto index = static_cast<at::DeviceIndex>(env.local_rank % torch::cuda::device_count());
+    // The rank's device becomes the current one before anything allocates on CUDA: otherwise every rank's first
+    // context, cuBLAS handle and NCCL communicator setup land on device 0.
+    c10::cuda::set_device(index);
+    return at::Device(at::kCUDA, index);
   }
   usage_fail("--device must be cpu or cuda, got '{}'", name);
 }
