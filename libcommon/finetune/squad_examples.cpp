@@ -1,6 +1,7 @@
 #include "finetune/squad_examples.h"
 
 #include "data/py_random.h"
+#include "finetune/squad_json.h"
 #include "io/input.h"
 #include "text/utf8.h"
 #include "tok/vocab.h"
@@ -15,32 +16,10 @@ namespace {
 
 using json = nlohmann::json;
 
-// Where a field sits in the file, for messages: data[3].paragraphs[1].qas[0].
-struct Place {
-  const std::string& file;
-  std::string path;
-  Place at(std::string_view key) const { return {file, fmt::format("{}.{}", path, key)}; }
-  Place at(size_t index) const { return {file, fmt::format("{}[{}]", path, index)}; }
-};
-
-const json& member(const json& object, const char* key, const Place& place) {
-  if (!object.is_object()) fail("{}: {}: expected a JSON object, found {}", place.file, place.path, object.type_name());
-  auto it = object.find(key);
-  if (it == object.end()) fail("{}: {}: missing \"{}\"", place.file, place.path, key);
-  return *it;
-}
-
-const json& array_member(const json& object, const char* key, const Place& place) {
-  const json& value = member(object, key, place);
-  if (!value.is_array()) fail("{}: {}.{}: expected an array, found {}", place.file, place.path, key, value.type_name());
-  return value;
-}
-
-const std::string& string_member(const json& object, const char* key, const Place& place) {
-  const json& value = member(object, key, place);
-  if (!value.is_string()) fail("{}: {}.{}: expected a string, found {}", place.file, place.path, key, value.type_name());
-  return value.get_ref<const std::string&>();
-}
+using squad_json::Place;
+using squad_json::array_member;
+using squad_json::member;
+using squad_json::string_member;
 
 size_t count_code_points(std::string_view text) {
   size_t n = 0;

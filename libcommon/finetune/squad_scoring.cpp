@@ -1,5 +1,6 @@
 #include "finetune/squad_scoring.h"
 
+#include "finetune/squad_json.h"
 #include "io/input.h"
 #include "text/utf8.h"
 #include "tok/vocab.h"
@@ -137,23 +138,9 @@ std::unordered_map<std::string, T> to_dict(const std::vector<std::pair<std::stri
   return dict;
 }
 
-struct Place {
-  const std::string& file;
-  std::string path;
-};
-
-const json& member(const json& object, const char* key, const Place& place) {
-  if (!object.is_object()) fail("{}: {}: expected a JSON object, found {}", place.file, place.path, object.type_name());
-  auto it = object.find(key);
-  if (it == object.end()) fail("{}: {}: missing \"{}\"", place.file, place.path, key);
-  return *it;
-}
-
-const json& array_member(const json& object, const char* key, const Place& place) {
-  const json& value = member(object, key, place);
-  if (!value.is_array()) fail("{}: {}.{}: expected an array, found {}", place.file, place.path, key, value.type_name());
-  return value;
-}
+using squad_json::Place;
+using squad_json::array_member;
+using squad_json::member;
 
 }  // namespace
 

@@ -49,3 +49,21 @@ def peer_wheel(prefix):
     if not found:
         skip(f"no {prefix} wheel in {folder} (scripts/setup.sh --python downloads it)")
     return os.path.join(folder, found[-1])
+
+
+def make_squad2(path, out):
+    """A SQuAD v1.1 file (xquad) as SQuAD v2.0: every fourth question impossible, its answers kept as plausible
+    answers."""
+    import json
+    data = json.load(open(path, encoding="utf-8"))
+    n = 0
+    for entry in data["data"]:
+        for paragraph in entry["paragraphs"]:
+            for qa in paragraph["qas"]:
+                impossible = n % 4 == 3
+                qa["is_impossible"] = impossible
+                if impossible:
+                    qa["plausible_answers"], qa["answers"] = qa["answers"], []
+                n += 1
+    data["version"] = "v2.0"
+    json.dump(data, open(out, "w", encoding="utf-8"))

@@ -47,7 +47,7 @@ import sys
 import tempfile
 import types
 
-from compat_common import BIN, FIXTURES, require_fixtures, skip
+from compat_common import BIN, FIXTURES, make_squad2, require_fixtures, skip
 
 BERT_FINETUNE = os.path.join(BIN, "bert-finetune")
 require_fixtures()
@@ -140,22 +140,6 @@ def squad_reference(path, out, vocab, lower, seq, stride, query, training, v2):
                                            output_fn=writer.process_feature)
     writer.close()
     return len(examples), writer.num_features, questions - len(examples)
-
-
-def make_squad2(path, out):
-    """xquad as SQuAD v2.0: every fourth question impossible (its answer kept as a plausible answer)."""
-    data = json.load(open(path, encoding="utf-8"))
-    n = 0
-    for entry in data["data"]:
-        for paragraph in entry["paragraphs"]:
-            for qa in paragraph["qas"]:
-                impossible = n % 4 == 3
-                qa["is_impossible"] = impossible
-                if impossible:
-                    qa["plausible_answers"], qa["answers"] = qa["answers"], []
-                n += 1
-    data["version"] = "v2.0"
-    json.dump(data, open(out, "w", encoding="utf-8"))
 
 
 def make_hostile_squad(out):

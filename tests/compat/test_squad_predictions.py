@@ -43,7 +43,8 @@ import tempfile
 import types
 import zipfile
 
-from compat_common import BIN, FIXTURES, TEST_TOOLS, TORCH_TEST_TOOLS, Checks, peer_wheel, require_fixtures, skip
+from compat_common import (BIN, FIXTURES, TEST_TOOLS, TORCH_TEST_TOOLS, Checks, make_squad2, peer_wheel, require_fixtures,
+                           skip)
 
 PROBE = os.path.join(TEST_TOOLS, "squad_predict_probe")
 require_fixtures()
@@ -105,22 +106,6 @@ XQUAD = f"{FIXTURES}/squad/xquad.en.json"
 
 
 # ---------------------------------------------------------------- datasets
-
-def make_squad2(path, out):
-    """xquad as SQuAD v2.0: every fourth question impossible (its answers kept as plausible answers)."""
-    data = json.load(open(path, encoding="utf-8"))
-    n = 0
-    for entry in data["data"]:
-        for paragraph in entry["paragraphs"]:
-            for qa in paragraph["qas"]:
-                impossible = n % 4 == 3
-                qa["is_impossible"] = impossible
-                if impossible:
-                    qa["plausible_answers"], qa["answers"] = qa["answers"], []
-                n += 1
-    data["version"] = "v2.0"
-    json.dump(data, open(out, "w", encoding="utf-8"))
-
 
 HOSTILE_CONTEXTS = [
     ("Caf\u00e9 au lait costs \u20ac3.50 \u2014 the \u00abbest\u00bb in Z\u00fcrich's old town, "
