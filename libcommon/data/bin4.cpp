@@ -102,6 +102,7 @@ Bin4Result run_bin4(const Bin4Config& o) {
   std::vector<InputInfo> inputs;
   for (const auto& path : o.inputs) {
     PretrainReader reader(path);
+    if (reader.layout() == Hdf5Layout::packed) fail("{}: packed rows (pack(1)) cannot be binned by length", path);
     std::error_code ec;
     uint64_t bytes = fs::file_size(path, ec);
     inputs.push_back({path, reader.layout(), reader.rows(), ec ? 0 : bytes, reader.seq_len(), reader.max_predictions()});

@@ -66,6 +66,7 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
     Hid dataset = hid_dataset(H5Dopen2(file_, kDatasetInputIds, H5P_DEFAULT));
     Hid type = hid_type(dataset.valid() ? H5Dget_type(dataset) : H5I_INVALID_HID);
     if (type.valid() && H5Tget_class(type) == H5T_VLEN) layout_ = Hdf5Layout::varlength;
+    else if (exists(kDatasetNextSentencePositions)) layout_ = Hdf5Layout::packed;
   }
   std::vector<std::string> missing;
   for (const char* name : nvidia_names)
@@ -83,6 +84,13 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
   masked_ids_ = open_dataset(kDatasetMaskedIds, vlen, true);
   next_sentence_ = open_dataset(kDatasetNextSentence, false, true);
   if (!vlen) input_mask_ = open_dataset(kDatasetInputMask, false, true);
+  if (layout_ == Hdf5Layout::packed) {
+    for (const char* name : {kDatasetPositions, kDatasetNextSentenceWeights})
+      if (!exists(name)) fail("{}: a packed file (it has next_sentence_positions) without dataset {}", path, name);
+    token_positions_ = open_dataset(kDatasetPositions, false, true);
+    next_sentence_positions_ = open_dataset(kDatasetNextSentencePositions, false, true);
+    next_sentence_weights_ = open_dataset(kDatasetNextSentenceWeights, false, true);
+  }
 
   auto shape_error = [&](const Dataset& d, const Dataset& like) {
     fail("{}: dataset {} has {} columns but {} has {}", path, d.name, d.width, like.name, like.width);
@@ -96,7 +104,17 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
     seq_len_ = static_cast<int>(input_ids_.width);
     max_pred_ = static_cast<int>(positions_.width);
   }
-  if (next_sentence_.width > 1) fail("{}: dataset next_sentence_labels must be [rows] or [rows, 1]", path);
+  if (layout_ == Hdf5Layout::packed) {
+    if (token_positions_.width != input_ids_.width) shape_error(token_positions_, input_ids_);
+    if (next_sentence_positions_.width == 0 || next_sentence_positions_.width > 127)
+      fail("{}: dataset next_sentence_positions must be 2-D [rows, 1..127 samples per row]", path);
+    if (next_sentence_.width != next_sentence_positions_.width) shape_error(next_sentence_, next_sentence_positions_);
+    if (next_sentence_weights_.width != next_sentence_positions_.width)
+      shape_error(next_sentence_weights_, next_sentence_positions_);
+    max_seqs_ = static_cast<int>(next_sentence_positions_.width);
+  } else if (next_sentence_.width > 1) {
+    fail("{}: dataset next_sentence_labels must be [rows] or [rows, 1]", path);
+  }
 }
 
 PretrainReader::Dataset PretrainReader::open_dataset(const char* name, bool vlen, bool two_d_ok) {
@@ -168,6 +186,7 @@ bool PretrainReader::read_block(std::vector<PretrainSample>& out, size_t max_row
   uint64_t count = std::min<uint64_t>(max_rows, rows_ - next_row_);
   out.resize(count);
   if (layout_ == Hdf5Layout::nvidia) read_nvidia(out, next_row_, count);
+  else if (layout_ == Hdf5Layout::packed) read_packed(out, next_row_, count);
   else read_varlength(out, next_row_, count);
   for (uint64_t i = 0; i < count; ++i) {
     std::string problem = check_sample(out[i]);
@@ -229,6 +248,73 @@ void PretrainReader::read_varlength(std::vector<PretrainSample>& out, uint64_t f
     copy(positions[r], s.masked_lm_positions);
     copy(masked[r], s.masked_lm_ids);
     s.next_sentence_label = narrow(labels[r]);
+  }
+}
+
+void PretrainReader::read_packed(std::vector<PretrainSample>& out, uint64_t first, uint64_t count) {
+  const uint64_t L = input_ids_.width, P = positions_.width, S = next_sentence_positions_.width;
+  auto ids = read_fixed(input_ids_, first, count);
+  auto mask = read_fixed(input_mask_, first, count);
+  auto segments = read_fixed(segment_ids_, first, count);
+  auto token_positions = read_fixed(token_positions_, first, count);
+  auto positions = read_fixed(positions_, first, count);
+  auto masked = read_fixed(masked_ids_, first, count);
+  auto nsp_positions = read_fixed(next_sentence_positions_, first, count);
+  auto labels = read_fixed(next_sentence_, first, count);
+  auto weights = read_fixed(next_sentence_weights_, first, count);
+  for (uint64_t r = 0; r < count; ++r) {
+    const uint64_t row = first + r;
+    const int64_t* m = &mask[r * L];
+    PretrainSample& s = out[r];
+    // input_mask numbers the samples 1, 2, ... in runs, then 0s: the samples are back to back, padding after.
+    uint64_t length = 0;
+    std::vector<uint64_t> starts;
+    for (; length < L && m[length] != 0; ++length) {
+      const auto expected = static_cast<int64_t>(starts.size());
+      if (m[length] == expected + 1) starts.push_back(length);
+      else if (m[length] != expected || expected == 0)
+        row_error(row, fmt::format("input_mask: value {} at column {} (expected the sample index {} or {})", m[length],
+                                   length, expected, expected + 1));
+    }
+    for (uint64_t j = length; j < L; ++j)
+      if (m[j] != 0) row_error(row, fmt::format("input_mask: value {} at column {} after the padding began", m[j], j));
+    if (starts.size() > S)
+      row_error(row, fmt::format("input_mask: {} samples in a row of at most {}", starts.size(), S));
+    s.input_ids.resize(length);
+    s.segment_ids.resize(length);
+    s.pack_lengths.clear();
+    s.pack_labels.clear();
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const uint64_t end = k + 1 < starts.size() ? starts[k + 1] : length;
+      s.pack_lengths.push_back(static_cast<int32_t>(end - starts[k]));
+      for (uint64_t j = starts[k]; j < end; ++j) {
+        if (token_positions[r * L + j] != static_cast<int64_t>(j - starts[k]))
+          row_error(row, fmt::format("positions: value {} at column {} (expected {}: positions restart at 0 with each "
+                                     "packed sample)", token_positions[r * L + j], j, j - starts[k]));
+        s.input_ids[j] = narrow(ids[r * L + j]);
+        s.segment_ids[j] = narrow(segments[r * L + j]);
+      }
+    }
+    for (uint64_t k = 0; k < S; ++k) {
+      const int64_t weight = weights[r * S + k];
+      if (weight != (k < starts.size() ? 1 : 0))
+        row_error(row, fmt::format("next_sentence_weights: value {} in slot {} of a row of {} samples", weight, k,
+                                   starts.size()));
+      if (k >= starts.size()) continue;
+      if (nsp_positions[r * S + k] != static_cast<int64_t>(starts[k]))
+        row_error(row, fmt::format("next_sentence_positions: value {} in slot {} (sample {} starts at column {})",
+                                   nsp_positions[r * S + k], k, k + 1, starts[k]));
+      s.pack_labels.push_back(narrow(labels[r * S + k]));
+    }
+    uint64_t predictions = 0;  // as in the NVIDIA layout, the first 0 position ends the list
+    while (predictions < P && positions[r * P + predictions] != 0) ++predictions;
+    s.masked_lm_positions.resize(predictions);
+    s.masked_lm_ids.resize(predictions);
+    for (uint64_t j = 0; j < predictions; ++j) {
+      s.masked_lm_positions[j] = narrow(positions[r * P + j]);
+      s.masked_lm_ids[j] = narrow(masked[r * P + j]);
+    }
+    s.next_sentence_label = s.pack_labels.empty() ? 0 : s.pack_labels.front();
   }
 }
 

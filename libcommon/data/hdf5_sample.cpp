@@ -4,7 +4,14 @@
 
 namespace bk {
 
-const char* layout_name(Hdf5Layout layout) { return layout == Hdf5Layout::nvidia ? "nvidia" : "varlength"; }
+const char* layout_name(Hdf5Layout layout) {
+  switch (layout) {
+    case Hdf5Layout::nvidia: return "nvidia";
+    case Hdf5Layout::varlength: return "varlength";
+    case Hdf5Layout::packed: return "packed";
+  }
+  return "?";
+}
 
 bool parse_layout(std::string_view text, Hdf5Layout& layout) {
   if (text == "nvidia") layout = Hdf5Layout::nvidia;
@@ -34,6 +41,19 @@ std::string check_sample(const PretrainSample& s) {
     if (id < 0) return fmt::format("masked_lm_ids: negative token id {}", id);
   if (s.next_sentence_label != 0 && s.next_sentence_label != 1)
     return fmt::format("next_sentence_labels: value {} is not 0 or 1", s.next_sentence_label);
+  if (s.pack_labels.size() != s.pack_lengths.size())
+    return fmt::format("next_sentence_labels: {} labels for {} packed samples", s.pack_labels.size(),
+                       s.pack_lengths.size());
+  size_t packed = 0;
+  for (size_t k = 0; k < s.pack_lengths.size(); ++k) {
+    if (s.pack_lengths[k] < 2) return fmt::format("input_mask: packed sample {} has {} tokens", k + 1, s.pack_lengths[k]);
+    if (s.pack_labels[k] != 0 && s.pack_labels[k] != 1)
+      return fmt::format("next_sentence_labels: value {} of packed sample {} is not 0 or 1", s.pack_labels[k], k + 1);
+    packed += static_cast<size_t>(s.pack_lengths[k]);
+  }
+  if (!s.pack_lengths.empty() && packed != s.input_ids.size())
+    return fmt::format("input_mask: the packed samples' lengths sum to {}, the row holds {} tokens", packed,
+                       s.input_ids.size());
   return "";
 }
 

@@ -7,6 +7,13 @@
 //              (position 0 is always [CLS], which is never masked).
 //   varlength  MLPerf's variable-length rows: input_ids vlen<i2>, segment_ids vlen<i1>, masked_lm_positions
 //              vlen<i2>, masked_lm_ids vlen<i2>, next_sentence_labels i1 [N]; no input_mask (length = vlen length).
+//   packed     several samples back to back in each fixed-width row (written by `pack`), the layout of Graphcore's
+//              packed BERT as Habana's MLPerf loader reads it: input_ids i4 [N,L], input_mask i1 [N,L] (the
+//              1-based index of the sample each token belongs to, 0 for padding), segment_ids i1 [N,L], positions
+//              i4 [N,L] (restarting at 0 with each sample), masked_lm_positions i4 [N,P] and masked_lm_ids i4 [N,P]
+//              (positions within the row, 0-padded), next_sentence_positions i4 [N,S] (where each sample's [CLS]
+//              is), next_sentence_labels i1 [N,S], next_sentence_weights i4 [N,S] (1 for a sample, 0 for a slot
+//              without one).
 // In memory only the real tokens and the real predictions are kept; input_mask is implied by the length.
 #pragma once
 
@@ -17,10 +24,11 @@
 
 namespace bk {
 
-enum class Hdf5Layout { nvidia, varlength };
+enum class Hdf5Layout { nvidia, varlength, packed };
 
 const char* layout_name(Hdf5Layout layout);
-// Parses "nvidia" or "varlength"; returns false for anything else.
+// Parses "nvidia" or "varlength" (the layouts a sample writer may choose; `pack` alone writes packed rows);
+// returns false for anything else.
 bool parse_layout(std::string_view text, Hdf5Layout& layout);
 
 struct PretrainSample {
@@ -29,8 +37,12 @@ struct PretrainSample {
   std::vector<int32_t> masked_lm_positions;  // only the real predictions, each in [1, input_ids.size())
   std::vector<int32_t> masked_lm_ids;        // same length as masked_lm_positions
   int32_t next_sentence_label = 0;           // 1 = random next
+  // A packed row: the lengths of the samples it holds, in order (they sum to length()), and each one's
+  // next_sentence_label; masked_lm_positions count from the row's start. Empty for a row of one sample.
+  std::vector<int32_t> pack_lengths, pack_labels;
 
   size_t length() const { return input_ids.size(); }  // = sum(input_mask) in the NVIDIA layout
+  size_t sequences() const { return pack_lengths.empty() ? 1 : pack_lengths.size(); }
   bool operator==(const PretrainSample&) const = default;
 };
 
@@ -41,6 +53,10 @@ inline constexpr const char* kDatasetSegmentIds = "segment_ids";
 inline constexpr const char* kDatasetMaskedPositions = "masked_lm_positions";
 inline constexpr const char* kDatasetMaskedIds = "masked_lm_ids";
 inline constexpr const char* kDatasetNextSentence = "next_sentence_labels";
+// The packed layout's own datasets.
+inline constexpr const char* kDatasetPositions = "positions";
+inline constexpr const char* kDatasetNextSentencePositions = "next_sentence_positions";
+inline constexpr const char* kDatasetNextSentenceWeights = "next_sentence_weights";
 
 // Checks the invariants every layout relies on; returns "" if the sample is fine, else what is wrong
 // (naming the dataset, e.g. "masked_lm_positions: position 130 is beyond the sample's 128 tokens").

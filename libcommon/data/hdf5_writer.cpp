@@ -11,9 +11,13 @@ PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOpti
   if (options_.chunk_rows == 0) options_.chunk_rows = 256;
   if (options_.gzip_level < 0 || options_.gzip_level > 9) fail("{}: gzip level {} is not in 0..9", path, options_.gzip_level);
   const size_t n = options_.chunk_rows;
-  if (options_.layout == Hdf5Layout::nvidia) {
+  const bool packed = options_.layout == Hdf5Layout::packed;
+  const uint64_t S = packed ? static_cast<uint64_t>(options_.max_sequences) : 1;
+  if (packed && (options_.max_sequences < 1 || options_.max_sequences > 127))
+    fail("{}: the packed layout holds 1 to 127 samples per row, not {}", path, options_.max_sequences);
+  if (options_.layout != Hdf5Layout::varlength) {
     if (options_.seq_len < 1 || options_.max_predictions < 1)
-      fail("{}: the NVIDIA layout needs seq_len and max_predictions of at least 1", path);
+      fail("{}: the {} layout needs seq_len and max_predictions of at least 1", path, layout_name(options_.layout));
     const uint64_t L = options_.seq_len, P = options_.max_predictions;
     create_column(input_ids_, kDatasetInputIds, H5T_STD_I32LE, H5T_NATIVE_INT32, L);
     create_column(input_mask_, kDatasetInputMask, H5T_STD_I8LE, H5T_NATIVE_INT8, L);
@@ -25,6 +29,14 @@ PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOpti
     segments_flat_.assign(n * L, 0);
     positions_flat_.assign(n * P, 0);
     masked_flat_.assign(n * P, 0);
+    if (packed) {
+      create_column(token_positions_, kDatasetPositions, H5T_STD_I32LE, H5T_NATIVE_INT32, L);
+      create_column(next_sentence_positions_, kDatasetNextSentencePositions, H5T_STD_I32LE, H5T_NATIVE_INT32, S);
+      create_column(next_sentence_weights_, kDatasetNextSentenceWeights, H5T_STD_I32LE, H5T_NATIVE_INT32, S);
+      token_positions_flat_.assign(n * L, 0);
+      nsp_positions_flat_.assign(n * S, 0);
+      nsp_weights_flat_.assign(n * S, 0);
+    }
   } else {
     vlen_i16_ = hid_type(H5Tvlen_create(H5T_NATIVE_INT16));
     vlen_i8_ = hid_type(H5Tvlen_create(H5T_NATIVE_INT8));
@@ -39,8 +51,8 @@ PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOpti
     positions_rows_.resize(n);
     masked_rows_.resize(n);
   }
-  create_column(next_sentence_, kDatasetNextSentence, H5T_STD_I8LE, H5T_NATIVE_INT8, 0);
-  labels_.assign(n, 0);
+  create_column(next_sentence_, kDatasetNextSentence, H5T_STD_I8LE, H5T_NATIVE_INT8, packed ? S : 0);
+  labels_.assign(n * S, 0);
 }
 
 PretrainWriter::~PretrainWriter() = default;
@@ -76,8 +88,12 @@ void PretrainWriter::append(const PretrainSample& s) {
   std::string problem = check_sample(s);
   if (!problem.empty()) row_error(problem);
   const size_t r = buffered_;
-  labels_[r] = static_cast<int8_t>(s.next_sentence_label);
-  if (options_.layout == Hdf5Layout::nvidia) {
+  const bool packed = options_.layout == Hdf5Layout::packed;
+  if (!packed && s.sequences() > 1)
+    row_error(fmt::format("a row of {} packed samples cannot be written in the {} layout", s.sequences(),
+                          layout_name(options_.layout)));
+  if (!packed) labels_[r] = static_cast<int8_t>(s.next_sentence_label);
+  if (options_.layout != Hdf5Layout::varlength) {
     const size_t L = options_.seq_len, P = options_.max_predictions;
     if (s.length() > L) row_error(fmt::format("{} tokens do not fit the sequence length {}", s.length(), L));
     if (s.masked_lm_positions.size() > P)
@@ -97,6 +113,7 @@ void PretrainWriter::append(const PretrainSample& s) {
       positions_flat_[r * P + j] = s.masked_lm_positions[j];
       masked_flat_[r * P + j] = s.masked_lm_ids[j];
     }
+    if (packed) append_pack(s, r);
   } else {
     auto to_i16 = [&](const std::vector<int32_t>& from, std::vector<int16_t>& to, const char* dataset) {
       to.resize(from.size());
@@ -111,6 +128,30 @@ void PretrainWriter::append(const PretrainSample& s) {
     segments_rows_[r].assign(s.segment_ids.begin(), s.segment_ids.end());
   }
   if (++buffered_ == options_.chunk_rows) flush();
+}
+
+// The packed layout's columns for row r: input_mask numbers the samples, positions restart with each one, and each
+// sample's [CLS] position, label and weight fill a slot of next_sentence_*.
+void PretrainWriter::append_pack(const PretrainSample& s, size_t r) {
+  const size_t L = options_.seq_len, S = options_.max_sequences;
+  if (s.sequences() > S) row_error(fmt::format("{} packed samples do not fit the {} slots of a row", s.sequences(), S));
+  std::fill(&token_positions_flat_[r * L], &token_positions_flat_[r * L] + L, 0);
+  std::fill(&nsp_positions_flat_[r * S], &nsp_positions_flat_[r * S] + S, 0);
+  std::fill(&nsp_weights_flat_[r * S], &nsp_weights_flat_[r * S] + S, 0);
+  std::fill(&labels_[r * S], &labels_[r * S] + S, 0);
+  const std::vector<int32_t> one = {static_cast<int32_t>(s.length())};
+  const std::vector<int32_t>& lengths = s.pack_lengths.empty() ? one : s.pack_lengths;
+  size_t start = 0;
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    for (size_t j = 0; j < static_cast<size_t>(lengths[k]); ++j) {
+      mask_flat_[r * L + start + j] = static_cast<int8_t>(k + 1);
+      token_positions_flat_[r * L + start + j] = static_cast<int32_t>(j);
+    }
+    nsp_positions_flat_[r * S + k] = static_cast<int32_t>(start);
+    nsp_weights_flat_[r * S + k] = 1;
+    labels_[r * S + k] = static_cast<int8_t>(s.pack_labels.empty() ? s.next_sentence_label : s.pack_labels[k]);
+    start += static_cast<size_t>(lengths[k]);
+  }
 }
 
 void PretrainWriter::write_fixed(Column& column, const void* data) {
@@ -128,12 +169,17 @@ void PretrainWriter::write_fixed(Column& column, const void* data) {
 
 void PretrainWriter::flush() {
   if (buffered_ == 0) return;
-  if (options_.layout == Hdf5Layout::nvidia) {
+  if (options_.layout != Hdf5Layout::varlength) {
     write_fixed(input_ids_, ids_flat_.data());
     write_fixed(input_mask_, mask_flat_.data());
     write_fixed(segment_ids_, segments_flat_.data());
     write_fixed(positions_, positions_flat_.data());
     write_fixed(masked_ids_, masked_flat_.data());
+    if (options_.layout == Hdf5Layout::packed) {
+      write_fixed(token_positions_, token_positions_flat_.data());
+      write_fixed(next_sentence_positions_, nsp_positions_flat_.data());
+      write_fixed(next_sentence_weights_, nsp_weights_flat_.data());
+    }
   } else {
     std::vector<hvl_t> handles(buffered_);
     auto write_rows = [&](Column& column, auto& rows) {
@@ -152,7 +198,8 @@ void PretrainWriter::flush() {
 
 void PretrainWriter::commit() {
   flush();
-  for (Column* column : {&input_ids_, &input_mask_, &segment_ids_, &positions_, &masked_ids_, &next_sentence_})
+  for (Column* column : {&input_ids_, &input_mask_, &segment_ids_, &positions_, &masked_ids_, &next_sentence_,
+                         &token_positions_, &next_sentence_positions_, &next_sentence_weights_})
     column->dataset.close();
   file_.commit();
 }

@@ -19,6 +19,7 @@ struct PretrainWriterOptions {
   Hdf5Layout layout = Hdf5Layout::nvidia;
   int seq_len = 512;          // L: the row width of the NVIDIA layout (ignored for varlength)
   int max_predictions = 76;   // P: the prediction slots of the NVIDIA layout (ignored for varlength)
+  int max_sequences = 3;      // S: the samples a row may hold in the packed layout
   int gzip_level = 0;         // 0 = uncompressed, 1..9 = deflate level
   size_t chunk_rows = 256;    // rows per HDF5 chunk, and rows buffered in memory between writes
   bool overwrite = false;     // replace an existing file (the tools' --force)
@@ -48,6 +49,7 @@ class PretrainWriter {
     uint64_t width;      // values per row of a 2-D dataset; 0 for 1-D and vlen datasets
   };
   void create_column(Column& column, const char* name, hid_t file_type, hid_t memory_type, uint64_t width);
+  void append_pack(const PretrainSample& sample, size_t row);
   void write_fixed(Column& column, const void* data);
   void flush();
   [[noreturn]] void row_error(const std::string& what) const;
@@ -57,9 +59,11 @@ class PretrainWriter {
   uint64_t written_ = 0;
   size_t buffered_ = 0;
   Column input_ids_{}, input_mask_{}, segment_ids_{}, positions_{}, masked_ids_{}, next_sentence_{};
+  Column token_positions_{}, next_sentence_positions_{}, next_sentence_weights_{};  // the packed layout's
   Hid vlen_i16_, vlen_i8_, vlen_file_i16_, vlen_file_i8_;  // varlength memory and file types
-  // NVIDIA layout: flat row-major buffers of chunk_rows rows.
-  std::vector<int32_t> ids_flat_, positions_flat_, masked_flat_;
+  // NVIDIA and packed layouts: flat row-major buffers of chunk_rows rows.
+  std::vector<int32_t> ids_flat_, positions_flat_, masked_flat_, token_positions_flat_, nsp_positions_flat_,
+      nsp_weights_flat_;
   std::vector<int8_t> mask_flat_, segments_flat_;
   // varlength layout: one vector per row.
   std::vector<std::vector<int16_t>> ids_rows_, positions_rows_, masked_rows_;

@@ -212,3 +212,81 @@ TEST_CASE("hdf5: the writer refuses samples that do not fit and leaves no file b
   write_all(path, o, {});
   CHECK(bk::PretrainReader(path).rows() == 0);
 }
+
+namespace {
+
+// Samples back to back in one row, as pack(1) writes them.
+bk::PretrainSample join_samples(const std::vector<bk::PretrainSample>& parts) {
+  bk::PretrainSample row;
+  for (const auto& s : parts) {
+    const auto offset = static_cast<int32_t>(row.input_ids.size());
+    row.input_ids.insert(row.input_ids.end(), s.input_ids.begin(), s.input_ids.end());
+    row.segment_ids.insert(row.segment_ids.end(), s.segment_ids.begin(), s.segment_ids.end());
+    for (int32_t p : s.masked_lm_positions) row.masked_lm_positions.push_back(p + offset);
+    row.masked_lm_ids.insert(row.masked_lm_ids.end(), s.masked_lm_ids.begin(), s.masked_lm_ids.end());
+    row.pack_lengths.push_back(static_cast<int32_t>(s.length()));
+    row.pack_labels.push_back(s.next_sentence_label);
+  }
+  row.next_sentence_label = row.pack_labels.front();
+  return row;
+}
+
+}  // namespace
+
+TEST_CASE("hdf5: the packed layout round-trips rows of one to three samples") {
+  auto dir = hdf5_temp_dir();
+  std::vector<bk::PretrainSample> rows;
+  for (int i = 0; i < 9; ++i) {
+    std::vector<bk::PretrainSample> parts;
+    for (int k = 0; k <= i % 3; ++k) parts.push_back(make_sample(3 + (i * 5 + k) % 6, (i + k) % 3, i * 3 + k));
+    rows.push_back(join_samples(parts));
+  }
+  bk::PretrainWriterOptions o;
+  o.layout = bk::Hdf5Layout::packed;
+  o.seq_len = 24;
+  o.max_predictions = 8;
+  o.max_sequences = 3;
+  o.chunk_rows = 4;
+  auto path = (dir / "packed.hdf5").string();
+  write_all(path, o, rows);
+  bk::PretrainReader reader(path);
+  CHECK(reader.layout() == bk::Hdf5Layout::packed);
+  CHECK(reader.seq_len() == 24);
+  CHECK(reader.max_predictions() == 8);
+  CHECK(reader.max_sequences() == 3);
+  CHECK(read_all(path, 2) == rows);
+
+  // A row of four samples does not fit three slots; the NVIDIA layout takes no packed rows at all.
+  std::vector<bk::PretrainSample> four(4, make_sample(4, 1, 5));
+  CHECK(error_of([&] { write_all((dir / "four.hdf5").string(), o, {join_samples(four)}); })
+            .find("4 packed samples do not fit the 3 slots of a row") != std::string::npos);
+  bk::PretrainWriterOptions nvidia;
+  nvidia.seq_len = 24;
+  nvidia.max_predictions = 8;
+  CHECK(error_of([&] { write_all((dir / "nv.hdf5").string(), nvidia, {rows[1]}); })
+            .find("cannot be written in the nvidia layout") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "nv.hdf5"));
+}
+
+TEST_CASE("hdf5: a packed row whose positions do not restart with each sample is an error naming the row") {
+  auto dir = hdf5_temp_dir();
+  auto path = (dir / "bad-packed.hdf5").string();
+  bk::hdf5_quiet();
+  hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  // One row of L=6: samples [101 7 102] and [101 8 102]; positions run on instead of restarting.
+  std::vector<int32_t> ids = {101, 7, 102, 101, 8, 102}, positions = {0, 1, 2, 3, 4, 5};
+  std::vector<int8_t> mask = {1, 1, 1, 2, 2, 2}, seg(6, 0), labels = {0, 1};
+  std::vector<int32_t> mpos = {1, 4}, mids = {55, 66}, nsp_pos = {0, 3}, weights = {1, 1};
+  raw_dataset(f, "input_ids", H5T_STD_I32LE, H5T_NATIVE_INT32, {1, 6}, ids.data());
+  raw_dataset(f, "input_mask", H5T_STD_I8LE, H5T_NATIVE_INT8, {1, 6}, mask.data());
+  raw_dataset(f, "segment_ids", H5T_STD_I8LE, H5T_NATIVE_INT8, {1, 6}, seg.data());
+  raw_dataset(f, "positions", H5T_STD_I32LE, H5T_NATIVE_INT32, {1, 6}, positions.data());
+  raw_dataset(f, "masked_lm_positions", H5T_STD_I32LE, H5T_NATIVE_INT32, {1, 2}, mpos.data());
+  raw_dataset(f, "masked_lm_ids", H5T_STD_I32LE, H5T_NATIVE_INT32, {1, 2}, mids.data());
+  raw_dataset(f, "next_sentence_positions", H5T_STD_I32LE, H5T_NATIVE_INT32, {1, 2}, nsp_pos.data());
+  raw_dataset(f, "next_sentence_labels", H5T_STD_I8LE, H5T_NATIVE_INT8, {1, 2}, labels.data());
+  raw_dataset(f, "next_sentence_weights", H5T_STD_I32LE, H5T_NATIVE_INT32, {1, 2}, weights.data());
+  H5Fclose(f);
+  CHECK(error_of([&] { read_all(path); }) ==
+        path + ": row 0: positions: value 3 at column 3 (expected 0: positions restart at 0 with each packed sample)");
+}
