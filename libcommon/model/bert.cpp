@@ -19,4 +19,10 @@ BertOutput BertForPreTraining::forward(const at::Tensor& input_ids, const at::Te
   return heads_.forward(encoded, masked_lm_positions, encoder_.word_embeddings());
 }
 
+BertOutput BertForPreTraining::forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                              const TokenStream& stream, const at::Tensor& masked_tokens) {
+  const EncoderOutput encoded = encoder_.forward_stream(input_ids, segment_ids, stream, is_training());
+  return heads_.forward_rows(encoded, masked_tokens, encoder_.word_embeddings());
+}
+
 }  // namespace bk

@@ -28,6 +28,9 @@ class BertForPreTraining : public BertModelBase {
   // Dropout follows train()/eval().
   BertOutput forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask,
                      const at::Tensor& masked_lm_positions = {});
+  // Unpadded (BertEncoder::forward_stream): masked_tokens int64 [B, P] index the stream; NSP logits per sequence.
+  BertOutput forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids, const TokenStream& stream,
+                            const at::Tensor& masked_tokens);
 
  private:
   BertEncoder encoder_;

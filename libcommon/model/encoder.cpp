@@ -1,5 +1,6 @@
 #include "model/encoder.h"
 
+#include "model/token_stream.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -20,6 +21,27 @@ at::Tensor fuse(std::initializer_list<at::Tensor> parts) {
   std::vector<at::Tensor> cast;
   for (const auto& p : parts) cast.push_back(at::autocast::cached_cast(dtype, p, device));
   return at::cat(cast);
+}
+
+// Attention inside each sequence of a token stream. qkv: [N, 3H]; returns the context [N, H].
+at::Tensor stream_attention(const at::Tensor& qkv, const TokenStream& stream, int64_t heads, double dropout_p) {
+  const int64_t n = qkv.size(0), h = qkv.size(1) / 3, d = h / heads;
+  const at::Tensor q3 = qkv.view({n, 3, heads, d});
+  const bool half = qkv.scalar_type() == at::kHalf || qkv.scalar_type() == at::kBFloat16;
+  if (qkv.is_cuda() && half && d % 8 == 0 && d <= 256) {
+    const auto parts = q3.unbind(1);  // [N, heads, d] each, the layout of the varlen kernel
+    const auto out = at::_flash_attention_forward(parts[0], parts[1], parts[2], stream.cu_seqlens, stream.cu_seqlens,
+                                                  stream.max_seqlen, stream.max_seqlen, dropout_p,
+                                                  /*is_causal=*/false, /*return_debug_mask=*/false);
+    return std::get<0>(out).reshape({n, h});
+  }
+  // Exact everywhere: the sequences side by side as [S, L] rows, padding masked out of the keys, then back.
+  const int64_t s = stream.first_tokens.size(0), l = stream.max_seqlen;
+  const at::Tensor padded = at::zeros({s * l, 3, heads, d}, qkv.options()).index_copy(0, stream.padded_index, q3);
+  const auto parts = padded.view({s, l, 3, heads, d}).permute({2, 0, 3, 1, 4}).unbind(0);
+  const at::Tensor context = at::scaled_dot_product_attention(parts[0], parts[1], parts[2],
+                                                              stream.padded_mask.view({s, 1, 1, l}), dropout_p);
+  return context.transpose(1, 2).reshape({s * l, h}).index_select(0, stream.padded_index);
 }
 
 }  // namespace
@@ -63,16 +85,23 @@ at::Tensor BertEncoder::dropout(const at::Tensor& x, bool training) const {
   return training && p > 0 ? at::dropout(x, p, true) : x;
 }
 
-at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const at::Tensor& mask, bool training) const {
-  const int64_t b = x.size(0), t = x.size(1), h = config_.hidden_size, heads = config_.num_attention_heads;
+at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const at::Tensor& mask,
+                                      const TokenStream* stream, bool training) const {
+  const int64_t h = config_.hidden_size, heads = config_.num_attention_heads;
   // One GEMM for Q, K and V: the three weights are concatenated (autograd splits the gradient back).
   const at::Tensor qkv = at::linear(x, fuse({l.q_w, l.k_w, l.v_w}), fuse({l.q_b, l.k_b, l.v_b}));
-  // [B, T, 3, heads, d] -> [3, B, heads, T, d]: strided views, the layout SDPA's kernels take as they are.
-  const auto parts = qkv.view({b, t, 3, heads, h / heads}).permute({2, 0, 3, 1, 4}).unbind(0);
   const double attn_p = training ? config_.attention_probs_dropout_prob : 0.0;
-  at::Tensor context = at::scaled_dot_product_attention(
-      parts[0], parts[1], parts[2], mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt, attn_p);
-  context = context.transpose(1, 2).reshape({b, t, h});
+  at::Tensor context;
+  if (stream != nullptr) {
+    context = stream_attention(qkv, *stream, heads, attn_p);
+  } else {
+    const int64_t b = x.size(0), t = x.size(1);
+    // [B, T, 3, heads, d] -> [3, B, heads, T, d]: strided views, the layout SDPA's kernels take as they are.
+    const auto parts = qkv.view({b, t, 3, heads, h / heads}).permute({2, 0, 3, 1, 4}).unbind(0);
+    context = at::scaled_dot_product_attention(
+        parts[0], parts[1], parts[2], mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt, attn_p);
+    context = context.transpose(1, 2).reshape({b, t, h});
+  }
   at::Tensor attn = at::linear(context, l.ao_w, l.ao_b);
   attn = at::layer_norm(dropout(attn, training) + x, {h}, l.ao_ln_w, l.ao_ln_b, config_.layer_norm_eps);
   at::Tensor ff = bert_activation(config_.hidden_act, at::linear(attn, l.in_w, l.in_b));
@@ -80,25 +109,45 @@ at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const
   return at::layer_norm(dropout(ff, training) + attn, {h}, l.out_ln_w, l.out_ln_b, config_.layer_norm_eps);
 }
 
+// Token 0 ([PAD]) is the padding index, as HF's BertEmbeddings declares it: its row gets no gradient from the
+// lookup (padded positions reach the loss in SQuAD's softmax over every position).
+at::Tensor BertEncoder::embed(const at::Tensor& input_ids, const at::Tensor& positions, const at::Tensor& segment_ids,
+                              bool training) const {
+  at::Tensor x = at::embedding(word_emb_, input_ids, /*padding_idx=*/0) + positions;
+  x = segment_ids.defined() ? x + at::embedding(type_emb_, segment_ids) : x + type_emb_[0];
+  return dropout(at::layer_norm(x, {config_.hidden_size}, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps), training);
+}
+
 EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,
                                    const at::Tensor& attention_mask, bool training) const {
   if (input_ids.dim() != 2) fail("BERT: input_ids must be [batch, seq], got {} dimensions", input_ids.dim());
-  const int64_t b = input_ids.size(0), t = input_ids.size(1), h = config_.hidden_size;
+  const int64_t b = input_ids.size(0), t = input_ids.size(1);
   if (t > config_.max_position_embeddings)
     fail("BERT: sequence length {} exceeds max_position_embeddings {}", t, config_.max_position_embeddings);
 
-  // Token 0 ([PAD]) is the padding index, as HF's BertEmbeddings declares it: its row gets no gradient from the
-  // lookup (padded positions reach the loss in SQuAD's softmax over every position).
-  at::Tensor x = at::embedding(word_emb_, input_ids, /*padding_idx=*/0) + pos_emb_.narrow(0, 0, t);
-  x = segment_ids.defined() ? x + at::embedding(type_emb_, segment_ids) : x + type_emb_[0];
-  x = dropout(at::layer_norm(x, {h}, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps), training);
+  at::Tensor x = embed(input_ids, pos_emb_.narrow(0, 0, t), segment_ids, training);
 
   // Boolean mask [B, 1, 1, T] (true = attend), broadcast over heads and queries by SDPA.
   at::Tensor mask;
   if (attention_mask.defined()) mask = attention_mask.ne(0).view({b, 1, 1, t});
-  for (const Layer& layer : layers_) x = layer_forward(layer, x, mask, training);
+  for (const Layer& layer : layers_) x = layer_forward(layer, x, mask, nullptr, training);
   if (!pool_w_.defined()) return {x, {}};
   return {x, at::tanh(at::linear(x.select(1, 0), pool_w_, pool_b_))};
+}
+
+EncoderOutput BertEncoder::forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                          const TokenStream& stream, bool training) const {
+  if (stream.max_seqlen > config_.max_position_embeddings)
+    fail("BERT: sequence length {} exceeds max_position_embeddings {}", stream.max_seqlen,
+         config_.max_position_embeddings);
+  // Unpad once, before the first layer; everything after works on the [N, H] stream.
+  const at::Tensor ids = input_ids.reshape({-1}).index_select(0, stream.token_index);
+  const at::Tensor segments =
+      segment_ids.defined() ? segment_ids.reshape({-1}).index_select(0, stream.token_index) : at::Tensor();
+  at::Tensor x = embed(ids, at::embedding(pos_emb_, stream.positions), segments, training);
+  for (const Layer& layer : layers_) x = layer_forward(layer, x, {}, &stream, training);
+  if (!pool_w_.defined()) return {x, {}};
+  return {x, at::tanh(at::linear(x.index_select(0, stream.first_tokens), pool_w_, pool_b_))};
 }
 
 }  // namespace bk

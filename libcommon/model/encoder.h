@@ -14,9 +14,11 @@
 namespace bk {
 
 struct EncoderOutput {
-  at::Tensor sequence;  // [B, T, H]: the last layer's hidden states
-  at::Tensor pooled;    // [B, H]: tanh(dense(sequence[:, 0])); undefined without a pooler
+  at::Tensor sequence;  // [B, T, H]: the last layer's hidden states ([N, H] for a token stream)
+  at::Tensor pooled;    // [B, H]: tanh(dense(sequence[:, 0])) ([S, H] for a stream); undefined without a pooler
 };
+
+struct TokenStream;  // model/token_stream.h
 
 class BertEncoder {
  public:
@@ -29,6 +31,14 @@ class BertEncoder {
   EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask,
                         bool training) const;
 
+  // Unpadded: the batch's real tokens as one stream (input_ids, segment_ids [B, T] gathered by
+  // stream.token_index), GEMMs on [N, H], attention inside each of the S sequences: with CUDA in half precision
+  // ATen's variable-length flash kernel on the cumulative lengths (it has autograd and honours any dropout
+  // probability); otherwise an exact path that lays the sequences out as [S, max_seqlen] with a key mask for SDPA
+  // and gathers the result back. Equal to forward() on the same rows (tests/torch_unit/test_unpadded.cpp).
+  EncoderOutput forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids, const TokenStream& stream,
+                               bool training) const;
+
   const at::Tensor& word_embeddings() const { return word_emb_; }  // [padded_vocab, H], tied to the MLM decoder
 
  private:
@@ -38,7 +48,11 @@ class BertEncoder {
     at::Tensor in_w, in_b;                        // intermediate.dense
     at::Tensor out_w, out_b, out_ln_w, out_ln_b;  // output.dense, output.LayerNorm
   };
-  at::Tensor layer_forward(const Layer& layer, const at::Tensor& x, const at::Tensor& mask, bool training) const;
+  // x: [B, T, H] with `mask` (or none), or the stream's [N, H] with `stream`.
+  at::Tensor layer_forward(const Layer& layer, const at::Tensor& x, const at::Tensor& mask, const TokenStream* stream,
+                           bool training) const;
+  at::Tensor embed(const at::Tensor& input_ids, const at::Tensor& positions, const at::Tensor& segment_ids,
+                   bool training) const;
   at::Tensor dropout(const at::Tensor& x, bool training) const;
 
   BertConfig config_;

@@ -19,16 +19,19 @@ PretrainingHeads::PretrainingHeads(const BertConfig& config, int64_t padded_voca
 BertOutput PretrainingHeads::forward(const EncoderOutput& encoded, const at::Tensor& masked_lm_positions,
                                      const at::Tensor& decoder) const {
   const at::Tensor& x = encoded.sequence;
+  if (!masked_lm_positions.defined()) return forward_rows(encoded, {}, decoder);
+  // Rows b*T + position of the flattened [B*T, H], so the vocabulary-sized matmul sees only masked tokens.
   const int64_t b = x.size(0), t = x.size(1), h = config_.hidden_size;
+  const at::Tensor rows = masked_lm_positions + at::arange(b, masked_lm_positions.options()).unsqueeze(1) * t;
+  return forward_rows({x.reshape({b * t, h}), encoded.pooled}, rows, decoder);
+}
+
+BertOutput PretrainingHeads::forward_rows(const EncoderOutput& encoded, const at::Tensor& rows,
+                                          const at::Tensor& decoder) const {
+  const int64_t h = config_.hidden_size;
   BertOutput out;
   out.nsp_logits = at::linear(encoded.pooled, nsp_w_, nsp_b_);
-
-  // Gather rows b*T + position from the flattened [B*T, H], so the vocabulary-sized matmul sees only masked tokens.
-  at::Tensor hidden = x;
-  if (masked_lm_positions.defined()) {
-    const at::Tensor rows = masked_lm_positions + at::arange(b, masked_lm_positions.options()).unsqueeze(1) * t;
-    hidden = x.reshape({b * t, h}).index_select(0, rows.reshape({-1}));
-  }
+  at::Tensor hidden = rows.defined() ? encoded.sequence.index_select(0, rows.reshape({-1})) : encoded.sequence;
   hidden = bert_activation(config_.hidden_act, at::linear(hidden, tr_w_, tr_b_));
   hidden = at::layer_norm(hidden, {h}, tr_ln_w_, tr_ln_b_, config_.layer_norm_eps);
   out.mlm_logits = at::linear(hidden, decoder, mlm_bias_).narrow(-1, 0, config_.vocab_size);

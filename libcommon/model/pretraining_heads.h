@@ -14,7 +14,7 @@ namespace bk {
 struct BertOutput {
   // With masked_lm_positions [B, P]: [B*P, vocab_size] (row b*P + j = sample b, slot j); without: [B, T, vocab_size].
   at::Tensor mlm_logits;
-  at::Tensor nsp_logits;  // [B, 2]; index 1 = random next
+  at::Tensor nsp_logits;  // [B, 2] ([S, 2] for a token stream); index 1 = random next
 };
 
 class PretrainingHeads {
@@ -25,6 +25,8 @@ class PretrainingHeads {
   // The MLM head runs on the masked positions only when they are given (int64 [B, P]); `decoder` is the tied word
   // embedding matrix [padded_vocab, H]. Logits are cut to vocab_size.
   BertOutput forward(const EncoderOutput& encoded, const at::Tensor& masked_lm_positions, const at::Tensor& decoder) const;
+  // The same on a token stream's output (encoded.sequence [N, H]): masked_tokens int64 [B, P] index the stream.
+  BertOutput forward_rows(const EncoderOutput& encoded, const at::Tensor& masked_tokens, const at::Tensor& decoder) const;
 
   const at::Tensor& mlm_bias() const { return mlm_bias_; }  // [padded_vocab]
 

@@ -40,7 +40,8 @@ python3 - "$TMP/fall/log.jsonl" <<'PY' || fail_case "real_token_fraction: $(fiel
 import json, sys
 f = [d["real_token_fraction"] for d in map(json.loads, open(sys.argv[1])) if "loss" in d]
 print(f"real_token_fraction: {min(f):.3f} .. {max(f):.3f}")
-sys.exit(0 if len(f) == 60 and all(0 < x <= 1 for x in f) and min(f) < 1 else 1)
+# Unpadded attention (the default) computes on the real tokens only; the padded case is the bin4 one below.
+sys.exit(0 if len(f) == 60 and all(x == 1 for x in f) else 1)
 PY
 CASES=$((CASES + 1)); [ -f "$TMP/fall/checkpoints/step-00000060/model.safetensors" ] || fail_case "final checkpoint written"
 
@@ -69,7 +70,7 @@ PY
 bin4 -q --bins 16,32,48,64 -o "$TMP/bins" "$TMP/lengths.hdf5"
 for input in lengths.hdf5 bins; do
   run bert-train -q --config "$CFG" --input "$TMP/$input" --train-batch-size 16 --max-predictions 10 --max-steps 5 \
-    --output-dir "$TMP/real-$input" --no-tensorboard
+    --output-dir "$TMP/real-$input" --no-tensorboard --attention padded
   expect_rc 0 "training on $input"
 done
 CASES=$((CASES + 1))
@@ -81,6 +82,34 @@ print(f"real_token_fraction: {mixed:.3f} unbinned, {binned:.3f} binned")
 sys.exit(0 if binned >= 0.85 and binned > mixed + 0.1 else 1)
 PY
 CASES=$((CASES + 1)); ls "$TMP/fall/tensorboard"/events.out.tfevents.* >/dev/null 2>&1 || fail_case "tensorboard events written"
+
+# Packed rows (pack) hold the same samples: one step over the whole file, without dropout, gives the loss of the
+# unpacked samples through the padded model.
+pack -q -o "$TMP/packed.hdf5" "$TMP/lengths.hdf5"
+rows=$("$PYTHON" -c 'import h5py, sys; print(h5py.File(sys.argv[1])["input_ids"].shape[0])' "$TMP/packed.hdf5")
+sed 's/"\(attention_probs\|hidden\)_dropout_prob": 0.1/"\1_dropout_prob": 0.0/' "$CFG" >"$TMP/no-dropout.json"
+run bert-train -q --config "$TMP/no-dropout.json" --input "$TMP/lengths.hdf5" --train-batch-size 2000 \
+  --max-predictions 10 --max-steps 1 --output-dir "$TMP/whole" --no-tensorboard --attention padded
+expect_rc 0 "one step over the unpacked file"
+run bert-train -q --config "$TMP/no-dropout.json" --input "$TMP/packed.hdf5" --train-batch-size "$rows" \
+  --max-predictions 12 --max-steps 1 --output-dir "$TMP/whole-packed" --no-tensorboard
+expect_rc 0 "one step over the packed file"
+CASES=$((CASES + 1))
+python3 - "$TMP/whole/log.jsonl" "$TMP/whole-packed/log.jsonl" "$rows" <<'PY' || fail_case "packed loss differs from unpacked"
+import json, sys
+step = lambda p: next(d for d in map(json.loads, open(p)) if "loss" in d)
+a, b = step(sys.argv[1]), step(sys.argv[2])
+print(f"2000 samples in {sys.argv[3]} packed rows: loss {a['loss']:.7f} unpacked, {b['loss']:.7f} packed")
+sys.exit(0 if all(abs(a[k] - b[k]) <= 1e-5 * max(1, abs(a[k])) for k in ("loss", "mlm_loss", "nsp_loss")) else 1)
+PY
+run bert-train -q --config "$CFG" --input "$TMP/packed.hdf5" --train-batch-size 16 --max-predictions 12 \
+  --max-steps 1 --output-dir "$TMP/packed-padded" --no-tensorboard --attention padded
+expect_rc 1 "packed rows with padded attention"
+expect_err "packed rows need unpadded attention" "packed rows with padded attention: the error says why"
+run bert-train -q --config "$CFG" --input "$TMP/lengths.hdf5" --train-batch-size 16 --max-steps 1 \
+  --output-dir "$TMP/attention-x" --attention flash
+expect_rc 2 "--attention with an unknown kind"
+expect_err "^bert-train: --attention must be unpadded or padded, got 'flash'" "--attention error"
 
 # Exact resume: 20 steps straight == 10 steps, stop, 10 resumed steps (bit for bit), and == a run killed at a
 # random point and resumed.

@@ -35,8 +35,13 @@ int main(int argc, char** argv) {
       out["full_mlm_logits"] = full.mlm_logits;
       out["nsp_logits"] = full.nsp_logits;
       if (in.count("masked_lm_positions")) {
-        bk::PretrainBatch b{get("input_ids"), get("segment_ids"), get("attention_mask"), get("masked_lm_positions"),
-                            get("masked_lm_ids"), get("next_sentence_labels")};
+        bk::PretrainBatch b;
+        b.input_ids = get("input_ids");
+        b.segment_ids = get("segment_ids");
+        b.attention_mask = get("attention_mask");
+        b.masked_lm_positions = get("masked_lm_positions");
+        b.masked_lm_ids = get("masked_lm_ids");
+        b.next_sentence_labels = get("next_sentence_labels");
         const auto gathered = model->forward(b.input_ids, b.segment_ids, b.attention_mask, b.masked_lm_positions);
         out["mlm_logits"] = gathered.mlm_logits;
         out["gathered_nsp_logits"] = gathered.nsp_logits;

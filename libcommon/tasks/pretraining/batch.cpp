@@ -10,16 +10,74 @@ namespace bk {
 
 PretrainBatch PretrainBatch::to(const at::Device& device, bool non_blocking) const {
   auto move = [&](const at::Tensor& t) { return t.defined() ? t.to(device, non_blocking) : t; };
-  return {move(input_ids), move(segment_ids), move(attention_mask), move(masked_lm_positions), move(masked_lm_ids),
-          move(next_sentence_labels)};
+  PretrainBatch moved{move(input_ids), move(segment_ids), move(attention_mask), move(masked_lm_positions),
+                      move(masked_lm_ids), move(next_sentence_labels), stream, move(masked_tokens)};
+  for (at::Tensor* t : {&moved.stream.token_index, &moved.stream.positions, &moved.stream.cu_seqlens,
+                        &moved.stream.first_tokens, &moved.stream.padded_index, &moved.stream.padded_mask})
+    *t = move(*t);
+  return moved;
 }
 
+void add_token_stream(PretrainBatch& batch, const std::vector<std::vector<int64_t>>& row_lengths) {
+  const int64_t B = batch.size(), T = batch.seq_len();
+  TokenStream& s = batch.stream;
+  s.lengths.clear();
+  int64_t n = 0;
+  for (const auto& row : row_lengths)
+    for (int64_t length : row) {
+      s.lengths.push_back(length);
+      s.max_seqlen = std::max(s.max_seqlen, length);
+      n += length;
+    }
+  const auto S = static_cast<int64_t>(s.lengths.size()), L = s.max_seqlen;
+  s.token_index = at::empty({n}, at::kLong);
+  s.positions = at::empty({n}, at::kLong);
+  s.padded_index = at::empty({n}, at::kLong);
+  s.cu_seqlens = at::empty({S + 1}, at::kInt);
+  s.first_tokens = at::empty({S}, at::kLong);
+  s.padded_mask = at::zeros({S, L}, at::kBool);
+  int64_t* token_index = s.token_index.data_ptr<int64_t>();
+  int64_t* positions = s.positions.data_ptr<int64_t>();
+  int64_t* padded_index = s.padded_index.data_ptr<int64_t>();
+  int32_t* cu = s.cu_seqlens.data_ptr<int32_t>();
+  int64_t* first = s.first_tokens.data_ptr<int64_t>();
+  bool* mask = s.padded_mask.data_ptr<bool>();
+  std::vector<int64_t> row_start(static_cast<size_t>(B));
+  int64_t token = 0, seq = 0;
+  cu[0] = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    row_start[static_cast<size_t>(b)] = token;
+    int64_t column = 0;
+    for (int64_t length : row_lengths[static_cast<size_t>(b)]) {
+      first[seq] = token;
+      for (int64_t j = 0; j < length; ++j, ++token, ++column) {
+        token_index[token] = b * T + column;
+        positions[token] = j;
+        padded_index[token] = seq * L + j;
+        mask[seq * L + j] = true;
+      }
+      cu[++seq] = static_cast<int32_t>(token);
+    }
+  }
+  // Real tokens come first in every row, so a masked position p of row b is token row_start[b] + p of the stream.
+  const int64_t P = batch.masked_lm_positions.size(1);
+  batch.masked_tokens = at::zeros({B, P}, at::kLong);
+  const int64_t* position = batch.masked_lm_positions.data_ptr<int64_t>();
+  const int64_t* label = batch.masked_lm_ids.data_ptr<int64_t>();
+  int64_t* masked = batch.masked_tokens.data_ptr<int64_t>();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t p = 0; p < P; ++p)
+      if (label[b * P + p] >= 0) masked[b * P + p] = row_start[static_cast<size_t>(b)] + position[b * P + p];
+}
 
 PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples, int64_t max_predictions,
-                                     bool pin_memory) {
+                                     bool pin_memory, bool unpadded) {
   auto B = static_cast<int64_t>(samples.size());
-  int64_t T = 0;
-  for (const auto& s : samples) T = std::max<int64_t>(T, static_cast<int64_t>(s.length()));
+  int64_t T = 0, S = 0;
+  for (const auto& s : samples) {
+    T = std::max<int64_t>(T, static_cast<int64_t>(s.length()));
+    S += static_cast<int64_t>(s.sequences());
+  }
   const int64_t P = max_predictions;
   PretrainBatch batch;
   batch.input_ids = at::zeros({B, T}, at::kLong);
@@ -27,18 +85,22 @@ PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples,
   batch.attention_mask = at::zeros({B, T}, at::kLong);
   batch.masked_lm_positions = at::zeros({B, P}, at::kLong);
   batch.masked_lm_ids = at::full({B, P}, -1, at::kLong);
-  batch.next_sentence_labels = at::zeros({B}, at::kLong);
+  batch.next_sentence_labels = at::zeros({S}, at::kLong);
   int64_t* ids = batch.input_ids.data_ptr<int64_t>();
   int64_t* segments = batch.segment_ids.data_ptr<int64_t>();
   int64_t* mask = batch.attention_mask.data_ptr<int64_t>();
   int64_t* positions = batch.masked_lm_positions.data_ptr<int64_t>();
   int64_t* masked = batch.masked_lm_ids.data_ptr<int64_t>();
   int64_t* labels = batch.next_sentence_labels.data_ptr<int64_t>();
+  std::vector<std::vector<int64_t>> row_lengths(static_cast<size_t>(B));
+  int64_t seq = 0;
   for (int64_t b = 0; b < B; ++b) {
     const PretrainSample& s = samples[static_cast<size_t>(b)];
     if (static_cast<int64_t>(s.masked_lm_positions.size()) > P)
       fail("sample {} of the batch has {} masked positions, more than the {} max predictions", b,
            s.masked_lm_positions.size(), P);
+    if (s.sequences() > 1 && !unpadded)
+      fail("row {} of the batch packs {} samples: packed rows need unpadded attention", b, s.sequences());
     for (size_t t = 0; t < s.length(); ++t) {
       ids[b * T + static_cast<int64_t>(t)] = s.input_ids[t];
       segments[b * T + static_cast<int64_t>(t)] = s.segment_ids[t];
@@ -48,14 +110,43 @@ PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples,
       positions[b * P + static_cast<int64_t>(p)] = s.masked_lm_positions[p];
       masked[b * P + static_cast<int64_t>(p)] = s.masked_lm_ids[p];
     }
-    labels[b] = s.next_sentence_label;
+    if (s.pack_lengths.empty()) {
+      row_lengths[static_cast<size_t>(b)] = {static_cast<int64_t>(s.length())};
+      labels[seq++] = s.next_sentence_label;
+    } else {
+      row_lengths[static_cast<size_t>(b)].assign(s.pack_lengths.begin(), s.pack_lengths.end());
+      for (int32_t label : s.pack_labels) labels[seq++] = label;
+    }
   }
+  if (unpadded) add_token_stream(batch, row_lengths);
   if (pin_memory) {
     for (at::Tensor* t : {&batch.input_ids, &batch.segment_ids, &batch.attention_mask, &batch.masked_lm_positions,
-                          &batch.masked_lm_ids, &batch.next_sentence_labels})
-      *t = t->pin_memory();
+                          &batch.masked_lm_ids, &batch.next_sentence_labels, &batch.masked_tokens,
+                          &batch.stream.token_index, &batch.stream.positions, &batch.stream.cu_seqlens,
+                          &batch.stream.first_tokens, &batch.stream.padded_index, &batch.stream.padded_mask})
+      if (t->defined()) *t = t->pin_memory();
   }
   return batch;
+}
+
+PretrainBatch slice_rows(const PretrainBatch& b, int64_t first, int64_t rows) {
+  PretrainBatch part;
+  const at::Tensor mask = b.attention_mask.narrow(0, first, rows);
+  const at::Tensor lengths = mask.sum(1).contiguous();
+  const int64_t t = std::max<int64_t>(lengths.max().item<int64_t>(), 1);
+  part.input_ids = b.input_ids.narrow(0, first, rows).narrow(1, 0, t).contiguous();
+  part.segment_ids = b.segment_ids.narrow(0, first, rows).narrow(1, 0, t).contiguous();
+  part.attention_mask = mask.narrow(1, 0, t).contiguous();
+  part.masked_lm_positions = b.masked_lm_positions.narrow(0, first, rows).contiguous();
+  part.masked_lm_ids = b.masked_lm_ids.narrow(0, first, rows).contiguous();
+  part.next_sentence_labels = b.next_sentence_labels.narrow(0, first, rows).contiguous();
+  if (b.stream.defined()) {
+    std::vector<std::vector<int64_t>> row_lengths;
+    const int64_t* length = lengths.data_ptr<int64_t>();
+    for (int64_t r = 0; r < rows; ++r) row_lengths.push_back({length[r]});
+    add_token_stream(part, row_lengths);
+  }
+  return part;
 }
 
 }  // namespace bk

@@ -9,10 +9,14 @@
 //   attention_mask        int64 [B, T]   1 for real tokens, 0 for padding
 //   masked_lm_positions   int64 [B, P]   positions of the masked tokens, 0 in unused slots
 //   masked_lm_ids         int64 [B, P]   original ids at those positions, -1 in unused slots (ignored by the loss)
-//   next_sentence_labels  int64 [B]      1 = random next
+//   next_sentence_labels  int64 [S]      1 = random next; one per sequence (S = B unless rows are packed)
+// With unpadded attention the batch also carries its token stream (TokenStream below) and masked_tokens, int64
+// [B, P]: each masked position's index in that stream (0 in unused slots). Packed rows (pack(1): several samples
+// per row, data/hdf5_sample.h) exist only in that form: their attention must not cross the samples.
 #pragma once
 
 #include "data/hdf5_sample.h"
+#include "model/token_stream.h"
 
 #include <ATen/Tensor.h>
 
@@ -25,6 +29,8 @@ struct PretrainBatch {
   at::Tensor input_ids, segment_ids, attention_mask;
   at::Tensor masked_lm_positions, masked_lm_ids;
   at::Tensor next_sentence_labels;
+  TokenStream stream;        // defined for unpadded attention
+  at::Tensor masked_tokens;  // int64 [B, P], with the stream
 
   int64_t size() const { return input_ids.defined() ? input_ids.size(0) : 0; }
   int64_t seq_len() const { return input_ids.defined() ? input_ids.size(1) : 0; }
@@ -33,8 +39,17 @@ struct PretrainBatch {
 
 // One batch from samples: T = the longest of them, masked_lm_positions padded with 0 and masked_lm_ids with -1 to
 // max_predictions (the loader's collation, also bert-eval's). bk::Error if a sample has more than max_predictions
-// masked positions. pin_memory: page-locked tensors for fast copies to a CUDA device.
+// masked positions, or if a row is packed and `unpadded` is false. unpadded: with the token stream.
+// pin_memory: page-locked tensors for fast copies to a CUDA device.
 PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples, int64_t max_predictions,
-                                     bool pin_memory = false);
+                                     bool pin_memory = false, bool unpadded = false);
+
+// The token stream of rows [B, T] whose real tokens come first: row b holds the sequences of row_lengths[b], back
+// to back. Also sets batch.masked_tokens from masked_lm_positions.
+void add_token_stream(PretrainBatch& batch, const std::vector<std::vector<int64_t>>& row_lengths);
+
+// Rows [first, first + rows) of a batch, cut to the longest of them (with the stream when the batch has one).
+// Rows of one sample each (bin4's batches, never packed ones).
+PretrainBatch slice_rows(const PretrainBatch& batch, int64_t first, int64_t rows);
 
 }  // namespace bk

@@ -35,9 +35,11 @@ PretrainBatch make_batch(const std::vector<PretrainSample>& samples, size_t begi
     if (max_predictions == 0) p = std::max(p, n);
   }
   p = std::max<int64_t>(p, 1);
-  // The training loader's collation, so evaluation and training batches are built the same way.
+  // The training loader's collation, so evaluation and training batches are built the same way; unpadded, so
+  // packed files are read too and no work is spent on padding.
   return collate_pretrain_batch(std::vector<PretrainSample>(samples.begin() + static_cast<ptrdiff_t>(begin),
-                                                            samples.begin() + static_cast<ptrdiff_t>(end)), p);
+                                                            samples.begin() + static_cast<ptrdiff_t>(end)), p,
+                                /*pin_memory=*/false, /*unpadded=*/true);
 }
 
 at::Device model_device(const BertForPreTraining& model) { return model.named_parameter_list().front().tensor.device(); }
@@ -89,7 +91,7 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
             make_batch(block, begin, end, settings.max_predictions, path, first_row + begin).to(device);
         const PretrainLoss r = pretraining_loss(model, batch);
         const auto mlm_total = r.mlm_total.item<int64_t>();
-        const auto n = static_cast<uint64_t>(end - begin);
+        const auto n = static_cast<uint64_t>(r.nsp_total.item<int64_t>());  // samples: several per packed row
         totals.samples += n;
         totals.mlm_correct += static_cast<uint64_t>(r.mlm_correct.item<int64_t>());
         totals.mlm_total += static_cast<uint64_t>(mlm_total);

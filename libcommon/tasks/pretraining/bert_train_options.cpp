@@ -19,6 +19,13 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
      "HDF5 files, directories of them, or bin4 directories")
     ("max-predictions", po::value(&c.data.max_predictions)->default_value(d.max_predictions)->value_name("P"),
      "masked positions per sample in the data")
+    ("attention", po::value<std::string>()->default_value(d.unpadded ? "unpadded" : "padded")->value_name("KIND")
+                      ->notifier([&c](const std::string& kind) {
+                        if (kind != "unpadded" && kind != "padded")
+                          usage_fail("--attention must be unpadded or padded, got '{}'", kind);
+                        c.data.unpadded = kind == "unpadded";
+                      }),
+     "unpadded: the encoder computes on real tokens only (needed for packed input); padded: rows with a mask")
     ("global-data-order", po::bool_switch(&c.data.global_data_order),
      "every worker reads the single-process sample order and keeps its slice of each global batch");
   add_loop_options(options, c.loop);

@@ -65,7 +65,7 @@ class BatchProducer {
       }
       streams_[s]->skip(static_cast<uint64_t>(after * per_batch_[s]));
     }
-    batch = collate_pretrain_batch(samples_, config_.max_predictions, config_.pin_memory);
+    batch = collate_pretrain_batch(samples_, config_.max_predictions, config_.pin_memory, config_.unpadded);
     ++batch_;
     return true;
   }

@@ -10,7 +10,7 @@ PretrainLoss pretraining_loss(const BertOutput& output, const PretrainBatch& bat
   const at::Tensor nsp_labels = batch.next_sentence_labels.reshape({-1});
   // Unused prediction slots hold -1; cross entropy skips them and averages over the rest.
   r.mlm_loss = at::cross_entropy_loss(output.mlm_logits, labels, {}, at::Reduction::Mean, -1);
-  r.nsp_loss = at::cross_entropy_loss(output.nsp_logits, nsp_labels);
+  r.nsp_loss = at::cross_entropy_loss(output.nsp_logits, nsp_labels);  // one label per sequence
   r.loss = r.mlm_loss + r.nsp_loss;
   at::NoGradGuard no_grad;
   const at::Tensor valid = labels.ge(0);
@@ -22,6 +22,9 @@ PretrainLoss pretraining_loss(const BertOutput& output, const PretrainBatch& bat
 }
 
 PretrainLoss pretraining_loss(BertForPreTraining& model, const PretrainBatch& batch) {
+  if (batch.stream.defined())
+    return pretraining_loss(
+        model.forward_stream(batch.input_ids, batch.segment_ids, batch.stream, batch.masked_tokens), batch);
   return pretraining_loss(
       model.forward(batch.input_ids, batch.segment_ids, batch.attention_mask, batch.masked_lm_positions), batch);
 }

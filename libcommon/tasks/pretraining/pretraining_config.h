@@ -13,6 +13,7 @@ struct PretrainingConfig {
   std::vector<std::string> inputs;   // as tasks/pretraining/inputs.h resolves them
   int64_t max_predictions = 20;      // masked positions per sample in the data
   bool global_data_order = false;    // see DataLoaderConfig::global_order
+  bool unpadded = true;              // --attention unpadded (the real tokens only) or padded (rows with a mask)
 };
 
 }  // namespace bk

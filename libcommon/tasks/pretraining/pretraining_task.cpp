@@ -25,6 +25,7 @@ void PretrainingTask::start(const TaskContext& context) {
   dc.world = context.world;
   dc.prefetch = context.prefetch;
   dc.pin_memory = context.pin_memory;
+  dc.unpadded = config_.unpadded;
   dc.global_order = config_.global_data_order;
   loader_ = std::make_unique<PretrainDataLoader>(dc);
   if (loader_->batches_per_epoch() == 0)
@@ -37,24 +38,6 @@ BertModelBase& PretrainingTask::bert() const { return *model_; }
 double PretrainingTask::flops_per_sequence(int64_t seq_len) const {
   return model_config_.training_flops_per_sequence(seq_len, config_.max_predictions);
 }
-
-namespace {
-
-// Rows [first, first + rows) of a batch, cut to the longest of them.
-PretrainBatch slice_rows(const PretrainBatch& b, int64_t first, int64_t rows) {
-  PretrainBatch part;
-  const at::Tensor mask = b.attention_mask.narrow(0, first, rows);
-  const int64_t t = std::max<int64_t>(mask.sum(1).max().item<int64_t>(), 1);
-  part.input_ids = b.input_ids.narrow(0, first, rows).narrow(1, 0, t).contiguous();
-  part.segment_ids = b.segment_ids.narrow(0, first, rows).narrow(1, 0, t).contiguous();
-  part.attention_mask = mask.narrow(1, 0, t).contiguous();
-  part.masked_lm_positions = b.masked_lm_positions.narrow(0, first, rows).contiguous();
-  part.masked_lm_ids = b.masked_lm_ids.narrow(0, first, rows).contiguous();
-  part.next_sentence_labels = b.next_sentence_labels.narrow(0, first, rows).contiguous();
-  return part;
-}
-
-}  // namespace
 
 StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
   batches_.clear();
@@ -81,8 +64,9 @@ StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
   double masked = 0, sequences = 0;
   for (auto& b : batches_) {
     masked += static_cast<double>(b.masked_lm_ids.ge(0).sum().item<int64_t>());
-    sequences += static_cast<double>(b.size());
-    add_batch_counts(counts, b.attention_mask, *this);
+    sequences += static_cast<double>(b.next_sentence_labels.size(0));
+    if (b.stream.defined()) add_sequence_counts(counts, b.stream.lengths, b.stream.tokens(), *this);
+    else add_batch_counts(counts, b.attention_mask, *this);
     counts.max_len = std::max(counts.max_len, b.seq_len());
   }
   counts.denominators = {masked, sequences};

@@ -148,6 +148,15 @@ void add_batch_counts(StepCounts& counts, const at::Tensor& attention_mask, cons
   counts.computed_tokens += attention_mask.numel();
 }
 
+void add_sequence_counts(StepCounts& counts, const std::vector<int64_t>& lengths, int64_t computed_tokens,
+                         const TrainingTask& task) {
+  for (int64_t length : lengths) {
+    counts.tokens += length;
+    counts.real_flops += task.flops_per_sequence(length);
+  }
+  counts.computed_tokens += computed_tokens;
+}
+
 void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   config.validate();
   LoopRun run;

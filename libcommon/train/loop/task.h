@@ -66,6 +66,9 @@ class TrainingTask;
 // Adds a micro-batch to the step's counts from its attention mask ([B, T], 1 for real tokens, on the host): real
 // and computed tokens, and the task's FLOPs for each row at its real length.
 void add_batch_counts(StepCounts& counts, const at::Tensor& attention_mask, const TrainingTask& task);
+// The same for a micro-batch computed without padding: its sequences' lengths and the tokens computed.
+void add_sequence_counts(StepCounts& counts, const std::vector<int64_t>& lengths, int64_t computed_tokens,
+                         const TrainingTask& task);
 
 // One micro-batch's forward pass.
 struct MicroBatchLoss {

@@ -1,0 +1,30 @@
+// A batch without its padding (unpadded attention, model/encoder.h): its N real tokens as one stream in row order,
+// cut into S sequences (one per sample; a packed row holds several). Made on the host by the pretraining batch's
+// collation (tasks/pretraining/batch.h).
+#pragma once
+
+#include <ATen/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace bk {
+
+// The encoder runs its GEMMs on [N, H] and attention on each sequence alone (model/encoder.h), as
+// MosaicBERT and NVIDIA's MLPerf BERT do after unpadding once before the first layer.
+struct TokenStream {
+  at::Tensor token_index;   // int64 [N]: row * T + column of each real token in the [B, T] tensors
+  at::Tensor positions;     // int64 [N]: the token's position in its own sequence (restarting in packed rows)
+  at::Tensor cu_seqlens;    // int32 [S + 1]: sequence s is tokens [cu_seqlens[s], cu_seqlens[s + 1]) of the stream
+  at::Tensor first_tokens;  // int64 [S]: where each sequence's [CLS] is in the stream
+  at::Tensor padded_index;  // int64 [N]: s * max_seqlen + position, the token's place in an [S, max_seqlen] layout
+  at::Tensor padded_mask;   // bool [S, max_seqlen]: the real tokens of that layout
+  int64_t max_seqlen = 0;   // on the host, so no kernel needs a device-to-host read to size its work
+  std::vector<int64_t> lengths;  // the S sequence lengths, on the host (for FLOP counts)
+
+  bool defined() const { return token_index.defined(); }
+  int64_t tokens() const { return token_index.defined() ? token_index.size(0) : 0; }
+  int64_t sequences() const { return static_cast<int64_t>(lengths.size()); }
+};
+
+}  // namespace bk
