@@ -38,7 +38,7 @@ extern "C" void on_signal(int sig) {
   for (int i = 0; i < kMaxCleanup; ++i)
     if (g_used[i].load()) ::unlink(g_paths[i].data());
   write_stderr(g_tool.c_str());  // g_tool is set before handlers are installed and never changes after
-  write_stderr(sig == SIGINT ? ": interrupted\n" : ": terminated\n");
+  write_stderr(sig == SIGINT ? ": interrupted\n" : sig == SIGHUP ? ": hangup\n" : ": terminated\n");
   ::_exit(128 + sig);
 }
 
@@ -73,6 +73,8 @@ int run_tool(const char* name, int argc, char** argv, const std::function<int(in
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A closed terminal or ssh session (SIGHUP) would otherwise kill the process with its temporaries in place.
+  sigaction(SIGHUP, &action, nullptr);
   try {
     return body(argc, argv);
   } catch (const UsageError& e) {

@@ -3,7 +3,8 @@
 // A tool's main is `return bk::run_tool("name", argc, argv, body);`. The body throws (util/error.h)
 //   bk::UsageError  -> "TOOL: MESSAGE; try --help" on stderr, exit 2
 //   bk::Error (or any std::exception) -> "TOOL: error: MESSAGE" on stderr, exit 1
-// SIGINT/SIGTERM remove every registered temporary output file and exit 130 (143 for TERM).
+// SIGINT/SIGTERM/SIGHUP remove every registered temporary output file and exit 128 + the signal number
+// (130 for INT, 143 for TERM, 129 for HUP).
 #pragma once
 
 #include "util/error.h"
@@ -24,7 +25,7 @@ int run_tool(const char* name, int argc, char** argv, const std::function<int(in
 int register_cleanup(const std::string& path);
 void unregister_cleanup(int slot);
 
-// True once SIGINT/SIGTERM arrived (long loops may poll it; the handler itself exits the process).
+// True once SIGINT/SIGTERM/SIGHUP arrived (long loops may poll it; the handler itself exits the process).
 bool interrupted();
 
 }  // namespace bk
