@@ -4,6 +4,7 @@
 #include "cli/progress.h"
 #include "data/example.h"
 #include "data/hdf5_columns.h"
+#include "data/hdf5_handle.h"
 #include "data/hdf5_writer.h"
 #include "data/tfrecord.h"
 #include "io/input.h"
@@ -187,6 +188,7 @@ void Tfrecord2hdf5Config::validate() const {
     usage_fail("--layout must be auto, nvidia, varlength or generic, got '{}'", layout);
   if (inputs.empty()) usage_fail("no input files");
   if (output.empty() == output_dir.empty()) usage_fail("give either -o FILE or --output-dir DIR");
+  if (output == "-") usage_fail("-o -: HDF5 output cannot go to stdout (it needs a regular file); give a file name");
   if (!output_dir.empty() && std::count(inputs.begin(), inputs.end(), "-") > 0)
     usage_fail("--output-dir needs file inputs to name its outputs; use -o for stdin");
 }
@@ -196,6 +198,7 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
   Progress progress(cfg.quiet);
   Tfrecord2hdf5Stats stats;
   if (!cfg.output.empty()) {
+    check_hdf5_output(cfg.output, cfg.force);  // refuse before converting anything
     convert(cfg.inputs, cfg.output, cfg, stats);
   } else {
     namespace fs = std::filesystem;
@@ -208,7 +211,7 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
       outputs.push_back((fs::path(cfg.output_dir) / (name + ".hdf5")).string());
       if (std::count(outputs.begin(), outputs.end(), outputs.back()) > 1)
         fail("{} and another input would both write {}", in, outputs.back());
-      check_overwrite(outputs.back(), cfg.force);  // refuse before converting anything
+      check_hdf5_output(outputs.back(), cfg.force);  // refuse before converting anything
     }
     for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats);
   }

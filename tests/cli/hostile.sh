@@ -24,6 +24,49 @@ GOOD_IDS='2,5,3,6,0,0,0,0'
 pretraining_record "$GOOD_IDS" 1,0 >"$TMP/good.jsonl"
 "$DATA_HELPER" write-json "$TMP/good.jsonl" "$TMP/good.tfrecord" || fail_case "writing a TFRecord for the tests"
 
+# 1. HDF5 outputs never replace a device, FIFO or '-': HDF5 needs a seekable regular file, so such an output is
+# refused with one line, and the node is left as it was. Text outputs (bk::Output) write to a device in place.
+mkdir "$TMP/dev"
+if mknod "$TMP/dev/null" c 1 3 2>/dev/null; then
+  run mkpretrain -q --vocab "$TMP/vocab.txt" --format hdf5 -o "$TMP/dev/null" "$TMP/corpus.txt"
+  expect_rc 1 "mkpretrain hdf5 onto a device"
+  expect_err "^mkpretrain: error: $TMP/dev/null: not a regular file .*HDF5 output needs a regular file$" "mkpretrain device refusal"
+  CASES=$((CASES + 1)); [ -c "$TMP/dev/null" ] || fail_case "mkpretrain hdf5: $TMP/dev/null is no longer a character device"
+  run tfrecord2hdf5 -q -o "$TMP/dev/null" "$TMP/good.tfrecord"
+  expect_rc 1 "tfrecord2hdf5 onto a device"
+  expect_err "^tfrecord2hdf5: error: $TMP/dev/null: not a regular file .*HDF5 output needs a regular file$" "tfrecord2hdf5 device refusal"
+  run tfrecord2hdf5 -q -f -o "$TMP/dev/null" "$TMP/good.tfrecord"
+  expect_rc 1 "tfrecord2hdf5 --force onto a device"
+  CASES=$((CASES + 1)); [ -c "$TMP/dev/null" ] || fail_case "tfrecord2hdf5: $TMP/dev/null is no longer a character device"
+  # A TFRecord (bk::Output) goes to the device in place.
+  run mkpretrain -q --vocab "$TMP/vocab.txt" -o "$TMP/dev/null" "$TMP/corpus.txt"
+  expect_rc 0 "mkpretrain tfrecord onto a device"
+  CASES=$((CASES + 1)); [ -c "$TMP/dev/null" ] || fail_case "mkpretrain tfrecord: $TMP/dev/null is no longer a character device"
+else
+  echo "note: mknod not permitted here; the device cases use a FIFO only"
+fi
+mkfifo "$TMP/dev/fifo"
+run tfrecord2hdf5 -q --output-dir "$TMP/dev" "$TMP/good.tfrecord"  # writes dev/good.hdf5: fine
+expect_rc 0 "--output-dir beside a FIFO"
+ln -s fifo "$TMP/dev/link.hdf5"
+run tfrecord2hdf5 -q -o "$TMP/dev/link.hdf5" "$TMP/good.tfrecord"
+expect_rc 1 "tfrecord2hdf5 onto a FIFO (through a link)"
+expect_err "^tfrecord2hdf5: error: $TMP/dev/link.hdf5: not a regular file" "FIFO refusal"
+CASES=$((CASES + 1)); [ -p "$TMP/dev/fifo" ] && [ -L "$TMP/dev/link.hdf5" ] || fail_case "the FIFO or its link was replaced"
+expect_file_absent "$TMP/dev/link.hdf5.tmp" "no temporary beside the FIFO"
+# '-' is refused as a usage error instead of creating a file named '-'.
+mkdir "$TMP/cwd"
+(cd "$TMP/cwd" && run mkpretrain -q --vocab "$TMP/vocab.txt" --format hdf5 -o - "$TMP/corpus.txt"
+ echo "$RC" >rc; printf '%s' "$ERR" >err)
+RC=$(cat "$TMP/cwd/rc"); ERR=$(cat "$TMP/cwd/err"); rm "$TMP/cwd/rc" "$TMP/cwd/err"
+expect_rc 2 "mkpretrain --format hdf5 -o -"
+expect_err "^mkpretrain: -o -: HDF5 output cannot go to stdout .*; try --help$" "mkpretrain -o - message"
+(cd "$TMP/cwd" && run tfrecord2hdf5 -q -o - "$TMP/good.tfrecord"; echo "$RC" >rc; printf '%s' "$ERR" >err)
+RC=$(cat "$TMP/cwd/rc"); ERR=$(cat "$TMP/cwd/err"); rm "$TMP/cwd/rc" "$TMP/cwd/err"
+expect_rc 2 "tfrecord2hdf5 -o -"
+expect_err "^tfrecord2hdf5: -o -: HDF5 output cannot go to stdout .*; try --help$" "tfrecord2hdf5 -o - message"
+OUT=$(ls -A "$TMP/cwd"); expect_out "" "no file named '-' (or a temporary) was created"
+
 # 4. SIGHUP (a closed terminal) is handled like SIGINT/SIGTERM: temporaries removed, exit 128 + 1.
 # hangup_case NAME CMD...: runs CMD reading a FIFO that is kept open, waits for its temporary, sends SIGHUP.
 hangup_case() {
