@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -71,6 +72,17 @@ bool is_pretraining(const Example& e) {
   return true;
 }
 
+// The first `count` int64 values of feature `name` as the sample's int32s. A value outside int32 is an error
+// naming the record and feature: a plain cast would wrap it (2^40 -> 0, 2^32 + 3 -> 3) into a plausible id.
+void narrow(const Record& r, const char* name, const std::vector<int64_t>& from, size_t count, std::vector<int32_t>& to) {
+  to.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (from[i] < INT32_MIN || from[i] > INT32_MAX)
+      fail("{}: {}: value {} at index {} does not fit the HDF5 column's int32", r.where, name, from[i], i);
+    to[i] = static_cast<int32_t>(from[i]);
+  }
+}
+
 // One pretraining record as a sample: real tokens = the 1s of input_mask (which must be a prefix), real
 // predictions = the non-zero masked_lm_weights when present, else the positions before the first 0.
 PretrainSample to_sample(const Record& r, size_t max_len, size_t max_preds) {
@@ -97,11 +109,13 @@ PretrainSample to_sample(const Record& r, size_t max_len, size_t max_preds) {
   }
   if (predictions > max_preds) fail("{}: {} predictions, more than the {} of --max-predictions", r.where, predictions, max_preds);
   PretrainSample s;
-  s.input_ids.assign(ids.begin(), ids.begin() + static_cast<ptrdiff_t>(length));
-  s.segment_ids.assign(segments.begin(), segments.begin() + static_cast<ptrdiff_t>(length));
-  s.masked_lm_positions.assign(positions.begin(), positions.begin() + static_cast<ptrdiff_t>(predictions));
-  s.masked_lm_ids.assign(masked.begin(), masked.begin() + static_cast<ptrdiff_t>(predictions));
-  s.next_sentence_label = static_cast<int32_t>(labels[0]);
+  narrow(r, "input_ids", ids, length, s.input_ids);
+  narrow(r, "segment_ids", segments, length, s.segment_ids);
+  narrow(r, "masked_lm_positions", positions, predictions, s.masked_lm_positions);
+  narrow(r, "masked_lm_ids", masked, predictions, s.masked_lm_ids);
+  std::vector<int32_t> label;
+  narrow(r, "next_sentence_labels", labels, 1, label);
+  s.next_sentence_label = label[0];
   if (std::string problem = check_sample(s); !problem.empty()) fail("{}: {}", r.where, problem);
   return s;
 }

@@ -67,6 +67,23 @@ expect_rc 2 "tfrecord2hdf5 -o -"
 expect_err "^tfrecord2hdf5: -o -: HDF5 output cannot go to stdout .*; try --help$" "tfrecord2hdf5 -o - message"
 OUT=$(ls -A "$TMP/cwd"); expect_out "" "no file named '-' (or a temporary) was created"
 
+# 2. tfrecord2hdf5: an int64 value that does not fit the int32 column is an error naming file, record and
+# feature (a plain cast stored 2^40 as 0 and 2^32 + 3 as 3).
+narrow_case() {  # narrow_case NAME IDS POSITIONS FEATURE VALUE
+  { cat "$TMP/good.jsonl"; pretraining_record "$2" "$3"; } >"$TMP/$1.jsonl"
+  "$DATA_HELPER" write-json "$TMP/$1.jsonl" "$TMP/$1.tfrecord"
+  local at; at=$(stat -c %s "$TMP/good.tfrecord")
+  run tfrecord2hdf5 -q -o "$TMP/$1.hdf5" "$TMP/$1.tfrecord"
+  expect_rc 1 "$1"
+  expect_err "^tfrecord2hdf5: error: $TMP/$1.tfrecord: record 1 at byte $at: $4: value $5 at index [0-9]+ does not fit the HDF5 column's int32$" "$1 message"
+  expect_file_absent "$TMP/$1.hdf5" "$1 leaves no output"
+}
+narrow_case ids-2p40 2,1099511627776,3,6,0,0,0,0 1,0 input_ids 1099511627776
+narrow_case ids-2p31 2,2147483748,3,6,0,0,0,0 1,0 input_ids 2147483748
+narrow_case positions-2p32 "$GOOD_IDS" 4294967299,0 masked_lm_positions 4294967299
+run tfrecord2hdf5 -q -o "$TMP/good.hdf5" "$TMP/good.tfrecord"
+expect_rc 0 "the same record with values in range converts"
+
 # 4. SIGHUP (a closed terminal) is handled like SIGINT/SIGTERM: temporaries removed, exit 128 + 1.
 # hangup_case NAME CMD...: runs CMD reading a FIFO that is kept open, waits for its temporary, sends SIGHUP.
 hangup_case() {
