@@ -84,6 +84,18 @@ narrow_case positions-2p32 "$GOOD_IDS" 4294967299,0 masked_lm_positions 42949672
 run tfrecord2hdf5 -q -o "$TMP/good.hdf5" "$TMP/good.tfrecord"
 expect_rc 0 "the same record with values in range converts"
 
+# 3. shard from stdin spools to a fresh temporary name: a user's PREFIX.stdin-spool is neither overwritten nor
+# deleted, and no spool is left behind.
+mkdir "$TMP/spool"
+printf 'precious\n' >"$TMP/spool/corpus.stdin-spool"
+run shard -q -n 2 -o "$TMP/spool/corpus" - <"$TMP/corpus.txt"
+expect_rc 0 "shard from stdin"
+OUT=$(cat "$TMP/spool/corpus.stdin-spool" 2>&1); expect_out "precious" "the user's PREFIX.stdin-spool is untouched"
+OUT=$(cd "$TMP/spool" && ls); expect_out "corpus.done
+corpus.stdin-spool
+corpus_training-00000-of-00002.txt
+corpus_training-00001-of-00002.txt" "only the shards, the marker and the user's file"
+
 # 4. SIGHUP (a closed terminal) is handled like SIGINT/SIGTERM: temporaries removed, exit 128 + 1.
 # hangup_case NAME CMD...: runs CMD reading a FIFO that is kept open, waits for its temporary, sends SIGHUP.
 hangup_case() {
