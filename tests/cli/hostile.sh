@@ -130,4 +130,22 @@ INPUT="$TMP/corpus.txt"; hangup_case sent-seg sent-seg -q -o out.txt -
 INPUT="$TMP/corpus.txt"; hangup_case shard shard -q -n 2 -o out -
 INPUT="$TMP/corpus.txt"; hangup_case wordpiece wordpiece encode -q --vocab "$TMP/vocab.txt" -o out.txt -
 INPUT="$TMP/good.tfrecord"; hangup_case tfrecord2hdf5 tfrecord2hdf5 -q -o out.hdf5 -
+
+# 5. A negative count or size is a usage error (Boost alone wraps it to 2^64 - 1 for an unsigned option).
+printf '<mediawiki>\n<page><title>A</title><ns>0</ns><id>1</id><revision><text>Short.</text></revision></page>\n</mediawiki>\n' >"$TMP/one.xml"
+run wiki-clean --min-chars -1 -o "$TMP/neg.txt" "$TMP/one.xml"
+expect_rc 2 "wiki-clean --min-chars -1"
+expect_err "^wiki-clean: --min-chars must not be negative, got -1; try --help$" "--min-chars message"
+expect_file_absent "$TMP/neg.txt" "no output after a usage error"
+run wiki-clean --min-chars=-7 "$TMP/one.xml"
+expect_rc 2 "wiki-clean --min-chars=-7"
+run wordpiece train --vocab-size -5 -o "$TMP/neg.txt" "$TMP/corpus.txt"
+expect_rc 2 "wordpiece train --vocab-size -5"
+expect_err "^wordpiece: --vocab-size must not be negative, got -5; try --help$" "--vocab-size message"
+run wordpiece train --min-frequency -1 -o "$TMP/neg.txt" "$TMP/corpus.txt"
+expect_rc 2 "wordpiece train --min-frequency -1"
+run wordpiece train --limit-alphabet -1 -o "$TMP/neg.txt" "$TMP/corpus.txt"
+expect_rc 2 "wordpiece train --limit-alphabet -1"
+run wiki-clean --min-chars 0 "$TMP/one.xml"
+expect_rc 0 "--min-chars 0 still works"; expect_out "Short." "--min-chars 0 output"
 finish
