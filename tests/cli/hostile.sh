@@ -148,4 +148,38 @@ run wordpiece train --limit-alphabet -1 -o "$TMP/neg.txt" "$TMP/corpus.txt"
 expect_rc 2 "wordpiece train --limit-alphabet -1"
 run wiki-clean --min-chars 0 "$TMP/one.xml"
 expect_rc 0 "--min-chars 0 still works"; expect_out "Short." "--min-chars 0 output"
+
+# 6. wiki-clean after </mediawiki>: a second dump is read too; anything else is an error naming file and byte.
+{ wiki_dump; printf '</mediawiki>\n'; } >"$TMP/a.xml"
+cat "$TMP/a.xml" "$TMP/a.xml" >"$TMP/twice.xml"
+run wiki-clean -q "$TMP/twice.xml"
+expect_rc 0 "two concatenated dumps"
+expect_out "Some text 1.
+
+Some text 2.
+
+Some text 3.
+
+Some text 1.
+
+Some text 2.
+
+Some text 3." "both dumps' articles"
+{ cat "$TMP/a.xml"; printf '<!-- end -->\n\n<?xml version="1.0"?>\n'; cat "$TMP/a.xml"; printf '  \n'; } >"$TMP/twice2.xml"
+run wiki-clean -q "$TMP/twice2.xml"
+expect_rc 0 "comments, a declaration and whitespace between dumps"
+{ cat "$TMP/a.xml"; printf 'garbage\n'; } >"$TMP/garbage.xml"
+size=$(stat -c %s "$TMP/a.xml")
+run wiki-clean -q -o "$TMP/g.txt" "$TMP/garbage.xml"
+expect_rc 1 "text after </mediawiki>"
+expect_err "^wiki-clean: error: $TMP/garbage.xml: unexpected text after </mediawiki> at byte $size " "garbage named with its byte"
+expect_file_absent "$TMP/g.txt" "no output after trailing garbage"
+{ cat "$TMP/a.xml"; printf '<page><title>X</title></page>\n'; } >"$TMP/element.xml"
+run wiki-clean -q -o "$TMP/g.txt" "$TMP/element.xml"
+expect_rc 1 "an element after </mediawiki>"
+expect_err "^wiki-clean: error: $TMP/element.xml: unexpected <page> at byte $size after </mediawiki>" "element named with its byte"
+{ cat "$TMP/a.xml"; wiki_dump; } >"$TMP/cut-second.xml"
+run wiki-clean -q -o "$TMP/g.txt" "$TMP/cut-second.xml"
+expect_rc 1 "a truncated second dump"
+expect_err "truncated dump" "a truncated second dump is reported"
 finish
