@@ -21,8 +21,12 @@ const std::string& tool_name();
 int run_tool(const char* name, int argc, char** argv, const std::function<int(int, char**)>& body);
 
 // Temporary files that must disappear if the process is interrupted. Paths are copied into a fixed table
-// so the signal handler can unlink them without allocating. Returns a slot for unregister_cleanup.
+// (kMaxCleanupPaths slots: the most temporaries a tool can have at once) so the signal handler can unlink them
+// without allocating. Returns a slot for unregister_cleanup; throws bk::Error when the table is full.
+inline constexpr int kMaxCleanupPaths = 256;
 int register_cleanup(const std::string& path);
+// A directory the run created, removed on a signal (after the files, and only if it is empty by then).
+int register_cleanup_dir(const std::string& path);
 void unregister_cleanup(int slot);
 
 // True once SIGINT/SIGTERM/SIGHUP arrived (long loops may poll it; the handler itself exits the process).

@@ -62,7 +62,12 @@ Hdf5TempFile::Hdf5TempFile(std::string path, bool overwrite) : path_(std::move(p
   ::umask(mask);
   ::fchmod(fd, 0644 & ~mask);
   ::close(fd);
-  cleanup_slot_ = register_cleanup(temp_path_);
+  try {
+    cleanup_slot_ = register_cleanup(temp_path_);
+  } catch (...) {
+    ::unlink(temp_path_.c_str());  // the cleanup table is full: the temporary must not outlive the error
+    throw;
+  }
   file_ = hid_file(H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   if (!file_.valid()) {
     std::string why = hdf5_last_error();

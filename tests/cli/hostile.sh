@@ -182,4 +182,30 @@ expect_err "^wiki-clean: error: $TMP/element.xml: unexpected <page> at byte $siz
 run wiki-clean -q -o "$TMP/g.txt" "$TMP/cut-second.xml"
 expect_rc 1 "a truncated second dump"
 expect_err "truncated dump" "a truncated second dump is reported"
+
+# 7. bin4: a failed run removes the directories it created (so the same command can be run again), the number
+# of open shard files is checked before anything is written, and no temporary is ever left.
+run mkpretrain -q --vocab "$TMP/vocab.txt" --max-seq-length 16 --max-predictions 2 -o "$TMP/pre.hdf5" "$TMP/corpus.txt"
+expect_rc 0 "an HDF5 input for bin4"
+for attempt in first second; do
+  run bin4 -q --bins 4 -o "$TMP/b4/out" "$TMP/pre.hdf5"
+  expect_rc 1 "bin4 failing after it created its directories ($attempt run)"
+  expect_err "^bin4: error: $TMP/pre.hdf5: row 0: [0-9]+ tokens, longer than the last bin \(4\)" "the failure itself ($attempt run)"
+  CASES=$((CASES + 1)); [ ! -e "$TMP/b4" ] || fail_case "bin4 left $(find "$TMP/b4") after a failure ($attempt run)"
+done
+mkdir "$TMP/b4empty"
+run bin4 -q --bins 4 -o "$TMP/b4empty" "$TMP/pre.hdf5"
+expect_rc 1 "bin4 failing in an existing empty directory"
+OUT=$(ls -A "$TMP/b4empty"); expect_out "" "the existing directory is kept, emptied of what the run made"
+run bin4 -q --shards-per-bin 100 -o "$TMP/b4/out" "$TMP/pre.hdf5"
+expect_rc 2 "more shard files than can be open at once"
+expect_err "^bin4: --shards-per-bin: 4 bins x 100 shards = 400 files open at once, more than the [0-9]+ this run can have" "the cap named"
+CASES=$((CASES + 1)); [ ! -e "$TMP/b4" ] || fail_case "bin4 created $TMP/b4 before refusing"
+run bash -c 'ulimit -n 64 && exec bin4 -q --shards-per-bin 16 -o "$1" "$2"' _ "$TMP/b4/out" "$TMP/pre.hdf5"
+expect_rc 2 "the cap follows ulimit -n"
+expect_err "64 files open at once, more than the 48 this run can have" "the cap from ulimit -n"
+CASES=$((CASES + 1)); [ ! -e "$TMP/b4" ] || fail_case "bin4 left $TMP/b4 after refusing"
+run bin4 -q --shards-per-bin 2 -o "$TMP/b4/out" "$TMP/pre.hdf5"
+expect_rc 0 "bin4 within the cap"
+OUT=$(find "$TMP/b4" -name '*.tmp.*'); expect_out "" "no temporary left"
 finish
