@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
                    ->notifier([&cfg](const std::string& text) { cfg.bins = bk::parse_bins(text); }),
        "upper bounds of the bins, increasing")
       ("shards-per-bin", bk::po::value(&cfg.shards_per_bin)->default_value(defaults.shards_per_bin),
-       "shard files per bin (K)")
+       "shard files per bin (K); bins x K files are open at once, at most 256 less a few (fewer with a low "
+       "ulimit -n)")
       ("trim", bk::po::bool_switch(&cfg.trim), "NVIDIA layout: make each bin's rows as wide as its bound")
       ("layout", bk::po::value(&cfg.layout), "output layout: nvidia or varlength (default: the first input's)")
       ("gzip", bk::optional_value(cfg.gzip_level), "deflate level 0-9 (default: 4 for nvidia, 0 for varlength)")
@@ -28,7 +29,8 @@ int main(int argc, char** argv) {
       ("drop-long", bk::po::bool_switch(&cfg.drop_long), "skip samples longer than the last bound instead of failing")
       ("force,f", bk::po::bool_switch(&cfg.force), "write into an existing non-empty DIR, replacing its files");
     opts.positional("input", -1);
-    opts.epilog("Exit status: 0 success, 1 bad input or I/O error, 2 usage error, 130 interrupted.");
+    opts.epilog("Exit status: 0 success, 1 bad input or I/O error, 2 usage error, 130 interrupted (129 hangup, 143\n"
+                "terminated). A failed or interrupted run removes its temporaries and the directories it created.");
     if (!opts.parse(argc, argv)) return 0;
     cfg.quiet = opts.quiet();
     cfg.inputs = opts.positionals();

@@ -15,8 +15,9 @@ constexpr const char* kEpilog =
     "\n"
     "Writes PREFIX_training-00000-of-0000N.txt ... and PREFIX_test-00000-of-0000M.txt (0-based), each\n"
     "atomically, then PREFIX.done last: a JSON list of the shards with their document and byte counts.\n"
-    "The inputs are read twice (more often with more shards than --max-open-files); stdin is spooled to\n"
-    "PREFIX.stdin-spool meanwhile. Memory: about 32 bytes per document plus the largest document.\n"
+    "The inputs are read twice (more often with more shards than --max-open-files); stdin is spooled to a\n"
+    "new PREFIX.stdin-spool.tmp.XXXXXX meanwhile (an existing file is never reused).\n"
+    "Memory: about 32 bytes per document plus the largest document.\n"
     "\n"
     "Exit status: 0 done, 1 data or I/O error (nothing is left half-written), 2 usage error.\n"
     "Example: shard --training-shards 256 --test-shards 16 --test-fraction 0.01 -o out/wiki sentences.txt";

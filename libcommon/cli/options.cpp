@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <typeinfo>
 #include <sstream>
 
 namespace bk {
@@ -39,6 +40,29 @@ std::string Options::help_text() const {
   return out.str();
 }
 
+namespace {
+
+bool is_unsigned_integer(const std::type_info& type) {
+  return type == typeid(unsigned char) || type == typeid(unsigned short) || type == typeid(unsigned int) ||
+         type == typeid(unsigned long) || type == typeid(unsigned long long);
+}
+
+}  // namespace
+
+// Boost converts "-1" into an unsigned option as 2^64 - 1 (lexical_cast wraps), so `--min-chars -1` would read
+// as "drop every article". A count or size is never negative: refuse it here, once for every tool.
+void Options::reject_negative_unsigned(const po::parsed_options& parsed) const {
+  for (const auto& option : parsed.options) {
+    if (option.string_key.empty() || !vm_.count(option.string_key)) continue;
+    if (!is_unsigned_integer(vm_[option.string_key].value().type())) continue;
+    for (const auto& token : option.value) {
+      size_t first = token.find_first_not_of(" \t");
+      if (first != std::string::npos && token[first] == '-')
+        usage_fail("--{} must not be negative, got {}", option.string_key, token);
+    }
+  }
+}
+
 bool Options::parse(int argc, char** argv) {
   auto parsed = po::command_line_parser(argc, argv)
                     .options(options_)
@@ -46,6 +70,7 @@ bool Options::parse(int argc, char** argv) {
                     .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
                     .run();
   po::store(parsed, vm_);
+  reject_negative_unsigned(parsed);
   if (vm_.count("help")) {
     std::fputs(help_text().c_str(), stdout);
     return false;

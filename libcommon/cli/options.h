@@ -9,7 +9,8 @@
 //   run_wiki_clean(cfg);                       // which checks the values (cfg.validate()) first
 //
 // --help prints the usage to stdout and parse() returns false; so does --version. -q/--quiet is common to
-// all tools. Unknown flags and bad values throw boost errors that run_tool turns into exit 2.
+// all tools. Unknown flags and bad values throw boost errors that run_tool turns into exit 2; so does a negative
+// value given to an unsigned option (a count or size), which Boost alone would wrap to a huge number.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -42,6 +43,8 @@ class Options {
   std::string help_text() const;
 
  private:
+  void reject_negative_unsigned(const po::parsed_options& parsed) const;
+
   std::string tool_, synopsis_, description_, epilog_;
   std::string positional_name_;
   po::options_description options_;

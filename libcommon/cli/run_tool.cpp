@@ -16,11 +16,12 @@ namespace {
 std::string g_tool = "bertkit";
 std::atomic<bool> g_interrupted{false};
 
-constexpr int kMaxCleanup = 256;
+constexpr int kMaxCleanup = kMaxCleanupPaths;
 constexpr size_t kMaxPath = 4096;
 // Each slot is a NUL-terminated path; slot_used flags are what the handler reads.
 std::array<std::array<char, kMaxPath>, kMaxCleanup> g_paths;
 std::array<std::atomic<bool>, kMaxCleanup> g_used{};
+std::array<bool, kMaxCleanup> g_is_dir{};  // written before g_used is set, read only after
 std::mutex g_register_mutex;
 
 void write_stderr(const char* text) {
@@ -36,9 +37,14 @@ void write_stderr(const char* text) {
 extern "C" void on_signal(int sig) {
   g_interrupted = true;
   for (int i = 0; i < kMaxCleanup; ++i)
-    if (g_used[i].load()) ::unlink(g_paths[i].data());
+    if (g_used[i].load() && !g_is_dir[i]) ::unlink(g_paths[i].data());
+  // Then the directories, newest first (a child registered after its parent), twice for any other order;
+  // rmdir removes only empty ones.
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = kMaxCleanup - 1; i >= 0; --i)
+      if (g_used[i].load() && g_is_dir[i]) ::rmdir(g_paths[i].data());
   write_stderr(g_tool.c_str());  // g_tool is set before handlers are installed and never changes after
-  write_stderr(sig == SIGINT ? ": interrupted\n" : ": terminated\n");
+  write_stderr(sig == SIGINT ? ": interrupted\n" : sig == SIGHUP ? ": hangup\n" : ": terminated\n");
   ::_exit(128 + sig);
 }
 
@@ -47,18 +53,24 @@ extern "C" void on_signal(int sig) {
 const std::string& tool_name() { return g_tool; }
 bool interrupted() { return g_interrupted.load(); }
 
-int register_cleanup(const std::string& path) {
+namespace {
+int register_path(const std::string& path, bool is_dir) {
   if (path.size() >= kMaxPath) fail("path too long: {}", path);
   std::lock_guard lock(g_register_mutex);
   for (int i = 0; i < kMaxCleanup; ++i) {
     if (!g_used[i].load()) {
       std::memcpy(g_paths[i].data(), path.c_str(), path.size() + 1);
+      g_is_dir[i] = is_dir;
       g_used[i].store(true);
       return i;
     }
   }
-  fail("too many open output files (limit {})", kMaxCleanup);
+  fail("{}: too many temporary output files at once (limit {})", path, kMaxCleanup);
 }
+}  // namespace
+
+int register_cleanup(const std::string& path) { return register_path(path, false); }
+int register_cleanup_dir(const std::string& path) { return register_path(path, true); }
 
 void unregister_cleanup(int slot) {
   if (slot < 0 || slot >= kMaxCleanup) return;
@@ -73,6 +85,8 @@ int run_tool(const char* name, int argc, char** argv, const std::function<int(in
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A closed terminal or ssh session (SIGHUP) would otherwise kill the process with its temporaries in place.
+  sigaction(SIGHUP, &action, nullptr);
   try {
     return body(argc, argv);
   } catch (const UsageError& e) {

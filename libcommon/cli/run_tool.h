@@ -3,7 +3,8 @@
 // A tool's main is `return bk::run_tool("name", argc, argv, body);`. The body throws (util/error.h)
 //   bk::UsageError  -> "TOOL: MESSAGE; try --help" on stderr, exit 2
 //   bk::Error (or any std::exception) -> "TOOL: error: MESSAGE" on stderr, exit 1
-// SIGINT/SIGTERM remove every registered temporary output file and exit 130 (143 for TERM).
+// SIGINT/SIGTERM/SIGHUP remove every registered temporary output file and exit 128 + the signal number
+// (130 for INT, 143 for TERM, 129 for HUP).
 #pragma once
 
 #include "util/error.h"
@@ -20,11 +21,15 @@ const std::string& tool_name();
 int run_tool(const char* name, int argc, char** argv, const std::function<int(int, char**)>& body);
 
 // Temporary files that must disappear if the process is interrupted. Paths are copied into a fixed table
-// so the signal handler can unlink them without allocating. Returns a slot for unregister_cleanup.
+// (kMaxCleanupPaths slots: the most temporaries a tool can have at once) so the signal handler can unlink them
+// without allocating. Returns a slot for unregister_cleanup; throws bk::Error when the table is full.
+inline constexpr int kMaxCleanupPaths = 256;
 int register_cleanup(const std::string& path);
+// A directory the run created, removed on a signal (after the files, and only if it is empty by then).
+int register_cleanup_dir(const std::string& path);
 void unregister_cleanup(int slot);
 
-// True once SIGINT/SIGTERM arrived (long loops may poll it; the handler itself exits the process).
+// True once SIGINT/SIGTERM/SIGHUP arrived (long loops may poll it; the handler itself exits the process).
 bool interrupted();
 
 }  // namespace bk

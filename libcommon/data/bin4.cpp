@@ -3,6 +3,7 @@
 #include "bertkit/version.h"
 #include "util/error.h"
 #include "cli/progress.h"
+#include "cli/run_tool.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
 #include "io/output.h"
@@ -15,6 +16,8 @@
 #include <charconv>
 #include <filesystem>
 #include <memory>
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -32,7 +35,53 @@ struct InputInfo {
   int seq_len, max_predictions;
 };
 
-void prepare_output_dir(const std::string& dir, bool force) {
+// The directories a run creates (DIR, its missing parents, the bin directories), removed again, newest first,
+// unless the run commits: a failed or interrupted run leaves the output as it found it, so the same command
+// can simply be run again. Only empty directories are removed; the shards' temporaries are gone by then.
+class CreatedDirs {
+ public:
+  CreatedDirs() = default;
+  CreatedDirs(const CreatedDirs&) = delete;
+  CreatedDirs& operator=(const CreatedDirs&) = delete;
+  ~CreatedDirs() {
+    for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
+      if (!committed_) ::rmdir(it->first.c_str());
+      unregister_cleanup(it->second);
+    }
+  }
+
+  // Creates `dir` and any missing parents, remembering each one it made.
+  void create(const fs::path& dir) {
+    std::vector<fs::path> missing;
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      if (!fs::create_directory(*it, ec) && ec) fail("{}: cannot create directory: {}", it->string(), ec.message());
+      dirs_.emplace_back(it->string(), register_cleanup_dir(it->string()));
+    }
+    if (!fs::is_directory(dir, ec)) fail("{}: exists and is not a directory", dir.string());
+  }
+  // How many directories create(dir) would make.
+  static int missing(const fs::path& dir) {
+    int count = 0;
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      ++count;
+      if (p == p.parent_path()) break;
+    }
+    return count;
+  }
+  void commit() { committed_ = true; }
+
+ private:
+  std::vector<std::pair<std::string, int>> dirs_;  // path and cleanup slot, in creation order
+  bool committed_ = false;
+};
+
+void prepare_output_dir(const std::string& dir, bool force, CreatedDirs& created) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) fail("{}: exists and is not a directory", dir);
@@ -40,8 +89,17 @@ void prepare_output_dir(const std::string& dir, bool force) {
     // An old marker would claim this run finished before it has; remove it first.
     fs::remove(fs::path(dir) / kMarkerName, ec);
   }
-  fs::create_directories(dir, ec);
-  if (ec) fail("{}: cannot create directory: {}", dir, ec.message());
+  created.create(dir);
+}
+
+// The most shard files one run can write: all of them are open at once, each holding a file descriptor and a
+// slot in the signal-safe cleanup table (cli/run_tool.h), beside the directories and the marker's temporary.
+int max_shard_files(int directories) {
+  int limit = kMaxCleanupPaths - directories - 1;
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY)
+    limit = static_cast<int>(std::min<rlim_t>(static_cast<rlim_t>(limit), files.rlim_cur > 16 ? files.rlim_cur - 16 : 0));
+  return limit;
 }
 
 std::string bin_summary(const std::vector<int>& bins, const std::vector<uint64_t>& counts) {
@@ -117,14 +175,21 @@ Bin4Result run_bin4(const Bin4Config& o) {
   if (layout == Hdf5Layout::nvidia && max_predictions == 0)
     usage_fail("--max-predictions is needed to write the NVIDIA layout from varlength inputs");
 
-  prepare_output_dir(o.output_dir, o.force);
   const int K = o.shards_per_bin;
+  const int directories = CreatedDirs::missing(o.output_dir) + static_cast<int>(o.bins.size());
+  const int max_files = max_shard_files(directories);
+  if (static_cast<long long>(K) * static_cast<long long>(o.bins.size()) > max_files)
+    usage_fail("--shards-per-bin: {} bins x {} shards = {} files open at once, more than the {} this run can have "
+               "(at most {} temporaries, fewer with a low ulimit -n)",
+               o.bins.size(), K, static_cast<long long>(K) * static_cast<long long>(o.bins.size()), max_files,
+               kMaxCleanupPaths);
+
+  CreatedDirs created;  // declared before the writers, so it runs after they have removed their temporaries
+  prepare_output_dir(o.output_dir, o.force, created);
   std::vector<std::vector<std::unique_ptr<PretrainWriter>>> writers(o.bins.size());
   for (size_t b = 0; b < o.bins.size(); ++b) {
     fs::path dir = fs::path(o.output_dir) / std::to_string(o.bins[b]);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) fail("{}: cannot create directory: {}", dir.string(), ec.message());
+    created.create(dir);
     PretrainWriterOptions w;
     w.layout = layout;
     w.seq_len = o.trim ? o.bins[b] : widest_input;
@@ -196,6 +261,7 @@ Bin4Result run_bin4(const Bin4Config& o) {
     marker["bins"].push_back(bin);
   }
   write_file_atomic((fs::path(o.output_dir) / kMarkerName).string(), marker.dump(2) + "\n", true);
+  created.commit();
 
   std::string what = fmt::format("{} samples from {} file{} ({})", result.samples, inputs.size(),
                                  inputs.size() == 1 ? "" : "s", bin_summary(o.bins, result.per_bin));

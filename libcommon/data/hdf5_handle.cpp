@@ -36,11 +36,24 @@ std::string hdf5_last_error() {
   return message;
 }
 
+void check_hdf5_output(const std::string& path, bool overwrite) {
+  // HDF5 seeks back to its superblock when it closes, so unlike bk::Output it cannot stream to stdout or write
+  // in place to a device or pipe; and renaming the temporary onto such a node would replace the node itself
+  // (as root, /dev/null would become a regular file). So only a regular file, or a new name, is accepted.
+  if (path == "-" || path.empty())
+    fail("HDF5 output cannot go to stdout ('-'): it needs a regular file, which it writes with seeks");
+  check_overwrite(path, overwrite);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail("{}: is a directory", path);
+    if (!S_ISREG(st.st_mode))
+      fail("{}: not a regular file (a device, pipe or socket); HDF5 output needs a regular file", path);
+  }
+}
+
 Hdf5TempFile::Hdf5TempFile(std::string path, bool overwrite) : path_(std::move(path)) {
   hdf5_quiet();
-  check_overwrite(path_, overwrite);
-  struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) fail("{}: is a directory", path_);
+  check_hdf5_output(path_, overwrite);
   temp_path_ = path_ + ".tmp.XXXXXX";
   int fd = ::mkstemp(temp_path_.data());
   if (fd < 0) fail("{}: cannot create output: {}", path_, std::strerror(errno));
@@ -49,7 +62,12 @@ Hdf5TempFile::Hdf5TempFile(std::string path, bool overwrite) : path_(std::move(p
   ::umask(mask);
   ::fchmod(fd, 0644 & ~mask);
   ::close(fd);
-  cleanup_slot_ = register_cleanup(temp_path_);
+  try {
+    cleanup_slot_ = register_cleanup(temp_path_);
+  } catch (...) {
+    ::unlink(temp_path_.c_str());  // the cleanup table is full: the temporary must not outlive the error
+    throw;
+  }
   file_ = hid_file(H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   if (!file_.valid()) {
     std::string why = hdf5_last_error();

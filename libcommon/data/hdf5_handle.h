@@ -59,6 +59,11 @@ inline Hid hid_space(hid_t id) { return Hid(id, H5Sclose); }
 inline Hid hid_type(hid_t id) { return Hid(id, H5Tclose); }
 inline Hid hid_plist(hid_t id) { return Hid(id, H5Pclose); }
 
+// Fails (bk::Error) unless `path` can take an HDF5 file: not "-" (HDF5 needs seeks, so no stdout), not a
+// directory, device, FIFO or socket (a temporary renamed onto one would replace the node), and not an existing
+// file unless overwrite. Hdf5TempFile checks this itself; tools call it early to fail before the work.
+void check_hdf5_output(const std::string& path, bool overwrite);
+
 // An HDF5 file created under a temporary name beside `path` and renamed onto it by commit().
 //
 // The temporary (`<path>.tmp.XXXXXX`, made with mkstemp so two runs never collide) is registered with

@@ -4,6 +4,7 @@
 #include "cli/progress.h"
 #include "data/example.h"
 #include "data/hdf5_columns.h"
+#include "data/hdf5_handle.h"
 #include "data/hdf5_writer.h"
 #include "data/tfrecord.h"
 #include "io/input.h"
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -70,6 +72,17 @@ bool is_pretraining(const Example& e) {
   return true;
 }
 
+// The first `count` int64 values of feature `name` as the sample's int32s. A value outside int32 is an error
+// naming the record and feature: a plain cast would wrap it (2^40 -> 0, 2^32 + 3 -> 3) into a plausible id.
+void narrow(const Record& r, const char* name, const std::vector<int64_t>& from, size_t count, std::vector<int32_t>& to) {
+  to.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (from[i] < INT32_MIN || from[i] > INT32_MAX)
+      fail("{}: {}: value {} at index {} does not fit the HDF5 column's int32", r.where, name, from[i], i);
+    to[i] = static_cast<int32_t>(from[i]);
+  }
+}
+
 // One pretraining record as a sample: real tokens = the 1s of input_mask (which must be a prefix), real
 // predictions = the non-zero masked_lm_weights when present, else the positions before the first 0.
 PretrainSample to_sample(const Record& r, size_t max_len, size_t max_preds) {
@@ -96,11 +109,13 @@ PretrainSample to_sample(const Record& r, size_t max_len, size_t max_preds) {
   }
   if (predictions > max_preds) fail("{}: {} predictions, more than the {} of --max-predictions", r.where, predictions, max_preds);
   PretrainSample s;
-  s.input_ids.assign(ids.begin(), ids.begin() + static_cast<ptrdiff_t>(length));
-  s.segment_ids.assign(segments.begin(), segments.begin() + static_cast<ptrdiff_t>(length));
-  s.masked_lm_positions.assign(positions.begin(), positions.begin() + static_cast<ptrdiff_t>(predictions));
-  s.masked_lm_ids.assign(masked.begin(), masked.begin() + static_cast<ptrdiff_t>(predictions));
-  s.next_sentence_label = static_cast<int32_t>(labels[0]);
+  narrow(r, "input_ids", ids, length, s.input_ids);
+  narrow(r, "segment_ids", segments, length, s.segment_ids);
+  narrow(r, "masked_lm_positions", positions, predictions, s.masked_lm_positions);
+  narrow(r, "masked_lm_ids", masked, predictions, s.masked_lm_ids);
+  std::vector<int32_t> label;
+  narrow(r, "next_sentence_labels", labels, 1, label);
+  s.next_sentence_label = label[0];
   if (std::string problem = check_sample(s); !problem.empty()) fail("{}: {}", r.where, problem);
   return s;
 }
@@ -187,6 +202,7 @@ void Tfrecord2hdf5Config::validate() const {
     usage_fail("--layout must be auto, nvidia, varlength or generic, got '{}'", layout);
   if (inputs.empty()) usage_fail("no input files");
   if (output.empty() == output_dir.empty()) usage_fail("give either -o FILE or --output-dir DIR");
+  if (output == "-") usage_fail("-o -: HDF5 output cannot go to stdout (it needs a regular file); give a file name");
   if (!output_dir.empty() && std::count(inputs.begin(), inputs.end(), "-") > 0)
     usage_fail("--output-dir needs file inputs to name its outputs; use -o for stdin");
 }
@@ -196,6 +212,7 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
   Progress progress(cfg.quiet);
   Tfrecord2hdf5Stats stats;
   if (!cfg.output.empty()) {
+    check_hdf5_output(cfg.output, cfg.force);  // refuse before converting anything
     convert(cfg.inputs, cfg.output, cfg, stats);
   } else {
     namespace fs = std::filesystem;
@@ -208,7 +225,7 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
       outputs.push_back((fs::path(cfg.output_dir) / (name + ".hdf5")).string());
       if (std::count(outputs.begin(), outputs.end(), outputs.back()) > 1)
         fail("{} and another input would both write {}", in, outputs.back());
-      check_overwrite(outputs.back(), cfg.force);  // refuse before converting anything
+      check_hdf5_output(outputs.back(), cfg.force);  // refuse before converting anything
     }
     for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats);
   }

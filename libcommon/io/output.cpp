@@ -42,7 +42,12 @@ Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : pa
   fd_ = ::mkstemp(temp_path_.data());
   if (fd_ < 0) fail("{}: cannot create output: {}", path, std::strerror(errno));
   ::fchmod(fd_, 0644 & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }());
-  cleanup_slot_ = register_cleanup(temp_path_);
+  try {
+    cleanup_slot_ = register_cleanup(temp_path_);
+  } catch (...) {
+    discard();  // the cleanup table is full: close and remove the temporary before reporting it
+    throw;
+  }
 }
 
 Output::~Output() {

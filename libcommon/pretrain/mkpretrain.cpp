@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "cli/progress.h"
 #include "pretrain/instance_record.h"
+#include "data/hdf5_handle.h"
 #include "data/hdf5_writer.h"
 #include "data/tfrecord.h"
 #include "io/input.h"
@@ -181,6 +182,8 @@ void MkpretrainConfig::validate() const {
   Hdf5Layout layout;
   if (output_format() == PretrainFormat::hdf5 && !parse_layout(hdf5_layout, layout))
     usage_fail("--layout must be nvidia or varlength");
+  if (output_format() == PretrainFormat::hdf5 && (output == "-" || output.empty()))
+    usage_fail("-o -: HDF5 output cannot go to stdout (it needs a regular file); give a file name");
 }
 
 PretrainFormat MkpretrainConfig::output_format() const {
@@ -196,6 +199,7 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   const PretrainFormat format = cfg.output_format();
   const int threads = cfg.threads == 0 ? hardware_threads() : cfg.threads;
   if (format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);
+  else check_hdf5_output(cfg.output, cfg.force);  // before reading the corpus, not after
 
   Progress progress(cfg.quiet);
   Vocab vocab = Vocab::load(cfg.vocab_path);

@@ -60,11 +60,22 @@ uint32_t open_file_budget(uint32_t wanted) {
   return static_cast<uint32_t>(std::clamp<uint64_t>(wanted, 1, budget));
 }
 
-// Removes a file when the run ends, however it ends (and on SIGINT through the cleanup table).
+// A new file with a unique name made from `pattern` (ending in XXXXXX, as mkstemp), removed when the run ends,
+// however it ends (and on a signal through the cleanup table). An existing file is never opened or replaced.
 struct TemporaryFile {
   std::string path;
   int slot = -1;
-  explicit TemporaryFile(std::string p) : path(std::move(p)), slot(register_cleanup(path)) {}
+  explicit TemporaryFile(std::string pattern) : path(std::move(pattern)) {
+    int fd = ::mkstemp(path.data());
+    if (fd < 0) fail("{}: cannot create a temporary file: {}", path, std::strerror(errno));
+    ::close(fd);
+    try {
+      slot = register_cleanup(path);
+    } catch (...) {
+      ::unlink(path.c_str());
+      throw;
+    }
+  }
   ~TemporaryFile() {
     ::unlink(path.c_str());
     unregister_cleanup(slot);
@@ -162,8 +173,9 @@ ShardSummary run_shard(const ShardConfig& c) {
   std::unique_ptr<TemporaryFile> spool;
   for (auto& source : sources) {
     if (source != "-") continue;
-    spool = std::make_unique<TemporaryFile>(c.prefix + ".stdin-spool");
-    Output copy(spool->path, /*overwrite=*/true);
+    // A fresh name each run: a file the user has at PREFIX.stdin-spool (or a second run's spool) is not touched.
+    spool = std::make_unique<TemporaryFile>(c.prefix + ".stdin-spool.tmp.XXXXXX");
+    Output copy(spool->path, /*overwrite=*/true);  // replaces only the empty file mkstemp just made
     Input input("-");
     DocumentReader reader(input);
     Document doc;

@@ -115,12 +115,15 @@ void WikiDumpReader::check_declaration(std::string_view declaration, size_t at) 
 
 void WikiDumpReader::start_element(std::string_view name, bool self_closing, size_t at) {
   if (!root_seen_) {
+    if (name != "mediawiki" && documents_ > 0)
+      fail("{}: unexpected <{}> at byte {} after </mediawiki> (only another <mediawiki> document may follow)",
+           source_.name(), name, offset_of(at));
     if (name != "mediawiki")
       fail("{}: not a MediaWiki XML export: the root element at byte {} is <{}>, not <mediawiki>", source_.name(),
            offset_of(at), name);
     root_seen_ = true;
     if (!self_closing) stack_.push_back(Kind::root);
-    else done_ = true;
+    else end_document();
     return;
   }
   Kind parent = stack_.empty() ? Kind::other : stack_.back();
@@ -182,21 +185,31 @@ bool WikiDumpReader::end_element(std::string_view name, size_t at, WikiPage& pag
       have_page_id_ = true;
       break;
     case Kind::page: return true;
-    case Kind::root: done_ = true; break;
+    case Kind::root: end_document(); break;
     default: break;
   }
   return false;
 }
 
+void WikiDumpReader::end_document() {
+  // Concatenated dumps (cat a.xml b.xml) are read as one: after </mediawiki> only whitespace, comments, XML
+  // declarations and another <mediawiki> document may follow, and the end of input there is a clean end.
+  root_seen_ = false;
+  ++documents_;
+}
+
 bool WikiDumpReader::next(WikiPage& page) {
   page_ = &page;
-  while (!done_) {
+  for (;;) {
     compact();
     size_t lt = find_char('<', pos_);
     size_t text_end = lt == npos ? buf_.size() : lt;
     if (!root_seen_) {
       for (size_t i = pos_; i < text_end; ++i) {
         if (is_space(buf_[i])) continue;
+        if (documents_ > 0)
+          fail("{}: unexpected text after </mediawiki> at byte {} (only another <mediawiki> document may follow)",
+               source_.name(), offset_of(i));
         fail("{}: not XML: byte {} is '{}' where markup ('<') was expected", source_.name(), offset_of(i),
              buf_[i]);
       }
@@ -205,6 +218,7 @@ bool WikiDumpReader::next(WikiPage& page) {
     }
     if (lt == npos) {
       pos_ = buf_.size();
+      if (!root_seen_ && documents_ > 0) return false;  // the end, after a complete document
       fail_at_end();
     }
     content_seen_ = true;
@@ -248,6 +262,8 @@ bool WikiDumpReader::next(WikiPage& page) {
     if (name.empty())
       fail("{}: malformed XML: bad tag at byte {}", source_.name(), offset_of(lt));
     if (closing) {
+      if (!root_seen_ && documents_ > 0)
+        fail("{}: unexpected </{}> at byte {} after </mediawiki>", source_.name(), name, offset_of(lt));
       if (!root_seen_)
         fail("{}: not a MediaWiki XML export: </{}> at byte {} before any element", source_.name(), name,
              offset_of(lt));
@@ -256,7 +272,6 @@ bool WikiDumpReader::next(WikiPage& page) {
       start_element(name, self_closing, lt);
     }
   }
-  return false;
 }
 
 }  // namespace bk

@@ -28,7 +28,9 @@ class WikiDumpReader {
  public:
   explicit WikiDumpReader(Input& input);
 
-  // Reads the next page; false after </mediawiki>. Throws bk::Error on a malformed or truncated dump.
+  // Reads the next page; false at the end of input after </mediawiki>. Concatenated dumps are read one after the
+  // other; anything else after a </mediawiki> (text, another element) is an error. Throws bk::Error on a
+  // malformed or truncated dump.
   bool next(WikiPage& page);
 
   uint64_t input_offset() const { return source_.input_offset(); }  // decompressed bytes read so far
@@ -47,12 +49,14 @@ class WikiDumpReader {
   void check_declaration(std::string_view declaration, size_t at);
   void start_element(std::string_view name, bool self_closing, size_t at);
   bool end_element(std::string_view name, size_t at, WikiPage& page);  // true when a page is complete
+  void end_document();                                                 // after </mediawiki> (or <mediawiki/>)
 
   WikiDumpSource source_;
   std::string buf_;
   size_t pos_ = 0;
   uint64_t buf_start_ = 0;  // offset of buf_[0] in the UTF-8 stream
-  bool eof_ = false, root_seen_ = false, done_ = false, content_seen_ = false;
+  bool eof_ = false, root_seen_ = false, content_seen_ = false;
+  uint64_t documents_ = 0;  // <mediawiki> documents completed; root_seen_ is false again between documents
   std::vector<Kind> stack_;
   std::string* capture_ = nullptr;  // where the character data of the current element goes, if anywhere
   std::string scalar_;              // <ns> and <id> text

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Hostile inputs and surroundings for the torch-free data tools (issue 13): each numbered section is one defect
+# that once lost data or accepted bad input. Every case builds its own small inputs; no fixtures needed.
+source "$(dirname "$0")/lib.sh"
+DATA_HELPER=${TEST_TOOLS:?}/data_test_helper
+
+# A tiny vocabulary and corpus: enough for mkpretrain to make a few short instances.
+printf '%s\n' '[PAD]' '[UNK]' '[CLS]' '[SEP]' '[MASK]' the cat sat on a mat dog ran far away and then slept >"$TMP/vocab.txt"
+for d in 1 2 3 4; do
+  printf 'the cat sat on a mat and then slept.\nthe dog ran far away.\na cat and a dog sat on the mat.\n\n'
+done >"$TMP/corpus.txt"
+
+# pretraining_record IDS POSITIONS: one JSON line for data_test_helper write-json, L=8, P=2, four real tokens.
+pretraining_record() {
+  printf '[{"name":"input_ids","kind":"int64","values":[%s]},' "$1"
+  printf '{"name":"input_mask","kind":"int64","values":[1,1,1,1,0,0,0,0]},'
+  printf '{"name":"segment_ids","kind":"int64","values":[0,0,1,1,0,0,0,0]},'
+  printf '{"name":"masked_lm_positions","kind":"int64","values":[%s]},' "$2"
+  printf '{"name":"masked_lm_ids","kind":"int64","values":[7,0]},'
+  printf '{"name":"masked_lm_weights","kind":"float","values":[1065353216,0]},'
+  printf '{"name":"next_sentence_labels","kind":"int64","values":[0]}]\n'
+}
+GOOD_IDS='2,5,3,6,0,0,0,0'
+pretraining_record "$GOOD_IDS" 1,0 >"$TMP/good.jsonl"
+"$DATA_HELPER" write-json "$TMP/good.jsonl" "$TMP/good.tfrecord" || fail_case "writing a TFRecord for the tests"
+
+# 1. HDF5 outputs never replace a device, FIFO or '-': HDF5 needs a seekable regular file, so such an output is
+# refused with one line, and the node is left as it was. Text outputs (bk::Output) write to a device in place.
+mkdir "$TMP/dev"
+if mknod "$TMP/dev/null" c 1 3 2>/dev/null; then
+  run mkpretrain -q --vocab "$TMP/vocab.txt" --format hdf5 -o "$TMP/dev/null" "$TMP/corpus.txt"
+  expect_rc 1 "mkpretrain hdf5 onto a device"
+  expect_err "^mkpretrain: error: $TMP/dev/null: not a regular file .*HDF5 output needs a regular file$" "mkpretrain device refusal"
+  CASES=$((CASES + 1)); [ -c "$TMP/dev/null" ] || fail_case "mkpretrain hdf5: $TMP/dev/null is no longer a character device"
+  run tfrecord2hdf5 -q -o "$TMP/dev/null" "$TMP/good.tfrecord"
+  expect_rc 1 "tfrecord2hdf5 onto a device"
+  expect_err "^tfrecord2hdf5: error: $TMP/dev/null: not a regular file .*HDF5 output needs a regular file$" "tfrecord2hdf5 device refusal"
+  run tfrecord2hdf5 -q -f -o "$TMP/dev/null" "$TMP/good.tfrecord"
+  expect_rc 1 "tfrecord2hdf5 --force onto a device"
+  CASES=$((CASES + 1)); [ -c "$TMP/dev/null" ] || fail_case "tfrecord2hdf5: $TMP/dev/null is no longer a character device"
+  # A TFRecord (bk::Output) goes to the device in place.
+  run mkpretrain -q --vocab "$TMP/vocab.txt" -o "$TMP/dev/null" "$TMP/corpus.txt"
+  expect_rc 0 "mkpretrain tfrecord onto a device"
+  CASES=$((CASES + 1)); [ -c "$TMP/dev/null" ] || fail_case "mkpretrain tfrecord: $TMP/dev/null is no longer a character device"
+else
+  echo "note: mknod not permitted here; the device cases use a FIFO only"
+fi
+mkfifo "$TMP/dev/fifo"
+run tfrecord2hdf5 -q --output-dir "$TMP/dev" "$TMP/good.tfrecord"  # writes dev/good.hdf5: fine
+expect_rc 0 "--output-dir beside a FIFO"
+ln -s fifo "$TMP/dev/link.hdf5"
+run tfrecord2hdf5 -q -o "$TMP/dev/link.hdf5" "$TMP/good.tfrecord"
+expect_rc 1 "tfrecord2hdf5 onto a FIFO (through a link)"
+expect_err "^tfrecord2hdf5: error: $TMP/dev/link.hdf5: not a regular file" "FIFO refusal"
+CASES=$((CASES + 1)); [ -p "$TMP/dev/fifo" ] && [ -L "$TMP/dev/link.hdf5" ] || fail_case "the FIFO or its link was replaced"
+expect_file_absent "$TMP/dev/link.hdf5.tmp" "no temporary beside the FIFO"
+# '-' is refused as a usage error instead of creating a file named '-'.
+mkdir "$TMP/cwd"
+(cd "$TMP/cwd" && run mkpretrain -q --vocab "$TMP/vocab.txt" --format hdf5 -o - "$TMP/corpus.txt"
+ echo "$RC" >rc; printf '%s' "$ERR" >err)
+RC=$(cat "$TMP/cwd/rc"); ERR=$(cat "$TMP/cwd/err"); rm "$TMP/cwd/rc" "$TMP/cwd/err"
+expect_rc 2 "mkpretrain --format hdf5 -o -"
+expect_err "^mkpretrain: -o -: HDF5 output cannot go to stdout .*; try --help$" "mkpretrain -o - message"
+(cd "$TMP/cwd" && run tfrecord2hdf5 -q -o - "$TMP/good.tfrecord"; echo "$RC" >rc; printf '%s' "$ERR" >err)
+RC=$(cat "$TMP/cwd/rc"); ERR=$(cat "$TMP/cwd/err"); rm "$TMP/cwd/rc" "$TMP/cwd/err"
+expect_rc 2 "tfrecord2hdf5 -o -"
+expect_err "^tfrecord2hdf5: -o -: HDF5 output cannot go to stdout .*; try --help$" "tfrecord2hdf5 -o - message"
+OUT=$(ls -A "$TMP/cwd"); expect_out "" "no file named '-' (or a temporary) was created"
+
+# 2. tfrecord2hdf5: an int64 value that does not fit the int32 column is an error naming file, record and
+# feature (a plain cast stored 2^40 as 0 and 2^32 + 3 as 3).
+narrow_case() {  # narrow_case NAME IDS POSITIONS FEATURE VALUE
+  { cat "$TMP/good.jsonl"; pretraining_record "$2" "$3"; } >"$TMP/$1.jsonl"
+  "$DATA_HELPER" write-json "$TMP/$1.jsonl" "$TMP/$1.tfrecord"
+  local at; at=$(stat -c %s "$TMP/good.tfrecord")
+  run tfrecord2hdf5 -q -o "$TMP/$1.hdf5" "$TMP/$1.tfrecord"
+  expect_rc 1 "$1"
+  expect_err "^tfrecord2hdf5: error: $TMP/$1.tfrecord: record 1 at byte $at: $4: value $5 at index [0-9]+ does not fit the HDF5 column's int32$" "$1 message"
+  expect_file_absent "$TMP/$1.hdf5" "$1 leaves no output"
+}
+narrow_case ids-2p40 2,1099511627776,3,6,0,0,0,0 1,0 input_ids 1099511627776
+narrow_case ids-2p31 2,2147483748,3,6,0,0,0,0 1,0 input_ids 2147483748
+narrow_case positions-2p32 "$GOOD_IDS" 4294967299,0 masked_lm_positions 4294967299
+run tfrecord2hdf5 -q -o "$TMP/good.hdf5" "$TMP/good.tfrecord"
+expect_rc 0 "the same record with values in range converts"
+
+# 3. shard from stdin spools to a fresh temporary name: a user's PREFIX.stdin-spool is neither overwritten nor
+# deleted, and no spool is left behind.
+mkdir "$TMP/spool"
+printf 'precious\n' >"$TMP/spool/corpus.stdin-spool"
+run shard -q -n 2 -o "$TMP/spool/corpus" - <"$TMP/corpus.txt"
+expect_rc 0 "shard from stdin"
+OUT=$(cat "$TMP/spool/corpus.stdin-spool" 2>&1); expect_out "precious" "the user's PREFIX.stdin-spool is untouched"
+OUT=$(cd "$TMP/spool" && ls); expect_out "corpus.done
+corpus.stdin-spool
+corpus_training-00000-of-00002.txt
+corpus_training-00001-of-00002.txt" "only the shards, the marker and the user's file"
+
+# 4. SIGHUP (a closed terminal) is handled like SIGINT/SIGTERM: temporaries removed, exit 128 + 1.
+# hangup_case NAME CMD...: runs CMD reading a FIFO that is kept open, waits for its temporary, sends SIGHUP.
+hangup_case() {
+  local name=$1; shift
+  local dir="$TMP/hup-$name"
+  mkdir "$dir"; mkfifo "$dir/in"
+  (cd "$dir" && exec "$@" <"$dir/in" >"$dir/stdout" 2>"$dir/stderr") &
+  local pid=$!
+  exec 7>"$dir/in"
+  cat "$INPUT" >&7
+  local tries=0
+  until ls "$dir" | grep -q '\.tmp\.' || [ $tries -ge 100 ]; do sleep 0.05; tries=$((tries + 1)); done
+  CASES=$((CASES + 1))
+  ls "$dir" | grep -q '\.tmp\.' || fail_case "$name: no temporary appeared before the signal"
+  kill -HUP "$pid"
+  wait "$pid"; RC=$?
+  exec 7>&-
+  ERR=$(cat "$dir/stderr")
+  expect_rc 129 "$name on SIGHUP"
+  expect_err "^$1: hangup$" "$name says why it stopped"
+  OUT=$(ls "$dir" | grep '\.tmp\.' || true); expect_out "" "$name leaves no temporary after SIGHUP"
+}
+wiki_dump() {
+  printf '<mediawiki>\n'
+  for i in 1 2 3; do
+    printf '<page><title>A%s</title><ns>0</ns><id>%s</id><revision><text>Some text %s.</text></revision></page>\n' "$i" "$i" "$i"
+  done
+}
+wiki_dump >"$TMP/hup.xml"
+INPUT="$TMP/hup.xml"; hangup_case wiki-clean wiki-clean -q -o out.txt -
+INPUT="$TMP/corpus.txt"; hangup_case sent-seg sent-seg -q -o out.txt -
+INPUT="$TMP/corpus.txt"; hangup_case shard shard -q -n 2 -o out -
+INPUT="$TMP/corpus.txt"; hangup_case wordpiece wordpiece encode -q --vocab "$TMP/vocab.txt" -o out.txt -
+INPUT="$TMP/good.tfrecord"; hangup_case tfrecord2hdf5 tfrecord2hdf5 -q -o out.hdf5 -
+
+# 5. A negative count or size is a usage error (Boost alone wraps it to 2^64 - 1 for an unsigned option).
+printf '<mediawiki>\n<page><title>A</title><ns>0</ns><id>1</id><revision><text>Short.</text></revision></page>\n</mediawiki>\n' >"$TMP/one.xml"
+run wiki-clean --min-chars -1 -o "$TMP/neg.txt" "$TMP/one.xml"
+expect_rc 2 "wiki-clean --min-chars -1"
+expect_err "^wiki-clean: --min-chars must not be negative, got -1; try --help$" "--min-chars message"
+expect_file_absent "$TMP/neg.txt" "no output after a usage error"
+run wiki-clean --min-chars=-7 "$TMP/one.xml"
+expect_rc 2 "wiki-clean --min-chars=-7"
+run wordpiece train --vocab-size -5 -o "$TMP/neg.txt" "$TMP/corpus.txt"
+expect_rc 2 "wordpiece train --vocab-size -5"
+expect_err "^wordpiece: --vocab-size must not be negative, got -5; try --help$" "--vocab-size message"
+run wordpiece train --min-frequency -1 -o "$TMP/neg.txt" "$TMP/corpus.txt"
+expect_rc 2 "wordpiece train --min-frequency -1"
+run wordpiece train --limit-alphabet -1 -o "$TMP/neg.txt" "$TMP/corpus.txt"
+expect_rc 2 "wordpiece train --limit-alphabet -1"
+run wiki-clean --min-chars 0 "$TMP/one.xml"
+expect_rc 0 "--min-chars 0 still works"; expect_out "Short." "--min-chars 0 output"
+
+# 6. wiki-clean after </mediawiki>: a second dump is read too; anything else is an error naming file and byte.
+{ wiki_dump; printf '</mediawiki>\n'; } >"$TMP/a.xml"
+cat "$TMP/a.xml" "$TMP/a.xml" >"$TMP/twice.xml"
+run wiki-clean -q "$TMP/twice.xml"
+expect_rc 0 "two concatenated dumps"
+expect_out "Some text 1.
+
+Some text 2.
+
+Some text 3.
+
+Some text 1.
+
+Some text 2.
+
+Some text 3." "both dumps' articles"
+{ cat "$TMP/a.xml"; printf '<!-- end -->\n\n<?xml version="1.0"?>\n'; cat "$TMP/a.xml"; printf '  \n'; } >"$TMP/twice2.xml"
+run wiki-clean -q "$TMP/twice2.xml"
+expect_rc 0 "comments, a declaration and whitespace between dumps"
+{ cat "$TMP/a.xml"; printf 'garbage\n'; } >"$TMP/garbage.xml"
+size=$(stat -c %s "$TMP/a.xml")
+run wiki-clean -q -o "$TMP/g.txt" "$TMP/garbage.xml"
+expect_rc 1 "text after </mediawiki>"
+expect_err "^wiki-clean: error: $TMP/garbage.xml: unexpected text after </mediawiki> at byte $size " "garbage named with its byte"
+expect_file_absent "$TMP/g.txt" "no output after trailing garbage"
+{ cat "$TMP/a.xml"; printf '<page><title>X</title></page>\n'; } >"$TMP/element.xml"
+run wiki-clean -q -o "$TMP/g.txt" "$TMP/element.xml"
+expect_rc 1 "an element after </mediawiki>"
+expect_err "^wiki-clean: error: $TMP/element.xml: unexpected <page> at byte $size after </mediawiki>" "element named with its byte"
+{ cat "$TMP/a.xml"; wiki_dump; } >"$TMP/cut-second.xml"
+run wiki-clean -q -o "$TMP/g.txt" "$TMP/cut-second.xml"
+expect_rc 1 "a truncated second dump"
+expect_err "truncated dump" "a truncated second dump is reported"
+
+# 7. bin4: a failed run removes the directories it created (so the same command can be run again), the number
+# of open shard files is checked before anything is written, and no temporary is ever left.
+run mkpretrain -q --vocab "$TMP/vocab.txt" --max-seq-length 16 --max-predictions 2 -o "$TMP/pre.hdf5" "$TMP/corpus.txt"
+expect_rc 0 "an HDF5 input for bin4"
+for attempt in first second; do
+  run bin4 -q --bins 4 -o "$TMP/b4/out" "$TMP/pre.hdf5"
+  expect_rc 1 "bin4 failing after it created its directories ($attempt run)"
+  expect_err "^bin4: error: $TMP/pre.hdf5: row 0: [0-9]+ tokens, longer than the last bin \(4\)" "the failure itself ($attempt run)"
+  CASES=$((CASES + 1)); [ ! -e "$TMP/b4" ] || fail_case "bin4 left $(find "$TMP/b4") after a failure ($attempt run)"
+done
+mkdir "$TMP/b4empty"
+run bin4 -q --bins 4 -o "$TMP/b4empty" "$TMP/pre.hdf5"
+expect_rc 1 "bin4 failing in an existing empty directory"
+OUT=$(ls -A "$TMP/b4empty"); expect_out "" "the existing directory is kept, emptied of what the run made"
+run bin4 -q --shards-per-bin 100 -o "$TMP/b4/out" "$TMP/pre.hdf5"
+expect_rc 2 "more shard files than can be open at once"
+expect_err "^bin4: --shards-per-bin: 4 bins x 100 shards = 400 files open at once, more than the [0-9]+ this run can have" "the cap named"
+CASES=$((CASES + 1)); [ ! -e "$TMP/b4" ] || fail_case "bin4 created $TMP/b4 before refusing"
+run bash -c 'ulimit -n 64 && exec bin4 -q --shards-per-bin 16 -o "$1" "$2"' _ "$TMP/b4/out" "$TMP/pre.hdf5"
+expect_rc 2 "the cap follows ulimit -n"
+expect_err "64 files open at once, more than the 48 this run can have" "the cap from ulimit -n"
+CASES=$((CASES + 1)); [ ! -e "$TMP/b4" ] || fail_case "bin4 left $TMP/b4 after refusing"
+run bin4 -q --shards-per-bin 2 -o "$TMP/b4/out" "$TMP/pre.hdf5"
+expect_rc 0 "bin4 within the cap"
+OUT=$(find "$TMP/b4" -name '*.tmp.*'); expect_out "" "no temporary left"
+finish
