@@ -5,12 +5,14 @@
 #include "train/loop/throughput.h"
 
 #include <ATen/ATen.h>
-#include <torch/cuda.h>
+#include <c10/core/Event.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/nn/module.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace bk {
 
@@ -18,13 +20,49 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// One step as step() leaves it: its counts on the host, its statistics still on their way from the device.
 struct StepResult {
+  int64_t step = 0;
   double loss = 0, grad_norm = 0;
-  std::vector<double> term_means, metric_values;  // in the task's order
+  std::vector<double> term_means, metric_values;  // in the task's order; filled by read_statistics()
   StepCounts counts;
   bool skipped = false;
   double data_seconds = 0;  // waiting for and checking batches: the loop's overhead besides compute
+  // The term sums, metric sums and gradient norm as float64 [terms + metrics + 1], copied without blocking to a
+  // page-locked host tensor; `copied` marks (on CUDA) when the copy is done.
+  at::Tensor statistics;
+  std::optional<c10::Event> copied;
 };
+
+// Starts the copy of a step's statistics to the host. On CUDA it is queued behind the step's kernels and read one
+// step late (read_statistics), as NVIDIA's trainer does, so the host never waits for the GPU in between.
+void send_statistics(const at::Device& device, const std::vector<at::Tensor>& values, StepResult& r) {
+  const at::Tensor stacked = at::stack(values).to(at::kDouble);
+  if (!device.is_cuda()) {
+    r.statistics = stacked;
+    return;
+  }
+  r.statistics = at::empty({stacked.numel()}, at::TensorOptions().dtype(at::kDouble).pinned_memory(true));
+  r.statistics.copy_(stacked, /*non_blocking=*/true);
+  const c10::impl::VirtualGuardImpl guard(device.type());
+  r.copied.emplace(device.type());
+  r.copied->record(guard.getStream(device));
+}
+
+// Waits for the copy (long done when read a step late) and turns the sums into means.
+void read_statistics(const TrainingTask& task, StepResult& r) {
+  if (r.copied) r.copied->synchronize();
+  const double* value = r.statistics.data_ptr<double>();
+  const size_t terms = task.loss_terms().size(), metrics = task.metrics().size();
+  for (size_t k = 0; k < terms; ++k) {
+    r.term_means.push_back(value[k] / std::max(r.counts.denominators[k], 1.0));
+    r.loss += r.term_means.back();
+  }
+  for (size_t k = 0; k < metrics; ++k)
+    r.metric_values.push_back(value[terms + k] /
+                              std::max(r.counts.denominators[task.metrics()[k].denominator], 1.0));
+  r.grad_norm = value[terms + metrics];
+}
 
 // Every parameter's gradient, created as zeros where backward left none (what unscale and the all-reduce take).
 std::vector<at::Tensor> gradients(const Optimizer& optimizer) {
@@ -47,9 +85,10 @@ StepResult step(LoopRun& run) {
   r.counts = task.take_micro_batches(cfg.gradient_accumulation_steps, run.step + 1);
   run.micro_batch += cfg.gradient_accumulation_steps;
   r.data_seconds = std::chrono::duration<double>(Clock::now() - data_start).count();
-  std::vector<double> global = r.counts.denominators;
-  if (run.synced())
-    for (double& d : global) d = run.dist->allreduce_scalar(d);
+  // The denominators of all ranks in one all-reduce, left on the device: dividing by them needs no host read.
+  at::Tensor global = at::tensor(r.counts.denominators, at::kFloat).to(run.device);
+  if (run.synced()) run.dist->allreduce(global);
+  global = global.clamp_min(1);
 
   // 2. Forward and backward per micro-batch: each term as sum / global count, so the gradients add up to those of
   //    the mean over the global batch.
@@ -63,8 +102,8 @@ StepResult step(LoopRun& run) {
       AutocastScope autocast(run.precision, run.device);
       l = task.forward(i);
     }
-    at::Tensor loss = l.sums[0] / std::max(global[0], 1.0);
-    for (size_t k = 1; k < terms; ++k) loss = loss + l.sums[k] / std::max(global[k], 1.0);
+    at::Tensor loss = l.sums[0] / global[0];
+    for (size_t k = 1; k < terms; ++k) loss = loss + l.sums[k] / global[static_cast<int64_t>(k)];
     if (run.sync) run.sync->prepare(/*sync=*/i + 1 == passes);
     run.scaler->scale_loss(loss).backward();
     if (run.sync) run.sync->finish();
@@ -78,26 +117,26 @@ StepResult step(LoopRun& run) {
     if (cfg.local_clip && cfg.max_grad_norm > 0) clip_grad_norm(grads, cfg.max_grad_norm);
     run.dist->allreduce_gradients(grads, /*average=*/false, kDefaultBucketBytes, run.allreduce_wire);
   }
+  // The only host read of a step, and only with fp16's loss scaling: whether the gradients are finite.
   const bool finite = run.scaler->unscale(grads);
   ++run.step;
+  r.step = run.step;
+  at::Tensor grad_norm = zero;
   if (finite) {
     // NVIDIA's schedule counts the updates applied, so a skipped fp16 step does not advance it.
-    r.grad_norm = run.optimizer->step(run.lr());
+    grad_norm = run.optimizer->step_async(run.lr()).reshape({});
   } else {
     r.skipped = true;
   }
   run.scaler->update();
   run.optimizer->zero_grad();
 
-  // Diagnostics: this rank's means (the figures a log shows; the update above used the global ones).
-  for (size_t k = 0; k < terms; ++k) {
-    r.term_means.push_back(term_sums[k].item<double>() / std::max(r.counts.denominators[k], 1.0));
-    r.loss += r.term_means.back();
-  }
-  for (size_t k = 0; k < metric_sums.size(); ++k)
-    r.metric_values.push_back(metric_sums[k].item<double>() /
-                              std::max(r.counts.denominators[task.metrics()[k].denominator], 1.0));
-  check_loss_finite(r.loss, run.step);
+  // Diagnostics: this rank's sums (the figures a log shows; the update above used the global means).
+  std::vector<at::Tensor> statistics;
+  for (const auto& t : term_sums) statistics.push_back(t.reshape({}));
+  for (const auto& t : metric_sums) statistics.push_back(t.reshape({}));
+  statistics.push_back(grad_norm.to(at::kFloat));
+  send_statistics(run.device, statistics, r);
   return r;
 }
 
@@ -170,28 +209,44 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   const double peak = peak_flops(run.device, run.precision, cfg.peak_tflops);
   Throughput throughput;
   double last_loss = 0;
-  while (run.step < cfg.max_steps) {
-    const auto start = Clock::now();
-    StepResult r = step(run);
-    if (run.device.is_cuda()) torch::cuda::synchronize();
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto last_done = Clock::now();
+  // A step's statistics are read once the next step is queued (one step late); the cadence below reads them at
+  // once when it needs the step finished (evaluation, checkpoint, stop, the end).
+  std::optional<StepResult> pending;
+  auto finish_step = [&](StepResult& r) {
+    read_statistics(task, r);
+    check_loss_finite(r.loss, r.step);
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_done).count();
+    last_done = now;
     last_loss = r.loss;
     const int64_t global_sequences = r.counts.sequences * world;
     // Real work only: each row's FLOPs at its own length, not at the padded one (the other ranks' taken as this one's).
     const double step_flops = r.counts.real_flops * world;
-    if (run.step - first_step > cfg.throughput_warmup_steps)
+    if (r.step - first_step > cfg.throughput_warmup_steps)
       throughput.add(global_sequences, r.counts.tokens * world, seconds, step_flops);
-    if (main && (run.step % cfg.log_every == 0 || run.step == cfg.max_steps)) log_step(run, r, seconds, step_flops, peak);
-    if (main) run.log->progress(run.step);
+    if (main && (r.step % cfg.log_every == 0 || r.step == cfg.max_steps)) log_step(run, r, seconds, step_flops, peak);
+    if (main) run.log->progress(r.step);
+  };
+  while (run.step < cfg.max_steps) {
+    StepResult r = step(run);
+    if (pending) finish_step(*pending);
+    pending = std::move(r);
 
     // The cadence: evaluation, the best worker at the end of independent training, checkpoints, stopping.
     const bool stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
+    const bool evaluating =
+        task.has_evaluation() && ((cfg.eval_every > 0 && run.step % cfg.eval_every == 0) || run.step == cfg.max_steps);
+    const bool saving =
+        (cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps || stopping;
+    if (evaluating || saving || stopping || run.step == cfg.max_steps) {
+      finish_step(*pending);  // a checkpoint never holds a step whose loss was not checked
+      pending.reset();
+    }
     double final_measure = last_loss;
-    if (task.has_evaluation() && ((cfg.eval_every > 0 && run.step % cfg.eval_every == 0) || run.step == cfg.max_steps))
-      final_measure = -evaluate(run).score;
+    if (evaluating) final_measure = -evaluate(run).score;
     if (run.step == cfg.max_steps && cfg.no_sync_gradients) keep_best_worker(run, final_measure);
-    if ((cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps || stopping)
-      save_run(run, run.step == cfg.max_steps ? "end" : stopping ? "stop" : "periodic");
+    if (saving) save_run(run, run.step == cfg.max_steps ? "end" : stopping ? "stop" : "periodic");
     if (stopping) break;
   }
   if (main) run.log->finish();

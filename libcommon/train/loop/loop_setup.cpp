@@ -67,7 +67,9 @@ void setup_run(LoopRun& run) {
   context.accumulation = cfg.gradient_accumulation_steps;
   context.quiet = cfg.quiet;
   context.seed = cfg.seed;
-  context.prefetch = cfg.prefetch;
+  // At least a step's micro-batches ready ahead, so a step never waits for the loader between its passes (0 keeps
+  // its meaning: batches made inside the loop, no thread).
+  context.prefetch = cfg.prefetch == 0 ? 0 : std::max<int>(cfg.prefetch, static_cast<int>(cfg.gradient_accumulation_steps));
   context.pin_memory = run.device.is_cuda();
   context.dist = run.dist.get();
   context.independent_workers = cfg.no_sync_gradients;
@@ -80,6 +82,7 @@ void setup_run(LoopRun& run) {
   oc.kind = cfg.optimizer;
   oc.weight_decay = cfg.weight_decay;
   oc.max_grad_norm = cfg.max_grad_norm;
+  oc.fused = run.device.is_cuda();  // AdamW: torch's fused kernel where its CUDA build is
   run.optimizer = make_optimizer(task.parameters(), oc);
   std::vector<at::Tensor> params = parameter_tensors(*run.optimizer);
   run.dist->broadcast_parameters(params);

@@ -20,6 +20,10 @@ at::Device pick_device(const std::string& name, const DistEnv& env) {
     // The rank's device becomes the current one before anything allocates on CUDA: otherwise every rank's first
     // context, cuBLAS handle and NCCL communicator setup land on device 0.
     c10::cuda::set_device(index);
+    // Attention dropout must be the configured probability: some cuDNN versions' SDPA kernels round it to a
+    // multiple of 1/16 (0.1 becomes 0.0625 or 0.125). Without cuDNN, SDPA takes flash or memory-efficient
+    // attention, which draw each element with the exact probability (so does the unpadded path's flash call).
+    at::globalContext().setSDPUseCuDNN(false);
     return at::Device(at::kCUDA, index);
   }
   usage_fail("--device must be cpu or cuda, got '{}'", name);

@@ -1,5 +1,7 @@
 // AdamW with torch.optim.AdamW's arithmetic (decoupled decay applied first, bias corrections folded into the
-// step size and the denominator), after clip_grad_norm's clipping; the formulas are in optim.h.
+// step size and the denominator), after clip_grad_norm's clipping; the formulas are in optim.h. Either in
+// multi-tensor passes over the flat buffers, or (config.fused) by torch's fused kernel, one pass per parameter
+// group (with weight decay, without): the same formulas, evaluated in another order.
 #include "train/optim/optimizer_kinds.h"
 
 #include <ATen/ATen.h>
@@ -12,7 +14,17 @@ namespace {
 
 class AdamW final : public Optimizer {
  public:
-  AdamW(NamedTensors named_params, const OptimizerConfig& config) : Optimizer(std::move(named_params), config) {}
+  AdamW(NamedTensors named_params, const OptimizerConfig& config) : Optimizer(std::move(named_params), config) {
+    if (!config_.fused) return;
+    for (size_t i = 0; i < param_list_.size(); ++i) {
+      Group& g = decays_[i] ? decayed_ : plain_;
+      g.params.push_back(param_list_[i]);
+      g.grads.push_back(update_views()[i]);
+      g.exp_avgs.push_back(exp_avg_views()[i]);
+      g.exp_avg_sqs.push_back(exp_avg_sq_views()[i]);
+    }
+    step_ = at::zeros({}, param_list_.front().options());
+  }
 
   at::Tensor step_async(double lr) override {
     at::NoGradGuard no_grad;
@@ -23,6 +35,17 @@ class AdamW final : public Optimizer {
 
     at::Tensor norm = gather_grads();  // update_ holds the gradients
     if (c.max_grad_norm > 0) update_.mul_(at::clamp_max((norm + 1e-6).reciprocal() * c.max_grad_norm, 1.0));
+    if (c.fused) {
+      // The kernel reads the step count from a device tensor (torch increments it before the call, as here).
+      step_.fill_(static_cast<double>(steps_));
+      for (Group* g : {&decayed_, &plain_}) {
+        if (g->params.empty()) continue;
+        const std::vector<at::Tensor> steps(g->params.size(), step_);
+        at::_fused_adamw_(g->params, g->grads, g->exp_avgs, g->exp_avg_sqs, {}, steps, lr, c.beta1, c.beta2,
+                          g == &decayed_ ? c.weight_decay : 0.0, c.eps, /*amsgrad=*/false, /*maximize=*/false);
+      }
+      return norm;
+    }
     if (c.weight_decay != 0 && !decayed_params_.empty()) at::_foreach_mul_(decayed_params_, 1 - lr * c.weight_decay);
     exp_avg_.lerp_(update_, 1 - c.beta1);
     exp_avg_sq_.mul_(c.beta2).addcmul_(update_, update_, 1 - c.beta2);
@@ -31,6 +54,13 @@ class AdamW final : public Optimizer {
     at::_foreach_add_(param_list_, update_views(), -lr / correction1);
     return norm;
   }
+
+ private:
+  struct Group {
+    std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs;
+  };
+  Group decayed_, plain_;
+  at::Tensor step_;  // float32 0-dim on the parameters' device
 };
 
 }  // namespace

@@ -75,7 +75,7 @@ void LossScaler::update() {
          now, consecutive_);
 }
 
-double LossScaler::scale() const { return scale_.item<double>(); }
+double LossScaler::scale() const { return config_.enabled ? scale_.item<double>() : 1.0; }
 
 std::map<std::string, at::Tensor> LossScaler::state() const {
   return {{"loss_scale.scale", scale_.cpu().clone()},

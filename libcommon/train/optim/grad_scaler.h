@@ -48,7 +48,7 @@ class LossScaler {
   // Moves the scale after unscale(); throws bk::Error when it collapses below min_scale.
   void update();
 
-  double scale() const;  // reads the device value
+  double scale() const;  // reads the device value (1 without a read when disabled)
   int64_t skipped_steps() const { return skipped_; }
   int64_t consecutive_overflows() const { return consecutive_; }
 

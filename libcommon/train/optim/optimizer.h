@@ -45,6 +45,9 @@ struct OptimizerConfig {
   double max_grad_norm = 1.0;    // LAMB: pre-normalisation threshold; AdamW: clipping threshold; <= 0: off
   bool grad_averaging = true;    // LAMB: m takes (1 - beta1) g (apex's default); false: m takes g
   bool trust_ratio_all = false;  // LAMB: trust ratio also for parameters without weight decay (apex use_nvlamb)
+  // AdamW: the update by torch's fused kernel (_fused_adamw_: one pass over each parameter's state, as
+  // torch.optim.AdamW(fused=True)) instead of multi-tensor passes over the flat buffers. The trainer sets it on CUDA.
+  bool fused = false;
 };
 
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
@@ -87,8 +90,10 @@ class Optimizer {
 
   // The gradients gathered into update_ (zeros for a parameter without one); returns their global norm.
   at::Tensor gather_grads();
-  // update_ cut into one view per parameter, shaped like it.
+  // update_ (and the moments) cut into one view per parameter, shaped like it.
   const std::vector<at::Tensor>& update_views() const { return update_views_; }
+  const std::vector<at::Tensor>& exp_avg_views() const { return exp_avg_views_; }
+  const std::vector<at::Tensor>& exp_avg_sq_views() const { return exp_avg_sq_views_; }
 
   OptimizerConfig config_;
   NamedTensors params_;
