@@ -8,8 +8,8 @@ int main(int argc, char** argv) {
     bk::BertTrainConfig cfg;
     bk::Options opts("bert-train", "--config CFG.json --input FILE_OR_DIR... --output-dir DIR [options]",
                      "Pretrain BERT (masked LM + next sentence) on HDF5 data made by mkpretrain, tfrecord2hdf5 or bin4.\n"
-                     "Distributed runs take their rank from torchrun-style variables, Slurm or Open MPI, or start their\n"
-                     "own workers with --nproc-per-node.");
+                     "Distributed runs take their rank from torchrun-style variables, Slurm, Open MPI, Intel MPI, MPICH\n"
+                     "or MVAPICH2, or start their own workers with --nproc-per-node.");
     bk::add_bert_train_options(opts, cfg);
     opts.epilog("Exit status: 0 ok, 1 error (the last checkpoint is left intact), 2 usage error, 130 interrupted.");
     if (!opts.parse(argc, argv)) return 0;

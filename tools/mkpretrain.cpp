@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
     const bk::MkpretrainConfig defaults;
     auto& ic = cfg.instances;
     const bk::InstanceConfig& d = defaults.instances;
+    bool no_nsp = !d.next_sentence;
     bk::Options opts("mkpretrain", "--vocab VOCAB -o OUT [options] INPUT...",
                      "Make BERT masked-LM and next-sentence instances from sentence-per-line documents (a blank\n"
                      "line after each document), identical to google-research/bert create_pretraining_data.py.");
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
       ("vocab", bk::po::value(&cfg.vocab_path)->required()->value_name("FILE"), "WordPiece vocabulary (one token per line)")
       ("cased", bk::po::bool_switch(&cfg.cased), "keep case and accents (default: lower-case and strip accents)")
       ("whole-word-mask", bk::po::bool_switch(&ic.whole_word_mask), "mask all pieces of a word together")
+      ("no-nsp", bk::po::bool_switch(&no_nsp),
+       "no next-sentence pairs: [CLS] sentences [SEP] from one document, segment 0, label 0")
       ("max-seq-length", bk::po::value(&ic.max_seq_length)->default_value(d.max_seq_length)->value_name("L"),
        "tokens per instance")
       ("max-predictions", bk::po::value(&ic.max_predictions)->default_value(d.max_predictions)->value_name("P"),
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
     opts.epilog("The whole input is held in memory, as the reference does, because instances are shuffled across it;\n"
                 "run one mkpretrain per shard. Exit status: 0 ok, 1 error, 2 usage error.");
     if (!opts.parse(argc, argv)) return 0;
+    ic.next_sentence = !no_nsp;
     cfg.inputs = opts.positionals();
     cfg.quiet = opts.quiet();
     bk::run_mkpretrain(cfg);

@@ -2,6 +2,9 @@
 
 #include "util/error.h"
 
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -93,7 +96,10 @@ void expand_host(std::string_view host, std::vector<std::string>& out, std::stri
   for (auto& name : names) out.push_back(std::move(name));
 }
 
-std::optional<DistEnv> from_torchrun(const Env& env) {
+// Each reader takes only this process's place (rank, world, local rank) from its launcher's variables and
+// checks them; the rendezvous address and port are resolved afterwards, for the launcher that is used only.
+
+std::optional<DistEnv> read_torchrun(const Env& env) {
   bool has_rank = lookup(env, "RANK").has_value(), has_world = lookup(env, "WORLD_SIZE").has_value();
   if (!has_rank && !has_world) return std::nullopt;
   if (!has_rank || !has_world)
@@ -107,14 +113,17 @@ std::optional<DistEnv> from_torchrun(const Env& env) {
   d.local_rank = env_int_or(env, "LOCAL_RANK", d.rank);
   d.local_world_size = env_int_or(env, "LOCAL_WORLD_SIZE", d.world_size);
   check_consistent(d, "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE");
+  return d;
+}
+
+void rendezvous_torchrun(const Env& env, DistEnv& d) {
   auto addr = lookup(env, "MASTER_ADDR");
   if (!addr && d.world_size > 1) fail("WORLD_SIZE={} but MASTER_ADDR is not set", d.world_size);
   if (addr) d.master_addr = *addr;
   d.master_port = master_port_or(env, kDefaultMasterPort);
-  return d;
 }
 
-std::optional<DistEnv> from_slurm(const Env& env) {
+std::optional<DistEnv> read_slurm(const Env& env) {
   if (!lookup(env, "SLURM_PROCID")) return std::nullopt;
   const char* size_var = lookup(env, "SLURM_NTASKS") ? "SLURM_NTASKS" : "SLURM_NPROCS";
   if (!lookup(env, size_var)) return std::nullopt;  // an allocation, not a task launched by srun
@@ -137,6 +146,10 @@ std::optional<DistEnv> from_slurm(const Env& env) {
     d.local_world_size = d.world_size;
   }
   check_consistent(d, "SLURM_PROCID", size_var, "SLURM_LOCALID", local_size_var);
+  return d;
+}
+
+void rendezvous_slurm(const Env& env, DistEnv& d) {
   if (auto addr = lookup(env, "MASTER_ADDR")) {
     d.master_addr = *addr;
   } else {
@@ -155,27 +168,98 @@ std::optional<DistEnv> from_slurm(const Env& env) {
   if (auto job = lookup(env, "SLURM_JOB_ID"))
     fallback_port = slurm_default_port(parse_integer(*job, "environment variable SLURM_JOB_ID"));
   d.master_port = master_port_or(env, fallback_port);
+}
+
+// An MPI launcher's variables: the rank and size of MPI_COMM_WORLD, and pairs of (local rank, local size)
+// variables, the first pair present wins.
+struct MpiVars {
+  const char* source;  // DistEnv::source
+  const char* name;    // for messages
+  const char* rank;
+  const char* size;
+  std::vector<std::pair<const char*, const char*>> local;
+  const char* pass_env_hint;  // how to give every rank MASTER_ADDR with this launcher
+};
+
+const std::vector<MpiVars>& mpi_launchers() {
+  static const std::vector<MpiVars> launchers{
+      {"openmpi", "Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+       {{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"}},
+       "mpirun -x MASTER_ADDR=$(hostname) -x MASTER_PORT=29500 ..."},
+      // Hydra (mpiexec/mpirun of Intel MPI and MPICH) sets MPI_LOCALRANKID/MPI_LOCALNRANKS; Cray's PALS and
+      // some Hydra versions set PMI_LOCAL_RANK/PMI_LOCAL_SIZE instead.
+      {"pmi", "Intel MPI / MPICH", "PMI_RANK", "PMI_SIZE",
+       {{"MPI_LOCALRANKID", "MPI_LOCALNRANKS"}, {"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"}},
+       "mpirun -genv MASTER_ADDR $(hostname) -genv MASTER_PORT 29500 ..."},
+      {"mvapich2", "MVAPICH2", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE",
+       {{"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"}},
+       "mpirun_rsh -np N HOSTS MASTER_ADDR=FIRST_HOST MASTER_PORT=29500 bert-train ..."},
+  };
+  return launchers;
+}
+
+std::optional<DistEnv> read_mpi(const Env& env, const MpiVars& v) {
+  if (!lookup(env, v.rank)) {
+    // A launch of several processes whose rank cannot be read: refuse, rather than train N separate jobs.
+    std::vector<std::string> seen;
+    bool several = false;
+    std::vector<const char*> sizes{v.size};
+    for (const auto& [local_rank, local_size] : v.local) sizes.push_back(local_size);
+    for (const char* name : sizes)
+      if (auto text = lookup(env, name)) {
+        seen.push_back(fmt::format("{}={}", name, *text));
+        if (env_int(env, name) > 1) several = true;
+      }
+    if (several)
+      fail("started by {} ({}) but {} is not set: cannot tell this process's rank", v.name, fmt::join(seen, " "),
+           v.rank);
+    return std::nullopt;
+  }
+  DistEnv d;
+  d.source = v.source;
+  d.rank = env_int(env, v.rank);
+  d.world_size = env_int(env, v.size);
+  const char* local_rank_var = v.local.front().first;
+  const char* local_size_var = v.local.front().second;
+  auto pair = std::find_if(v.local.begin(), v.local.end(), [&](const auto& p) {
+    return lookup(env, p.first) || lookup(env, p.second);
+  });
+  if (pair != v.local.end()) {
+    local_rank_var = pair->first;
+    local_size_var = pair->second;
+    d.local_rank = env_int_or(env, local_rank_var, 0);
+    d.local_world_size = env_int_or(env, local_size_var, d.world_size);
+  } else {
+    // No local variables: assume one host, as for torchrun (the GPU is local rank modulo the device count).
+    d.local_rank = d.rank;
+    d.local_world_size = d.world_size;
+  }
+  check_consistent(d, v.rank, v.size, local_rank_var, local_size_var);
   return d;
 }
 
-std::optional<DistEnv> from_openmpi(const Env& env) {
-  if (!lookup(env, "OMPI_COMM_WORLD_RANK")) return std::nullopt;
-  DistEnv d;
-  d.source = "openmpi";
-  d.rank = env_int(env, "OMPI_COMM_WORLD_RANK");
-  d.world_size = env_int(env, "OMPI_COMM_WORLD_SIZE");
-  d.local_rank = env_int_or(env, "OMPI_COMM_WORLD_LOCAL_RANK", 0);
-  d.local_world_size = env_int_or(env, "OMPI_COMM_WORLD_LOCAL_SIZE", d.world_size);
-  check_consistent(d, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-                   "OMPI_COMM_WORLD_LOCAL_SIZE");
+void rendezvous_mpi(const Env& env, DistEnv& d, const MpiVars& v) {
   auto addr = lookup(env, "MASTER_ADDR");
   if (!addr && d.world_size > 1)
-    fail("started by Open MPI ({} processes) but MASTER_ADDR is not set: pass the first host's address, "
-         "e.g. mpirun -x MASTER_ADDR=$(hostname) -x MASTER_PORT=29500 ...",
-         d.world_size);
+    fail("started by {} ({} processes) but MASTER_ADDR is not set: pass the first host's address, e.g. {}", v.name,
+         d.world_size, v.pass_env_hint);
   if (addr) d.master_addr = *addr;
   d.master_port = master_port_or(env, kDefaultMasterPort);
-  return d;
+}
+
+// "Slurm SLURM_PROCID=3 SLURM_NTASKS=8": what a launcher said, for messages.
+std::string describe(const Env& env, const DistEnv& d) {
+  auto show = [&](std::initializer_list<const char*> names) {
+    std::string out;
+    for (const char* name : names)
+      if (auto text = lookup(env, name)) out += fmt::format(" {}={}", name, *text);
+    return out;
+  };
+  if (d.source == "torchrun") return "torchrun" + show({"RANK", "WORLD_SIZE"});
+  if (d.source == "slurm") return "Slurm" + show({"SLURM_PROCID", "SLURM_NTASKS", "SLURM_NPROCS"});
+  for (const auto& v : mpi_launchers())
+    if (d.source == v.source) return v.name + show({v.rank, v.size});
+  return d.source;
 }
 
 }  // namespace
@@ -225,10 +309,40 @@ std::vector<int> expand_slurm_tasks_per_node(std::string_view tasks) {
 int slurm_default_port(long long job_id) { return 12000 + static_cast<int>((job_id < 0 ? -job_id : job_id) % 20000); }
 
 DistEnv detect_dist_env(const std::map<std::string, std::string>& env) {
-  if (auto d = from_torchrun(env)) return *d;
-  if (auto d = from_slurm(env)) return *d;
-  if (auto d = from_openmpi(env)) return *d;
-  return DistEnv{};  // one process: MASTER_ADDR/MASTER_PORT are never used
+  // Launchers nest: torchrun (or --nproc-per-node) inside srun or mpirun with one task per node, mpirun inside a
+  // Slurm allocation (whose batch step or proxy step leaves SLURM_PROCID behind). The innermost one started
+  // this process and knows its rank, so it wins: torchrun, then the MPI launchers, then Slurm.
+  std::vector<DistEnv> found;
+  if (auto d = read_torchrun(env)) found.push_back(*d);
+  std::vector<DistEnv> mpi;
+  for (const auto& v : mpi_launchers())
+    if (auto d = read_mpi(env, v)) mpi.push_back(*d);
+  // MPI launchers are peers (MVAPICH2 under Hydra sets both its own and PMI's variables): they must agree.
+  for (size_t i = 1; i < mpi.size(); ++i)
+    if (mpi[i].rank != mpi[0].rank || mpi[i].world_size != mpi[0].world_size)
+      fail("launchers disagree on this process's rank: {} but {}; unset the stale variables",
+           describe(env, mpi[0]), describe(env, mpi[i]));
+  found.insert(found.end(), mpi.begin(), mpi.end());
+  if (auto d = read_slurm(env)) found.push_back(*d);
+  if (found.empty()) return DistEnv{};  // one process: MASTER_ADDR/MASTER_PORT are never used
+
+  DistEnv d = found.front();
+  // A single process inside a launch of several is stale variables (an exported RANK=0 WORLD_SIZE=1), or a
+  // wrapper that dropped them: refuse rather than run as one of N separate single-process jobs.
+  for (size_t i = 1; i < found.size(); ++i)
+    if (d.world_size == 1 && found[i].world_size > 1)
+      fail("launchers disagree on this process's rank: {} but {}; unset the stale variables", describe(env, d),
+           describe(env, found[i]));
+
+  if (d.source == "torchrun") {
+    rendezvous_torchrun(env, d);
+  } else if (d.source == "slurm") {
+    rendezvous_slurm(env, d);
+  } else {
+    for (const auto& v : mpi_launchers())
+      if (d.source == v.source) rendezvous_mpi(env, d, v);
+  }
+  return d;
 }
 
 std::map<std::string, std::string> environment_map() {

@@ -271,6 +271,35 @@ void instances_from_document(Creation& c, size_t doc_index) {
   }
 }
 
+// Without next-sentence pairing: whole sentences of this document packed into one segment until the next one would
+// pass the target length (RoBERTa's DOC-SENTENCES); a sentence longer than a sequence is cut by the reference's
+// truncation coin. The target is drawn once per document, as the reference does.
+void single_segment_instances_from_document(Creation& c, size_t doc_index) {
+  const InstanceConfig& cfg = c.cfg;
+  const ShuffledDocs& docs = c.docs;
+  PyRandom& rng = c.rng;
+  const int64_t max_num_tokens = cfg.max_seq_length - 2;  // room for [CLS], [SEP]
+  int64_t target_seq_length = max_num_tokens;
+  if (rng.random() < cfg.short_seq_prob) target_seq_length = rng.randint(2, max_num_tokens);
+
+  const int64_t num_segments = docs.num_segments(doc_index);
+  int64_t chunk_begin = 0;  // the chunk is segments [chunk_begin, i]
+  for (int64_t i = 0; i < num_segments; ++i) {
+    if (i != num_segments - 1 &&
+        static_cast<int64_t>(docs.begin(doc_index, i + 2) - docs.begin(doc_index, chunk_begin)) <= target_seq_length)
+      continue;  // the next sentence still fits
+    Instance inst;
+    inst.a_begin = docs.begin(doc_index, chunk_begin);
+    inst.a_length = static_cast<uint32_t>(docs.begin(doc_index, i + 1) - inst.a_begin);
+    inst.b_begin = inst.a_begin + inst.a_length;
+    inst.b_length = 0;
+    truncate_pair(inst, static_cast<size_t>(max_num_tokens), rng);  // with B empty, only A is cut
+    mask_tokens(c, inst);
+    c.out.list.push_back(inst);
+    chunk_begin = i + 1;
+  }
+}
+
 }  // namespace
 
 Instances create_instances(const Corpus& corpus, const InstanceConfig& config, const MaskingVocab& vocab,
@@ -291,7 +320,10 @@ Instances create_instances(const Corpus& corpus, const InstanceConfig& config, c
                                             [&](int32_t t) { return t == vocab.cls_id || t == vocab.sep_id; });
   Creation creation{corpus, docs, config, vocab, rng, text_has_markers, instances};
   for (int pass = 0; pass < config.dupe_factor; ++pass)
-    for (size_t d = 0; d < docs.size(); ++d) instances_from_document(creation, d);
+    for (size_t d = 0; d < docs.size(); ++d) {
+      if (config.next_sentence) instances_from_document(creation, d);
+      else single_segment_instances_from_document(creation, d);
+    }
   rng.shuffle(instances.list);
   return instances;
 }

@@ -4,6 +4,12 @@
 // (DESIGN.md section 5): documents shuffled, dupe_factor passes over all documents, per-document target length,
 // chunking into segments A and B, random next with "put back", truncate_seq_pair, masking, then a final shuffle
 // of all instances. One bk::PyRandom drives everything.
+//
+// Without next-sentence prediction (InstanceConfig::next_sentence = false, mkpretrain --no-nsp) an instance is one
+// segment, [CLS] A [SEP]: whole sentences of one document packed up to the target length, never crossing into the
+// next document (RoBERTa's DOC-SENTENCES). The steps and draws that remain are the reference's: the shuffles, one
+// target length per document (max_seq_length - 2, or with probability short_seq_prob randint(2, that)), the coin
+// of truncate_seq_pair for a sentence longer than max_seq_length - 2, and the masking.
 #pragma once
 
 #include "data/py_random.h"
@@ -21,6 +27,7 @@ struct InstanceConfig {
   double short_seq_prob = 0.1;
   int dupe_factor = 10;
   bool whole_word_mask = false;
+  bool next_sentence = true;  // false: one segment per instance, no NSP pairing (see above)
 };
 
 // What instance creation needs to know about the vocabulary, in token ids.
@@ -48,14 +55,15 @@ struct Corpus {
 
 // One instance, stored as two spans of Corpus::tokens and its masked positions: creating millions of them then
 // copies no tokens. Segment A is tokens[a_begin .. a_begin + a_length), B likewise; the instance's input_ids are
-// [CLS] A [SEP] B [SEP] with the masked positions replaced.
+// [CLS] A [SEP] B [SEP] with the masked positions replaced; without next-sentence pairing b_length is 0 and the
+// input_ids are [CLS] A [SEP].
 struct Instance {
   uint64_t a_begin = 0, b_begin = 0;
   uint32_t a_length = 0, b_length = 0;
   uint64_t masks_begin = 0;  // this instance's masked tokens are Instances::masks[masks_begin .. + num_masked)
   uint32_t num_masked = 0;
   bool is_random_next = false;
-  size_t length() const { return a_length + b_length + 3; }
+  size_t length() const { return b_length == 0 ? a_length + 2 : a_length + b_length + 3; }
 };
 
 struct MaskedToken {
@@ -71,7 +79,7 @@ struct Instances {
 
 // One instance written out as the reference holds it (buffers are reused from call to call).
 struct InstanceTokens {
-  std::vector<int32_t> input_ids;  // [CLS] a [SEP] b [SEP], masked, unpadded
+  std::vector<int32_t> input_ids;  // [CLS] a [SEP] b [SEP] (or [CLS] a [SEP] alone), masked, unpadded
   int32_t a_length = 0;            // segment_ids are 0 for the first a_length + 2 tokens, then 1
   bool is_random_next = false;
   std::vector<int32_t> masked_lm_positions;

@@ -64,4 +64,76 @@ run mkpretrain -q --vocab "$VOCAB" --dupe-factor 5 -t 2 -o "$TMP/s2.hdf5" "$SAMP
 expect_same "$TMP/s.hdf5" "$TMP/s2.hdf5" "HDF5 output is byte-identical across runs and thread counts"
 run mkpretrain -q --vocab "$VOCAB" --dupe-factor 5 --gzip 6 --layout varlength -o "$TMP/v.h5" "$SAMPLE"
 expect_rc 0 "varlength gzip"
+
+# --no-nsp: [CLS] whole sentences of one document [SEP], segment 0, label 0; the same bytes for any --threads.
+# Each document has words of its own, so a sample that crosses documents or cuts a sentence shows.
+cat >"$TMP/docs.txt" <<'TEXT'
+apple banana cherry
+grape lemon apple banana cherry grape lemon
+banana
+cherry grape lemon apple
+lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon lemon
+apple grape
+
+red green blue
+black white red green
+blue blue black
+white
+green red blue black white green
+
+one two three four five six
+seven eight nine
+ten one
+two three four five six seven eight nine ten one two
+three
+TEXT
+NONSP=(mkpretrain -q --vocab "$VOCAB" --no-nsp --max-seq-length 16 --max-predictions 4 --dupe-factor 4
+       --short-seq-prob 0.3 --seed 7)
+run "${NONSP[@]}" -t 1 -o "$TMP/nonsp1.hdf5" "$TMP/docs.txt"
+expect_rc 0 "--no-nsp hdf5"
+run "${NONSP[@]}" -t 2 -o "$TMP/nonsp2.hdf5" "$TMP/docs.txt"
+expect_same "$TMP/nonsp1.hdf5" "$TMP/nonsp2.hdf5" "--no-nsp: same bytes for --threads 1 and 2"
+run "${NONSP[@]}" -t 1 -o "$TMP/nonsp1.tfrecord" "$TMP/docs.txt"
+run "${NONSP[@]}" -t 2 -o "$TMP/nonsp2.tfrecord" - <"$TMP/docs.txt"
+expect_same "$TMP/nonsp1.tfrecord" "$TMP/nonsp2.tfrecord" "--no-nsp TFRecord: same bytes for --threads 1 and 2"
+run mkpretrain -q --vocab "$VOCAB" --max-seq-length 16 --max-predictions 4 --dupe-factor 4 --short-seq-prob 0.3 \
+  --seed 7 -o "$TMP/nsp.tfrecord" "$TMP/docs.txt"
+CASES=$((CASES + 1)); cmp -s "$TMP/nsp.tfrecord" "$TMP/nonsp1.tfrecord" && fail_case "--no-nsp changes the instances"
+if "${PYTHON:-false}" -c 'import h5py' 2>/dev/null; then
+  run "$PYTHON" - "$TMP/nonsp1.hdf5" "$VOCAB" "$TMP/docs.txt" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+vocab = {w: i for i, w in enumerate(open(sys.argv[2]).read().split("\n"))}
+docs, sentences = [], []
+for line in open(sys.argv[3]).read().split("\n") + [""]:
+    if line.strip(): sentences.append([vocab[w] for w in line.split()])
+    elif sentences: docs.append(sentences); sentences = []
+CLS, SEP, L = vocab["[CLS]"], vocab["[SEP]"], 16
+def whole_sentences(tokens):  # consecutive whole sentences of one document, or a cut of one longer sentence
+    for doc in docs:
+        for i in range(len(doc)):
+            run = []
+            for sentence in doc[i:]:
+                run = run + sentence
+                if run == tokens: return True
+            if len(doc[i]) > L - 2 and any(doc[i][k:k + L - 2] == tokens for k in range(len(doc[i]))): return True
+    return False
+rows = f["input_ids"].shape[0]
+bad = []
+for r in range(rows):
+    n = int(f["input_mask"][r].sum())
+    ids = [int(x) for x in f["input_ids"][r][:n]]
+    for p, t in zip(f["masked_lm_positions"][r], f["masked_lm_ids"][r]):
+        if p == 0: break
+        ids[int(p)] = int(t)
+    if ids[0] != CLS or ids[-1] != SEP or ids.count(SEP) != 1: bad.append(f"row {r}: not [CLS] ... [SEP]")
+    if any(f["segment_ids"][r]): bad.append(f"row {r}: segment_ids not all 0")
+    if f["next_sentence_labels"][r] != 0: bad.append(f"row {r}: next_sentence_label not 0")
+    if not whole_sentences(ids[1:-1]): bad.append(f"row {r}: not whole sentences of one document: {ids}")
+print(rows, *bad)
+PY
+  expect_rc 0 "--no-nsp check ran"
+  CASES=$((CASES + 1)); [[ "$OUT" =~ ^[0-9]+$ ]] || fail_case "--no-nsp samples: $OUT"
+  CASES=$((CASES + 1)); [[ "$OUT" =~ ^[0-9]+$ ]] && [ "$OUT" -gt 20 ] || fail_case "--no-nsp: too few samples: $OUT"
+fi
 finish

@@ -103,10 +103,14 @@ TEST_CASE("dist env: Slurm") {
     CHECK(e.master_addr == "head");
     CHECK(e.master_port == 4000);
   }
-  SUBCASE("wins over Open MPI") {
-    env["OMPI_COMM_WORLD_RANK"] = "0";
-    env["OMPI_COMM_WORLD_SIZE"] = "2";
-    CHECK(bk::detect_dist_env(env).source == "slurm");
+  SUBCASE("an MPI launcher inside the allocation wins: its ranks inherit SLURM_PROCID from the step that made them") {
+    env["OMPI_COMM_WORLD_RANK"] = "5";
+    env["OMPI_COMM_WORLD_SIZE"] = "14";
+    env["MASTER_ADDR"] = "gpu07";
+    auto e = bk::detect_dist_env(env);
+    CHECK(e.source == "openmpi");
+    CHECK(e.rank == 5);
+    CHECK(e.world_size == 14);
   }
   SUBCASE("an allocation without a task launch is not a distributed job") {
     env.erase("SLURM_NTASKS");
@@ -133,6 +137,152 @@ TEST_CASE("dist env: Open MPI") {
   std::string message = error_of(env);
   CHECK(message.find("MASTER_ADDR is not set") != std::string::npos);
   CHECK(message.find("mpirun -x MASTER_ADDR") != std::string::npos);
+}
+
+TEST_CASE("dist env: Intel MPI and MPICH (Hydra)") {
+  Env env{{"PMI_RANK", "5"},        {"PMI_SIZE", "16"},       {"MPI_LOCALRANKID", "1"},
+          {"MPI_LOCALNRANKS", "4"}, {"MASTER_ADDR", "node1"}, {"MASTER_PORT", "4242"}};
+  auto d = bk::detect_dist_env(env);
+  CHECK(d.source == "pmi");
+  CHECK(d.rank == 5);
+  CHECK(d.world_size == 16);
+  CHECK(d.local_rank == 1);
+  CHECK(d.local_world_size == 4);
+  CHECK(d.master_addr == "node1");
+  CHECK(d.master_port == 4242);
+
+  SUBCASE("PMI_LOCAL_RANK and PMI_LOCAL_SIZE when Hydra's own pair is absent (Cray PALS, some Hydras)") {
+    env.erase("MPI_LOCALRANKID");
+    env.erase("MPI_LOCALNRANKS");
+    env["PMI_LOCAL_RANK"] = "3";
+    env["PMI_LOCAL_SIZE"] = "8";
+    auto e = bk::detect_dist_env(env);
+    CHECK(e.local_rank == 3);
+    CHECK(e.local_world_size == 8);
+  }
+  SUBCASE("MPI_LOCALRANKID wins over PMI_LOCAL_RANK") {
+    env["PMI_LOCAL_RANK"] = "3";
+    env["PMI_LOCAL_SIZE"] = "8";
+    CHECK(bk::detect_dist_env(env).local_rank == 1);
+  }
+  SUBCASE("no local variables: one host") {
+    env.erase("MPI_LOCALRANKID");
+    env.erase("MPI_LOCALNRANKS");
+    auto e = bk::detect_dist_env(env);
+    CHECK(e.local_rank == 5);
+    CHECK(e.local_world_size == 16);
+  }
+  SUBCASE("MASTER_ADDR is required, with Hydra's way to pass it") {
+    env.erase("MASTER_ADDR");
+    std::string message = error_of(env);
+    CHECK(message.find("Intel MPI / MPICH (16 processes) but MASTER_ADDR is not set") != std::string::npos);
+    CHECK(message.find("-genv MASTER_ADDR") != std::string::npos);
+  }
+  SUBCASE("a rank outside the world names the variables") {
+    env["PMI_RANK"] = "16";
+    CHECK(error_of(env).find("PMI_RANK=16 is not below PMI_SIZE=16") != std::string::npos);
+    env["PMI_RANK"] = "2";
+    env["MPI_LOCALRANKID"] = "4";
+    CHECK(error_of(env).find("MPI_LOCALRANKID=4 is not below MPI_LOCALNRANKS=4") != std::string::npos);
+  }
+  SUBCASE("one process of one needs no address") {
+    auto e = bk::detect_dist_env(Env{{"PMI_RANK", "0"}, {"PMI_SIZE", "1"}});
+    CHECK(e.source == "pmi");
+    CHECK_FALSE(e.distributed());
+  }
+}
+
+TEST_CASE("dist env: MVAPICH2") {
+  Env env{{"MV2_COMM_WORLD_RANK", "6"},       {"MV2_COMM_WORLD_SIZE", "8"}, {"MV2_COMM_WORLD_LOCAL_RANK", "2"},
+          {"MV2_COMM_WORLD_LOCAL_SIZE", "4"}, {"MASTER_ADDR", "head"}};
+  auto d = bk::detect_dist_env(env);
+  CHECK(d.source == "mvapich2");
+  CHECK(d.rank == 6);
+  CHECK(d.world_size == 8);
+  CHECK(d.local_rank == 2);
+  CHECK(d.local_world_size == 4);
+  CHECK(d.master_addr == "head");
+  CHECK(d.master_port == 29500);
+
+  SUBCASE("under Hydra it also has PMI's variables; agreeing, they are one launch") {
+    env["PMI_RANK"] = "6";
+    env["PMI_SIZE"] = "8";
+    CHECK(bk::detect_dist_env(env).rank == 6);
+  }
+  SUBCASE("MASTER_ADDR is required") {
+    env.erase("MASTER_ADDR");
+    CHECK(error_of(env).find("MVAPICH2 (8 processes) but MASTER_ADDR is not set") != std::string::npos);
+  }
+}
+
+TEST_CASE("dist env: precedence, innermost launcher first") {
+  // torchrun (or --nproc-per-node) started by srun or mpirun with one task per node: torchrun's variables win.
+  Env env{{"RANK", "9"},           {"WORLD_SIZE", "16"},          {"LOCAL_RANK", "1"},
+          {"LOCAL_WORLD_SIZE", "8"}, {"MASTER_ADDR", "n0"},         {"SLURM_PROCID", "1"},
+          {"SLURM_NTASKS", "2"},     {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
+          {"PMI_RANK", "1"},         {"PMI_SIZE", "2"},             {"MV2_COMM_WORLD_RANK", "1"},
+          {"MV2_COMM_WORLD_SIZE", "2"}};
+  CHECK(bk::detect_dist_env(env).source == "torchrun");
+  CHECK(bk::detect_dist_env(env).rank == 9);
+  for (const char* name : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}) env.erase(name);
+  CHECK(bk::detect_dist_env(env).source == "openmpi");
+  env.erase("OMPI_COMM_WORLD_RANK");
+  env.erase("OMPI_COMM_WORLD_SIZE");
+  CHECK(bk::detect_dist_env(env).source == "pmi");
+  env.erase("PMI_RANK");
+  env.erase("PMI_SIZE");
+  CHECK(bk::detect_dist_env(env).source == "mvapich2");
+  env.erase("MV2_COMM_WORLD_RANK");
+  env.erase("MV2_COMM_WORLD_SIZE");
+  CHECK(bk::detect_dist_env(env).source == "slurm");
+  CHECK(bk::detect_dist_env(env).rank == 1);
+}
+
+TEST_CASE("dist env: a launch whose rank cannot be read is refused, naming the variables") {
+  CHECK(error_of({{"PMI_SIZE", "4"}}) ==
+        "started by Intel MPI / MPICH (PMI_SIZE=4) but PMI_RANK is not set: cannot tell this process's rank");
+  CHECK(error_of({{"MPI_LOCALNRANKS", "2"}}) ==
+        "started by Intel MPI / MPICH (MPI_LOCALNRANKS=2) but PMI_RANK is not set: cannot tell this process's rank");
+  CHECK(error_of({{"PMI_LOCAL_SIZE", "8"}, {"PMI_SIZE", "16"}}) ==
+        "started by Intel MPI / MPICH (PMI_SIZE=16 PMI_LOCAL_SIZE=8) but PMI_RANK is not set: cannot tell this "
+        "process's rank");
+  CHECK(error_of({{"OMPI_COMM_WORLD_SIZE", "2"}}) ==
+        "started by Open MPI (OMPI_COMM_WORLD_SIZE=2) but OMPI_COMM_WORLD_RANK is not set: cannot tell this "
+        "process's rank");
+  CHECK(error_of({{"MV2_COMM_WORLD_SIZE", "3"}, {"MV2_COMM_WORLD_LOCAL_SIZE", "3"}}) ==
+        "started by MVAPICH2 (MV2_COMM_WORLD_SIZE=3 MV2_COMM_WORLD_LOCAL_SIZE=3) but MV2_COMM_WORLD_RANK is not "
+        "set: cannot tell this process's rank");
+  // Even when another launcher's variables are readable: the process was started by one that says "several".
+  CHECK(error_of({{"PMI_SIZE", "4"}, {"RANK", "0"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "h"}})
+            .find("PMI_RANK is not set") != std::string::npos);
+  // A size of one without a rank is one process.
+  CHECK(bk::detect_dist_env(Env{{"PMI_SIZE", "1"}}).source == "single");
+  CHECK(bk::detect_dist_env(Env{{"OMPI_COMM_WORLD_SIZE", "1"}}).source == "single");
+  CHECK(error_of({{"PMI_SIZE", "four"}}).find("PMI_SIZE='four'") != std::string::npos);
+}
+
+TEST_CASE("dist env: launchers that disagree are refused, naming both") {
+  CHECK(error_of({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"PMI_RANK", "3"},
+                  {"PMI_SIZE", "4"}, {"MASTER_ADDR", "h"}}) ==
+        "launchers disagree on this process's rank: Open MPI OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=4 but "
+        "Intel MPI / MPICH PMI_RANK=3 PMI_SIZE=4; unset the stale variables");
+  CHECK(error_of({{"PMI_RANK", "1"}, {"PMI_SIZE", "4"}, {"MV2_COMM_WORLD_RANK", "1"}, {"MV2_COMM_WORLD_SIZE", "2"},
+                  {"MASTER_ADDR", "h"}})
+            .find("MVAPICH2 MV2_COMM_WORLD_RANK=1 MV2_COMM_WORLD_SIZE=2") != std::string::npos);
+  // A stale RANK=0 WORLD_SIZE=1 inside a launch of several processes.
+  CHECK(error_of({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"},
+                  {"MASTER_ADDR", "h"}}) ==
+        "launchers disagree on this process's rank: torchrun RANK=0 WORLD_SIZE=1 but Open MPI "
+        "OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_SIZE=4; unset the stale variables");
+  CHECK(error_of({{"PMI_RANK", "0"}, {"PMI_SIZE", "1"}, {"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "4"},
+                  {"SLURM_JOB_NODELIST", "n1"}})
+            .find("Intel MPI / MPICH PMI_RANK=0 PMI_SIZE=1 but Slurm SLURM_PROCID=3 SLURM_NTASKS=4") !=
+        std::string::npos);
+  // Agreeing launchers are fine: srun --mpi=pmi2 sets PMI_RANK/PMI_SIZE beside SLURM_PROCID.
+  auto d = bk::detect_dist_env(Env{{"PMI_RANK", "3"}, {"PMI_SIZE", "4"}, {"SLURM_PROCID", "3"},
+                                   {"SLURM_NTASKS", "4"}, {"MASTER_ADDR", "h"}});
+  CHECK(d.source == "pmi");
+  CHECK(d.rank == 3);
 }
 
 TEST_CASE("Slurm node lists") {

@@ -9,7 +9,7 @@
 namespace bk {
 
 struct PretrainingConfig {
-  std::string config_path;           // bert_config.json
+  std::string config_path;           // bert_config.json, or a preset name (ckpt/config_presets.h)
   std::vector<std::string> inputs;   // as tasks/pretraining/inputs.h resolves them
   int64_t max_predictions = 20;      // masked positions per sample in the data
   bool global_data_order = false;    // see DataLoaderConfig::global_order

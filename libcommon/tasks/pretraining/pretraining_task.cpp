@@ -1,5 +1,6 @@
 #include "tasks/pretraining/pretraining_task.h"
 
+#include "ckpt/config_presets.h"
 #include "model/bert.h"
 #include "tasks/pretraining/pretrain_loss.h"
 #include "util/error.h"
@@ -13,7 +14,7 @@ PretrainingTask::~PretrainingTask() = default;
 
 void PretrainingTask::start(const TaskContext& context) {
   context_ = context;
-  model_config_ = BertConfig::load(config_.config_path);
+  model_config_ = BertConfig::load(resolve_bert_config(config_.config_path));  // a path, or a preset name
   model_ = std::make_shared<BertForPreTraining>(model_config_);  // draws the initial weights
 
   DataLoaderConfig dc;
