@@ -208,4 +208,69 @@ CASES=$((CASES + 1)); [ ! -e "$TMP/b4" ] || fail_case "bin4 left $TMP/b4 after r
 run bin4 -q --shards-per-bin 2 -o "$TMP/b4/out" "$TMP/pre.hdf5"
 expect_rc 0 "bin4 within the cap"
 OUT=$(find "$TMP/b4" -name '*.tmp.*'); expect_out "" "no temporary left"
+
+# 11. (issue 13, item 16) Untrusted text in an error message is escaped and cut: a feature name of newlines and
+# terminal escapes, a 5 MB token. The message stays one short line.
+python3 -c 'import json
+name = "bad\n" * 50000 + "\x1b[2J"
+print(json.dumps([{"name": name, "kind": "bytes", "values": []}]))' >"$TMP/binname.jsonl"
+"$DATA_HELPER" write-json "$TMP/binname.jsonl" "$TMP/binname.tfrecord"
+run tfrecord2hdf5 -q --layout generic -o "$TMP/binname.hdf5" "$TMP/binname.tfrecord"
+expect_rc 1 "a bytes feature with a binary name"
+expect_err "^tfrecord2hdf5: error: $TMP/binname.tfrecord: record 0 at byte 0: feature bad\\\\nbad\\\\n.*\.\.\. \(200004 bytes\) is not an int64 or float list" "the name escaped and cut"
+CASES=$((CASES + 1))
+[ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && [ "${#ERR}" -lt 400 ] && ! printf '%s' "$ERR" | grep -q $'\x1b' ||
+  fail_case "binary feature name: not one short escaped line (${#ERR} bytes)"
+{ printf '2 3 \x1b]0;pwned\x07\n'; head -c 5000000 /dev/zero | tr '\0' 'x'; printf '\n'; } >"$TMP/badids.txt"
+run wordpiece decode --vocab "$TMP/vocab.txt" "$TMP/badids.txt"
+expect_rc 1 "wordpiece decode of a token with terminal escapes"
+expect_err "^wordpiece: error: $TMP/badids.txt: line 1, column 5: '\\\\x1b\]0;pwned\\\\x07' is not a token id$" "the escapes shown escaped"
+printf '5\n%s\n' "$(head -c 5000000 /dev/zero | tr '\0' 'x')" >"$TMP/longid.txt"
+run wordpiece decode --vocab "$TMP/vocab.txt" "$TMP/longid.txt"
+expect_rc 1 "wordpiece decode of a 5 MB token"
+expect_err "^wordpiece: error: $TMP/longid.txt: line 2, column 1: 'x+\.\.\. \(5000000 bytes\)' is not a token id$" "the token cut"
+CASES=$((CASES + 1)); [ "${#ERR}" -lt 400 ] || fail_case "5 MB token: a ${#ERR}-byte message"
+
+# 12. (issue 13, item 17) tfrecord2hdf5 names the file and the record for a record without the features or
+# with them of the wrong kind.
+printf '[]\n' >"$TMP/empty-record.jsonl"
+{ cat "$TMP/good.jsonl" "$TMP/empty-record.jsonl"; } >"$TMP/then-empty.jsonl"
+"$DATA_HELPER" write-json "$TMP/then-empty.jsonl" "$TMP/then-empty.tfrecord"
+at=$(stat -c %s "$TMP/good.tfrecord")
+run tfrecord2hdf5 -q -o "$TMP/then-empty.hdf5" "$TMP/then-empty.tfrecord"
+expect_rc 1 "an empty record after a good one"
+expect_err "^tfrecord2hdf5: error: $TMP/then-empty.tfrecord: record 1 at byte $at: no feature 'input_ids' \(the record has no features\)$" "the empty record named"
+expect_file_absent "$TMP/then-empty.hdf5" "no output after an empty record"
+"$DATA_HELPER" write-json "$TMP/empty-record.jsonl" "$TMP/empty.tfrecord"
+run tfrecord2hdf5 -q -o "$TMP/empty.hdf5" "$TMP/empty.tfrecord"
+expect_rc 1 "an empty first record"
+expect_err "^tfrecord2hdf5: error: $TMP/empty.tfrecord: record 0 at byte 0: " "the empty first record named"
+sed 's/{"name":"input_ids","kind":"int64","values":\[\([0-9,]*\)\]}/{"name":"input_ids","kind":"float","values":[\1]}/' \
+  "$TMP/good.jsonl" >"$TMP/float-ids.jsonl"
+"$DATA_HELPER" write-json "$TMP/float-ids.jsonl" "$TMP/float-ids.tfrecord"
+run tfrecord2hdf5 -q -o "$TMP/float-ids.hdf5" "$TMP/float-ids.tfrecord"
+expect_rc 1 "float-typed input_ids"
+expect_err "^tfrecord2hdf5: error: $TMP/float-ids.tfrecord: record 0 at byte 0: feature 'input_ids' is a float list, expected int64$" "float ids named with file and record"
+{ cat "$TMP/good.jsonl" "$TMP/float-ids.jsonl"; } >"$TMP/then-float.jsonl"
+"$DATA_HELPER" write-json "$TMP/then-float.jsonl" "$TMP/then-float.tfrecord"
+run tfrecord2hdf5 -q --max-seq-length 8 --max-predictions 2 -o "$TMP/then-float.hdf5" "$TMP/then-float.tfrecord"
+expect_rc 1 "float-typed input_ids in record 1"
+expect_err "^tfrecord2hdf5: error: $TMP/then-float.tfrecord: record 1 at byte $at: feature 'input_ids' is a float list, expected int64$" "record 1 named"
+
+# 14. (issue 13, item 20) tfrecord2hdf5 checks a row width inferred from the first record before it allocates a
+# chunk of rows that wide (a 4 MB record took 2.5 GB).
+python3 -c 'import json
+n = 70000
+print(json.dumps([{"name": "input_ids", "kind": "int64", "values": [5] * n},
+                  {"name": "input_mask", "kind": "int64", "values": [1] * n},
+                  {"name": "segment_ids", "kind": "int64", "values": [0] * n},
+                  {"name": "masked_lm_positions", "kind": "int64", "values": [1]},
+                  {"name": "masked_lm_ids", "kind": "int64", "values": [5]},
+                  {"name": "next_sentence_labels", "kind": "int64", "values": [0]}]))' >"$TMP/wide.jsonl"
+"$DATA_HELPER" write-json "$TMP/wide.jsonl" "$TMP/wide.tfrecord"
+run /usr/bin/time -f "%M" -o "$TMP/rss" tfrecord2hdf5 -q -o "$TMP/wide.hdf5" "$TMP/wide.tfrecord"
+expect_rc 1 "a 70000-token first record"
+expect_err "^tfrecord2hdf5: error: $TMP/wide.tfrecord: record 0 at byte 0: input_ids has 70000 values, more than the 65536 .*; give --max-seq-length" "the width refused before allocating"
+CASES=$((CASES + 1)); rss=$(tail -n 1 "$TMP/rss"); [ "$rss" -lt 60000 ] || fail_case "a 70000-token record took $rss KB"
+expect_file_absent "$TMP/wide.hdf5" "no output for a too-wide record"
 finish
