@@ -257,6 +257,27 @@ run tfrecord2hdf5 -q --max-seq-length 8 --max-predictions 2 -o "$TMP/then-float.
 expect_rc 1 "float-typed input_ids in record 1"
 expect_err "^tfrecord2hdf5: error: $TMP/then-float.tfrecord: record 1 at byte $at: feature 'input_ids' is a float list, expected int64$" "record 1 named"
 
+# 13. (issue 13, item 19) wiki-clean fails at once on bytes XML forbids (a run of NULs used to be buffered
+# whole: /dev/zero took all memory), and a node longer than --max-node-bytes fails naming the limit.
+run bash -c 'head -c 50000000 /dev/zero | /usr/bin/time -f "%M" -o "$1" timeout 20 wiki-clean -q' _ "$TMP/rss"
+expect_rc 1 "50 MB of NUL bytes"
+expect_err "^wiki-clean: error: <stdin>: byte 0 is NUL, a control character XML does not allow" "the NUL named with its byte"
+CASES=$((CASES + 1)); rss=$(tail -n 1 "$TMP/rss"); [ "$rss" -lt 40000 ] || fail_case "50 MB of NULs took $rss KB"
+{ printf '<mediawiki>\n<page><title>A</title><ns>0</ns><id>1</id><revision><text>Fine.\x01</text></revision></page>\n</mediawiki>\n'; } >"$TMP/ctl.xml"
+run wiki-clean -q "$TMP/ctl.xml"
+expect_rc 1 "a control byte in a text node"
+expect_err "^wiki-clean: error: $TMP/ctl.xml: byte 75 is 0x01, a control character XML does not allow" "the control byte named"
+{ printf '<mediawiki>\n<page><title>A</title><ns>0</ns><id>1</id><revision><text>'
+  head -c 3000000 /dev/zero | tr '\0' 'y'; printf '</text></revision></page>\n</mediawiki>\n'; } >"$TMP/bignode.xml"
+run wiki-clean -q --max-node-bytes 1000000 -o "$TMP/bignode.txt" "$TMP/bignode.xml"
+expect_rc 1 "a node longer than --max-node-bytes"
+expect_err "^wiki-clean: error: $TMP/bignode.xml: a node at byte [0-9]+ is longer than --max-node-bytes 1000000" "the limit named"
+expect_file_absent "$TMP/bignode.txt" "no output after an over-long node"
+run wiki-clean -q --max-node-bytes 4000000 "$TMP/bignode.xml"
+expect_rc 0 "the same node within the limit"
+run wiki-clean --max-node-bytes 0 "$TMP/bignode.xml"
+expect_rc 2 "--max-node-bytes 0"
+
 # 14. (issue 13, item 20) tfrecord2hdf5 checks a row width inferred from the first record before it allocates a
 # chunk of rows that wide (a 4 MB record took 2.5 GB).
 python3 -c 'import json
