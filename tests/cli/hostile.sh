@@ -209,6 +209,28 @@ run bin4 -q --shards-per-bin 2 -o "$TMP/b4/out" "$TMP/pre.hdf5"
 expect_rc 0 "bin4 within the cap"
 OUT=$(find "$TMP/b4" -name '*.tmp.*'); expect_out "" "no temporary left"
 
+# 8. (issue 13, item 11) shard reads a named pipe or a process substitution <(...) as it reads stdin: copied to
+# a fresh spool during the first pass, since neither can be read twice (a FIFO's second open waited forever for
+# a writer; /dev/fd/N was empty the second time). `timeout` turns a hang into a failure.
+mkdir "$TMP/fifo-shard"
+run shard -q -n 2 -o "$TMP/fifo-shard/ref" "$TMP/corpus.txt"
+expect_rc 0 "shard from a regular file"
+mkfifo "$TMP/fifo-shard/in"
+cat "$TMP/corpus.txt" >"$TMP/fifo-shard/in" &
+writer=$!
+run timeout 20 shard -q -n 2 -o "$TMP/fifo-shard/fifo" "$TMP/fifo-shard/in"
+expect_rc 0 "shard from a FIFO (124: it hung)"
+kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
+run timeout 20 shard -q -n 2 -o "$TMP/fifo-shard/psub" <(cat "$TMP/corpus.txt")
+expect_rc 0 "shard from <(...) (124: it hung)"
+for n in 0 1; do
+  for kind in fifo psub; do
+    expect_same "$TMP/fifo-shard/ref_training-0000$n-of-00002.txt" "$TMP/fifo-shard/${kind}_training-0000$n-of-00002.txt" \
+      "$kind: shard $n as from the file"
+  done
+done
+OUT=$(ls "$TMP/fifo-shard" | grep -c '\.tmp\.'); expect_out "0" "no spool left behind"
+
 # 11. (issue 13, item 16) Untrusted text in an error message is escaped and cut: a feature name of newlines and
 # terminal escapes, a 5 MB token. The message stays one short line.
 python3 -c 'import json
