@@ -231,6 +231,38 @@ for n in 0 1; do
 done
 OUT=$(ls "$TMP/fifo-shard" | grep -c '\.tmp\.'); expect_out "0" "no spool left behind"
 
+# 9. (issue 13, item 13) Corruption inside a compressed input is reported as such, naming the file and the
+# compressed offset, even when its garbage reaches a reader first (gzip checks its CRC only at the end of a
+# member, so a flipped bit used to surface as "invalid UTF-8"). A UTF-16 dump with an odd trailing byte is an
+# error naming the file.
+# 3 MB of pages, so the readers see the damaged bytes long before the decoder reaches the member's CRC.
+{ wiki_dump; seq 1 30000 | sed 's|.*|<page><title>B&</title><ns>0</ns><id>1&</id><revision><text>Filler &.</text></revision></page>|'
+  printf '</mediawiki>\n'; } >"$TMP/long.xml"
+# Stored (level 0) deflate blocks: the flip changes exactly one byte, 5% into the data, which only the CRC notices.
+flip_gzip() {
+  python3 -c 'import gzip,sys
+data = bytearray(gzip.compress(open(sys.argv[1], "rb").read(), compresslevel=0))
+data[len(data) // 20] ^= 0x80
+open(sys.argv[2], "wb").write(bytes(data))' "$1" "$2"
+}
+flip_gzip "$TMP/long.xml" "$TMP/flipped.xml.gz"
+run wiki-clean -q -o "$TMP/flipped.txt" "$TMP/flipped.xml.gz"
+expect_rc 1 "wiki-clean on a gzip with a flipped bit"
+expect_err "^wiki-clean: error: $TMP/flipped.xml.gz: corrupt gzip data near byte [0-9]+: incorrect data check" "the corruption named, with file and offset"
+CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] || fail_case "wiki-clean corrupt gzip: not one line: $ERR"
+expect_file_absent "$TMP/flipped.txt" "no output from a corrupt gzip"
+for d in $(seq 1 10000); do cat "$TMP/corpus.txt"; done >"$TMP/corpus-big.txt"
+flip_gzip "$TMP/corpus-big.txt" "$TMP/corpus-flipped.gz"
+run sent-seg -q "$TMP/corpus-flipped.gz"
+expect_rc 1 "sent-seg on a gzip with a flipped bit"
+expect_err "^sent-seg: error: $TMP/corpus-flipped.gz: corrupt gzip data near byte [0-9]+: incorrect data check" "sent-seg names the corruption"
+python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], encoding="utf-8").read().encode("utf-16") + b"\n")' \
+  "$TMP/a.xml" >"$TMP/odd16.xml"
+run wiki-clean -q -o "$TMP/odd16.txt" "$TMP/odd16.xml"
+expect_rc 1 "a UTF-16 dump with an odd trailing byte"
+expect_err "^wiki-clean: error: $TMP/odd16.xml: invalid UTF-16 at byte [0-9]+: input ends in the middle of a character$" "the odd byte named with the file"
+expect_file_absent "$TMP/odd16.txt" "no output from an odd-length UTF-16 dump"
+
 # 11. (issue 13, item 16) Untrusted text in an error message is escaped and cut: a feature name of newlines and
 # terminal escapes, a 5 MB token. The message stays one short line.
 python3 -c 'import json
