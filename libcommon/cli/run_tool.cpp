@@ -89,6 +89,9 @@ int run_tool(const char* name, int argc, char** argv, const std::function<int(in
   sigaction(SIGTERM, &action, nullptr);
   // A closed terminal or ssh session (SIGHUP) would otherwise kill the process with its temporaries in place.
   sigaction(SIGHUP, &action, nullptr);
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported and cleaned up like a full disk,
+  // instead of killing the process with SIGXFSZ and leaving its temporaries behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return body(argc, argv);
   } catch (const UsageError& e) {

@@ -263,6 +263,28 @@ expect_rc 1 "a UTF-16 dump with an odd trailing byte"
 expect_err "^wiki-clean: error: $TMP/odd16.xml: invalid UTF-16 at byte [0-9]+: input ends in the middle of a character$" "the odd byte named with the file"
 expect_file_absent "$TMP/odd16.txt" "no output from an odd-length UTF-16 dump"
 
+# 10. (issue 13, item 15) An HDF5 write that fails (here: past a file-size limit, EFBIG) is one line, without
+# HDF5's own error-stack dump, and leaves no temporary. The tools ignore SIGXFSZ so the write fails cleanly.
+mkdir "$TMP/efbig"
+for i in $(seq 1 40); do cat "$TMP/corpus.txt"; done >"$TMP/corpus40.txt"
+efbig_case() {  # efbig_case NAME OUTPUT CMD...
+  local name=$1 output=$2; shift 2
+  run bash -c 'ulimit -f 8 && exec "$@"' _ "$@"
+  expect_rc 1 "$name past the file-size limit"
+  CASES=$((CASES + 1))
+  [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && ! printf '%s' "$ERR" | grep -q 'HDF5-DIAG' ||
+    fail_case "$name: not one line of error: $(printf '%s' "$ERR" | head -c 600)"
+  expect_err "^$name: error: .*$output" "$name names the output"
+  OUT=$(find "$TMP/efbig" -name '*.tmp.*'); expect_out "" "$name leaves no temporary"
+}
+efbig_case mkpretrain big.hdf5 mkpretrain -q --vocab "$TMP/vocab.txt" --dupe-factor 20 --format hdf5 -o "$TMP/efbig/big.hdf5" "$TMP/corpus40.txt"
+run mkpretrain -q --vocab "$TMP/vocab.txt" --dupe-factor 20 --max-seq-length 16 --max-predictions 2 -o "$TMP/big.tfrecord" "$TMP/corpus40.txt"
+expect_rc 0 "a larger TFRecord"
+run mkpretrain -q --vocab "$TMP/vocab.txt" --dupe-factor 20 --max-seq-length 16 --max-predictions 2 --format hdf5 -o "$TMP/big.hdf5" "$TMP/corpus40.txt"
+expect_rc 0 "a larger HDF5"
+efbig_case tfrecord2hdf5 big.hdf5 tfrecord2hdf5 -q -o "$TMP/efbig/big.hdf5" "$TMP/big.tfrecord"
+efbig_case bin4 "$TMP/efbig/b4" bin4 -q --bins 8,16 --shards-per-bin 1 -o "$TMP/efbig/b4" "$TMP/big.hdf5"
+
 # 11. (issue 13, item 16) Untrusted text in an error message is escaped and cut: a feature name of newlines and
 # terminal escapes, a 5 MB token. The message stays one short line.
 python3 -c 'import json
