@@ -2,6 +2,7 @@
 
 #include "cli/run_tool.h"
 #include "io/output.h"
+#include "io/durable.h"
 #include "util/printable.h"
 
 #include <cerrno>
@@ -108,8 +109,7 @@ void Hdf5TempFile::commit() {
   if (committed_) return;
   hdf5_quiet();
   if (!file_.close()) fail("{}: closing the HDF5 file failed: {}", path_, hdf5_last_error());
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    fail("{}: cannot rename temporary file into place: {}", path_, std::strerror(errno));
+  commit_temporary(temp_path_, path_, path_);  // fsync, rename, fsync the directory (io/output.h)
   unregister_cleanup(cleanup_slot_);
   committed_ = true;
 }

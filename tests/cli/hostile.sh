@@ -370,4 +370,21 @@ expect_rc 1 "a 70000-token first record"
 expect_err "^tfrecord2hdf5: error: $TMP/wide.tfrecord: record 0 at byte 0: input_ids has 70000 values, more than the 65536 .*; give --max-seq-length" "the width refused before allocating"
 CASES=$((CASES + 1)); rss=$(tail -n 1 "$TMP/rss"); [ "$rss" -lt 60000 ] || fail_case "a 70000-token record took $rss KB"
 expect_file_absent "$TMP/wide.hdf5" "no output for a too-wide record"
+
+# 15. (issue 13, item 21) Outputs are synced to disk before their rename and the directory after it, so a power
+# cut cannot leave a marker over lost data. Checked with strace where it is installed.
+if command -v strace >/dev/null; then
+  mkdir "$TMP/sync"
+  run strace -f -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" shard -q -n 2 -o "$TMP/sync/s" "$TMP/corpus.txt"
+  expect_rc 0 "shard under strace"
+  # Per output (2 shards + s.done): fsync(file), rename, fsync(directory), in that order.
+  OUT=$(grep -oE '^[0-9]+ +(fsync|fdatasync|rename)' "$TMP/strace.log" | awk '{print $2}' | tr '\n' ' ')
+  expect_out "fsync rename fsync fsync rename fsync fsync rename fsync " "shard: fsync before and after each rename"
+  run strace -f -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" tfrecord2hdf5 -q -o "$TMP/sync/g.hdf5" "$TMP/good.tfrecord"
+  expect_rc 0 "tfrecord2hdf5 under strace"
+  OUT=$(grep -oE '^[0-9]+ +(fsync|fdatasync|rename)' "$TMP/strace.log" | awk '{print $2}' | tr '\n' ' ')
+  expect_out "fsync rename fsync " "the HDF5 temporary too"
+else
+  echo "note: strace not installed; the fsync cases are skipped"
+fi
 finish
