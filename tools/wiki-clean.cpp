@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
        "output is identical for any value")
       ("min-chars", po::value(&cfg.min_chars)->default_value(defaults.min_chars),
        "drop articles whose cleaned text is shorter")
+      ("max-node-bytes", po::value(&cfg.max_node_bytes)->default_value(defaults.max_node_bytes),
+       "fail on a text run, tag or comment longer than this (bytes); bounds memory on hostile input")
       ("keep-headings", po::bool_switch(&cfg.markup.keep_headings), "keep section headings as their own lines")
       ("keep-lists", po::bool_switch(&cfg.markup.keep_lists), "keep list items (*, #, :, ;) as lines")
       ("keep-disambiguation", po::bool_switch(&cfg.keep_disambiguation), "keep disambiguation pages")

@@ -1,5 +1,7 @@
 #include "cli/run_tool.h"
 
+#include "util/error_cause.h"
+
 #include <boost/program_options/errors.hpp>
 
 #include <array>
@@ -87,6 +89,9 @@ int run_tool(const char* name, int argc, char** argv, const std::function<int(in
   sigaction(SIGTERM, &action, nullptr);
   // A closed terminal or ssh session (SIGHUP) would otherwise kill the process with its temporaries in place.
   sigaction(SIGHUP, &action, nullptr);
+  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported and cleaned up like a full disk,
+  // instead of killing the process with SIGXFSZ and leaving its temporaries behind.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     return body(argc, argv);
   } catch (const UsageError& e) {
@@ -99,7 +104,11 @@ int run_tool(const char* name, int argc, char** argv, const std::function<int(in
     std::fprintf(stderr, "%s: error: out of memory\n", name);
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", name, e.what());
+    // A corrupt compressed input shows up first as bad data in whatever read it; the corruption is the error.
+    if (std::string cause = take_error_cause(); !cause.empty())
+      std::fprintf(stderr, "%s: error: %s (seen first as: %s)\n", name, cause.c_str(), e.what());
+    else
+      std::fprintf(stderr, "%s: error: %s\n", name, e.what());
     return 1;
   }
 }

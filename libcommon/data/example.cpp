@@ -1,6 +1,7 @@
 #include "data/example.h"
 
 #include "util/error.h"
+#include "util/printable.h"
 #include "data/protobuf_wire.h"
 
 #include <algorithm>
@@ -42,8 +43,8 @@ namespace {
 template <typename List>
 const List& typed(const Example& e, std::string_view name, const char* kind) {
   const Feature* f = e.find(name);
-  if (!f) fail("tf.train.Example has no feature '{}'", name);
-  if (!std::holds_alternative<List>(f->value)) fail("tf.train.Example feature '{}' is not a {} list", name, kind);
+  if (!f) fail("tf.train.Example has no feature '{}'", printable_excerpt(name));
+  if (!std::holds_alternative<List>(f->value)) fail("tf.train.Example feature '{}' is not a {} list", printable_excerpt(name), kind);
   return std::get<List>(f->value);
 }
 

@@ -43,6 +43,7 @@ void Hdf5ColumnWriter::end_row() {
 }
 
 void Hdf5ColumnWriter::flush() {
+  hdf5_quiet();
   if (buffered_ == 0) return;
   for (size_t c = 0; c < specs_.size(); ++c) {
     const auto& spec = specs_[c];

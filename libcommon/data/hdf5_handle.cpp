@@ -2,6 +2,8 @@
 
 #include "cli/run_tool.h"
 #include "io/output.h"
+#include "io/durable.h"
+#include "util/printable.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -16,9 +18,19 @@ namespace bk {
 void hdf5_quiet() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // No HDF5 exit handler: after a failed write, H5Fclose fails and leaves the file open, and the library's
+    // atexit cleanup then crashed closing it again (SIGSEGV after the error line). Every file we write is
+    // closed by commit() or discarded, so there is nothing for that handler to do.
+    H5dont_atexit();
     H5open();
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   });
+  // The library here is thread-safe, and its error stack, with the automatic printing, is per thread: a reader
+  // in a prefetch thread printed HDF5-DIAG dumps. So each thread turns it off once for itself.
+  thread_local bool quiet = false;
+  if (!quiet) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    quiet = true;
+  }
 }
 
 namespace {
@@ -33,7 +45,16 @@ herr_t keep_first_message(unsigned n, const H5E_error2_t* entry, void* data) {
 std::string hdf5_last_error() {
   std::string message;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_first_message, &message);
-  return message;
+  // A failed write's description spans lines and lists buffer addresses and sizes ("file write failed: time =
+  // ...\n, filename = ..., errno = 28, error message = 'No space left on device', buf = 0x..., bytes actually
+  // written = 18446744073709551615, ..."); the system's message is what the user needs.
+  const std::string_view marker = "error message = '";
+  if (size_t at = message.find(marker); at != std::string::npos) {
+    size_t end = message.find('\'', at + marker.size());
+    std::string what = message.substr(0, message.find_first_of(":\n"));
+    if (end != std::string::npos) return what + ": " + message.substr(at + marker.size(), end - at - marker.size());
+  }
+  return printable_excerpt(message, 200);
 }
 
 void check_hdf5_output(const std::string& path, bool overwrite) {
@@ -86,9 +107,9 @@ Hdf5TempFile::~Hdf5TempFile() {
 
 void Hdf5TempFile::commit() {
   if (committed_) return;
+  hdf5_quiet();
   if (!file_.close()) fail("{}: closing the HDF5 file failed: {}", path_, hdf5_last_error());
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    fail("{}: cannot rename temporary file into place: {}", path_, std::strerror(errno));
+  commit_temporary(temp_path_, path_, path_);  // fsync, rename, fsync the directory (io/output.h)
   unregister_cleanup(cleanup_slot_);
   committed_ = true;
 }

@@ -10,7 +10,9 @@
 
 namespace bk {
 
-// Turns off HDF5's automatic error-stack printing (idempotent; called by every reader/writer constructor).
+// Turns off HDF5's automatic error-stack printing for the calling thread (the library's error stack is per
+// thread), and HDF5's exit handler for the process. Cheap after the first call in a thread; called by the
+// reader's and Hdf5TempFile's constructors and before reads and writes.
 void hdf5_quiet();
 
 // The innermost description on HDF5's current error stack (e.g. "truncated file: eof = 4096, ..."), or "".

@@ -144,6 +144,7 @@ PretrainReader::Dataset PretrainReader::open_dataset(const char* name, bool vlen
 }
 
 std::vector<int64_t> PretrainReader::read_fixed(const Dataset& d, uint64_t first, uint64_t count) {
+  hdf5_quiet();  // reads may come from another thread than the constructor's (a prefetch thread)
   uint64_t width = d.width == 0 ? 1 : d.width;
   std::vector<int64_t> values(count * width);
   if (count == 0 || width == 0) return values;
@@ -158,6 +159,7 @@ std::vector<int64_t> PretrainReader::read_fixed(const Dataset& d, uint64_t first
 }
 
 std::vector<std::vector<int64_t>> PretrainReader::read_vlen(const Dataset& d, uint64_t first, uint64_t count) {
+  hdf5_quiet();
   std::vector<std::vector<int64_t>> rows(count);
   if (count == 0) return rows;
   Hid file_space = hid_space(H5Dget_space(d.id));

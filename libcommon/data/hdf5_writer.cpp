@@ -155,6 +155,7 @@ void PretrainWriter::append_pack(const PretrainSample& s, size_t r) {
 }
 
 void PretrainWriter::write_fixed(Column& column, const void* data) {
+  hdf5_quiet();  // HDF5's printing is off per thread; a writer may be fed from another thread than its creator's
   const hsize_t total = written_ + buffered_;
   int rank = column.width > 0 ? 2 : 1;
   hsize_t new_dims[2] = {total, column.width}, start[2] = {written_, 0}, count[2] = {buffered_, column.width};

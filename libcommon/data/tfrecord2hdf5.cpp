@@ -1,6 +1,7 @@
 #include "data/tfrecord2hdf5.h"
 
 #include "util/error.h"
+#include "util/printable.h"
 #include "cli/progress.h"
 #include "data/example.h"
 #include "data/hdf5_columns.h"
@@ -65,6 +66,33 @@ class RecordStream {
   uint64_t records_ = 0, skipped_ = 0, bytes_ = 0;
 };
 
+// Without --max-seq-length and --max-predictions the row width comes from the first record, and the writer
+// buffers a chunk of 256 rows that wide: a hostile 4 MB record would make that gigabytes. Longer than this is
+// no BERT sequence; a real one needs the flag.
+constexpr size_t kMaxInferredWidth = 65536;
+
+const char* kind_name(const Feature& f) {
+  return f.is_int64() ? "int64" : f.is_float() ? "float" : f.is_bytes() ? "bytes" : "empty";
+}
+
+// Feature `name` of the record as int64s; missing or of another kind is an error naming file and record.
+const Int64List& int64_feature(const Record& r, const char* name) {
+  const Feature* f = r.example.find(name);
+  if (!f) fail("{}: no feature '{}'{}", r.where, name, r.example.size() == 0 ? " (the record has no features)" : "");
+  if (!f->is_int64()) fail("{}: feature '{}' is a {} list, expected int64", r.where, name, kind_name(*f));
+  return f->int64s();
+}
+
+// The row width of a column inferred from the first record, or `given` when the flag set it.
+int row_width(const Record& first, const char* feature, int given, const char* flag) {
+  if (given > 0) return given;
+  size_t width = int64_feature(first, feature).size();
+  if (width > kMaxInferredWidth)
+    fail("{}: {} has {} values, more than the {} a width inferred from the first record may have; give {} to "
+         "convert such records", first.where, feature, width, kMaxInferredWidth, flag);
+  return static_cast<int>(width);
+}
+
 bool is_pretraining(const Example& e) {
   for (const char* name : {"input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
                            "next_sentence_labels"})
@@ -87,9 +115,10 @@ void narrow(const Record& r, const char* name, const std::vector<int64_t>& from,
 // predictions = the non-zero masked_lm_weights when present, else the positions before the first 0.
 PretrainSample to_sample(const Record& r, size_t max_len, size_t max_preds) {
   const Example& e = r.example;
-  const auto &ids = e.int64s("input_ids"), &mask = e.int64s("input_mask"), &segments = e.int64s("segment_ids");
-  const auto &positions = e.int64s("masked_lm_positions"), &masked = e.int64s("masked_lm_ids");
-  const auto& labels = e.int64s("next_sentence_labels");
+  const auto &ids = int64_feature(r, "input_ids"), &mask = int64_feature(r, "input_mask"),
+             &segments = int64_feature(r, "segment_ids");
+  const auto &positions = int64_feature(r, "masked_lm_positions"), &masked = int64_feature(r, "masked_lm_ids");
+  const auto& labels = int64_feature(r, "next_sentence_labels");
   if (ids.size() != mask.size() || ids.size() != segments.size())
     fail("{}: input_ids, input_mask and segment_ids have {}, {} and {} values", r.where, ids.size(), mask.size(), segments.size());
   if (positions.size() != masked.size())
@@ -124,9 +153,8 @@ void write_pretraining(RecordStream& stream, Record& first, const Tfrecord2hdf5C
                        const std::string& path) {
   PretrainWriterOptions options;
   options.layout = layout;
-  options.seq_len = cfg.max_seq_length > 0 ? cfg.max_seq_length : static_cast<int>(first.example.int64s("input_ids").size());
-  options.max_predictions =
-      cfg.max_predictions > 0 ? cfg.max_predictions : static_cast<int>(first.example.int64s("masked_lm_positions").size());
+  options.seq_len = row_width(first, "input_ids", cfg.max_seq_length, "--max-seq-length");
+  options.max_predictions = row_width(first, "masked_lm_positions", cfg.max_predictions, "--max-predictions");
   options.gzip_level = cfg.gzip_level;
   options.overwrite = cfg.force;
   PretrainWriter writer(path, options);
@@ -140,14 +168,17 @@ void write_pretraining(RecordStream& stream, Record& first, const Tfrecord2hdf5C
 
 void write_generic(RecordStream& stream, Record& first, const Tfrecord2hdf5Config& cfg, const std::string& path) {
   // Columns from the first record, by name so that map order does not matter.
+  if (first.example.size() == 0) fail("{}: the record has no features; its columns cannot be inferred", first.where);
   std::vector<Feature> features = first.example.features();
   std::sort(features.begin(), features.end(), [](const Feature& a, const Feature& b) { return a.name < b.name; });
   std::vector<Hdf5ColumnWriter::ColumnSpec> specs;
   for (const auto& f : features) {
     if (f.is_int64()) specs.push_back({f.name, Hdf5ColumnWriter::Kind::int64, f.int64s().size()});
     else if (f.is_float()) specs.push_back({f.name, Hdf5ColumnWriter::Kind::float32, f.floats().size()});
-    else fail("{}: feature {} is not an int64 or float list; only those convert to HDF5 columns", first.where, f.name);
-    if (specs.back().width == 0) fail("{}: feature {} is empty; its column width cannot be inferred", first.where, f.name);
+    else fail("{}: feature {} is not an int64 or float list; only those convert to HDF5 columns", first.where,
+                 printable_excerpt(f.name));
+    if (specs.back().width == 0) fail("{}: feature {} is empty; its column width cannot be inferred", first.where,
+                                            printable_excerpt(f.name));
   }
   Hdf5ColumnWriter writer(path, specs, cfg.gzip_level, cfg.force);
   Record& record = first;
@@ -156,12 +187,12 @@ void write_generic(RecordStream& stream, Record& first, const Tfrecord2hdf5Confi
       fail("{}: {} features, but the first record has {}", record.where, record.example.size(), specs.size());
     for (size_t c = 0; c < specs.size(); ++c) {
       const Feature* f = record.example.find(specs[c].name);
-      if (!f) fail("{}: no feature {} (the first record has it)", record.where, specs[c].name);
+      if (!f) fail("{}: no feature {} (the first record has it)", record.where, printable_excerpt(specs[c].name));
       size_t width = f->is_int64() ? f->int64s().size() : f->is_float() ? f->floats().size() : 0;
       bool kind_ok = specs[c].kind == Hdf5ColumnWriter::Kind::int64 ? f->is_int64() : f->is_float();
       if (!kind_ok || width != specs[c].width)
-        fail("{}: feature {} has {} {} values, but the first record has {} {}", record.where, specs[c].name, width,
-             f->is_int64() ? "int64" : f->is_float() ? "float" : "bytes", specs[c].width,
+        fail("{}: feature {} has {} {} values, but the first record has {} {}", record.where, printable_excerpt(specs[c].name), width,
+             kind_name(*f), specs[c].width,
              specs[c].kind == Hdf5ColumnWriter::Kind::int64 ? "int64" : "float");
       if (f->is_int64()) writer.set_int64(c, f->int64s().data());
       else writer.set_float(c, f->floats().data());

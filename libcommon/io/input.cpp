@@ -1,11 +1,13 @@
 #include "io/input.h"
 
 #include "util/error.h"
+#include "util/error_cause.h"
 
 #include <bzlib.h>
 #include <zlib.h>
 
 #include <cerrno>
+#include <exception>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@ struct Input::Decoder {
   z_stream gz{};
   bz_stream bz{};
   bool stream_open = false;
+  int uncaught_at_open = std::uncaught_exceptions();
 
   ~Decoder() { close_stream(); }
   void close_stream() {
@@ -68,7 +71,30 @@ Input::Input(const std::string& path) : decoder_(std::make_unique<Decoder>()) {
   if (d.kind != Decoder::kNone) d.open_stream(name_);
 }
 
+// gzip and bzip2 check their CRCs only at the end of a member (bzip2: of a 900k block), so the bytes of a
+// corrupt member reach the reader before the corruption is known, and the reader fails first ("invalid UTF-8").
+// So an Input destroyed by an error unwinding reads on to the end of the member it is in (at most
+// kVerifyLimit decompressed bytes); if the member turns out corrupt, that is recorded with set_error_cause()
+// (util/error_cause.h) and the tool reports the corruption, naming the file and the compressed offset.
+constexpr uint64_t kVerifyLimit = uint64_t{1} << 30;
+
 Input::~Input() {
+  auto& d = *decoder_;
+  // Only a member whose check is still to come can explain bad data; a finished one was verified.
+  if (std::uncaught_exceptions() > d.uncaught_at_open && d.kind != Decoder::kNone && d.stream_open) {
+    try {
+      std::vector<char> scratch(1 << 16);
+      uint64_t decoded = 0;
+      while (d.stream_open && decoded < kVerifyLimit) {
+        size_t got = read(scratch.data(), scratch.size());
+        if (got == 0) break;
+        decoded += got;
+      }
+    } catch (const Error& e) {
+      set_error_cause(e.what());  // the member is corrupt (or truncated): that is the error to report
+    } catch (...) {
+    }
+  }
   if (fd_ > 0) ::close(fd_);
 }
 
@@ -147,7 +173,12 @@ size_t Input::read(char* buffer, size_t n) {
       d.bz.next_out = buffer;
       d.bz.avail_out = static_cast<unsigned>(std::min<size_t>(n, 1u << 30));
       int rc = BZ2_bzDecompress(&d.bz);
-      if (rc != BZ_OK && rc != BZ_STREAM_END) fail("{}: corrupt bzip2 data near byte {} (code {})", name_, d.raw_consumed, rc);
+      if (rc != BZ_OK && rc != BZ_STREAM_END)
+        fail("{}: corrupt bzip2 data near byte {}: {}", name_, d.raw_consumed,
+             rc == BZ_DATA_ERROR         ? "data integrity (CRC) error"
+             : rc == BZ_DATA_ERROR_MAGIC ? "bad stream magic"
+             : rc == BZ_MEM_ERROR        ? "out of memory"
+                                         : fmt::format("decoder code {}", rc));
       used = avail - d.bz.avail_in;
       produced = std::min<size_t>(n, 1u << 30) - d.bz.avail_out;
       stream_end = rc == BZ_STREAM_END;

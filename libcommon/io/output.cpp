@@ -1,6 +1,7 @@
 #include "io/output.h"
 
 #include "cli/run_tool.h"
+#include "io/durable.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -99,18 +100,40 @@ void Output::commit() {
     if (::close(fd) != 0) fail("{}: close failed: {}", name_, std::strerror(errno));
     return;
   }
-  // No fsync: the rename makes the file appear whole or not at all to every reader, which is what resuming a
-  // killed pipeline needs; forcing it to disk as well would cost more than the tools' own work on large outputs.
   if (::close(fd_) != 0) {
     fd_ = -1;
     fail("{}: close failed: {}", name_, std::strerror(errno));
   }
   fd_ = -1;
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0)
-    fail("{}: cannot rename temporary file into place: {}", name_, std::strerror(errno));
+  commit_temporary(temp_path_, path_, name_);
   unregister_cleanup(cleanup_slot_);
   temp_path_.clear();
   committed_ = true;
+}
+
+namespace {
+void sync_path(const std::string& path, int flags, const std::string& name, const char* what) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) fail("{}: cannot open {} to sync it: {}", name, what, std::strerror(errno));
+  int rc;
+  do rc = ::fsync(fd);
+  while (rc != 0 && errno == EINTR);
+  int saved = errno;
+  ::close(fd);
+  // EINVAL/ENOTSUP: a file system that cannot sync (some FUSE and network mounts) has nothing more to offer.
+  if (rc != 0 && saved != EINVAL && saved != ENOTSUP)
+    fail("{}: cannot sync {} to disk: {}", name, what, std::strerror(saved));
+}
+}  // namespace
+
+void commit_temporary(const std::string& temp, const std::string& path, const std::string& name) {
+  // The data first: a rename that reaches the disk before the data would leave a short file under `path`.
+  sync_path(temp, O_RDONLY, name, "the file");
+  if (::rename(temp.c_str(), path.c_str()) != 0)
+    fail("{}: cannot rename temporary file into place: {}", name, std::strerror(errno));
+  // Then the directory entry, so the new name itself survives.
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  sync_path(dir.empty() ? "." : dir, O_RDONLY | O_DIRECTORY, name, "its directory");
 }
 
 void write_file_atomic(const std::string& path, std::string_view contents, bool overwrite) {

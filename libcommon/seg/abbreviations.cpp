@@ -1,6 +1,7 @@
 #include "seg/abbreviations.h"
 
 #include "util/error.h"
+#include "util/printable.h"
 #include "io/input.h"
 
 #include <array>
@@ -134,7 +135,7 @@ void load_abbreviation_file(const std::string& path, AbbreviationTable& table) {
     auto kind = kind_name.empty() ? std::optional(AbbrevKind::ambiguous) : parse_abbrev_kind(kind_name);
     if (!kind)
       fail("{}: line {}: unknown kind '{}' (never, number, ambiguous, lowercase)", input.name(), lines.line_number(),
-           kind_name);
+           printable_excerpt(kind_name));
     if (word.size() > 32) fail("{}: line {}: abbreviation longer than 32 bytes", input.name(), lines.line_number());
     table.add(word, *kind);
   }

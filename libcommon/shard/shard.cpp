@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace bk {
@@ -81,6 +82,14 @@ struct TemporaryFile {
     unregister_cleanup(slot);
   }
 };
+
+// A regular file can be opened and read again for the later passes; anything else is spooled.
+bool readable_twice(const std::string& source) {
+  if (source == "-") return false;
+  struct stat st {};
+  if (::stat(source.c_str(), &st) != 0) return true;  // let Input name the file and the reason
+  return S_ISREG(st.st_mode);
+}
 
 using DocumentVisitor = std::function<void(const Document&, uint64_t index, const Input& source)>;
 
@@ -167,22 +176,25 @@ ShardSummary run_shard(const ShardConfig& c) {
   Progress progress(c.quiet);
   ShardSummary summary;
 
-  // Pass 1: document sizes. Standard input is copied to a spool file on the way, for the later passes.
+  // Pass 1: document sizes. An input that cannot be read twice (stdin, a named pipe, a process substitution
+  // <(...), a device) is copied to a spool file first, for the later passes: opening a FIFO again would wait
+  // forever for a writer, and /dev/fd/N would be empty the second time.
   std::vector<uint64_t> sizes;
   std::vector<std::string> sources = c.inputs;
-  std::unique_ptr<TemporaryFile> spool;
+  std::vector<std::unique_ptr<TemporaryFile>> spools;
   for (auto& source : sources) {
-    if (source != "-") continue;
+    if (readable_twice(source)) continue;
     // A fresh name each run: a file the user has at PREFIX.stdin-spool (or a second run's spool) is not touched.
-    spool = std::make_unique<TemporaryFile>(c.prefix + ".stdin-spool.tmp.XXXXXX");
-    Output copy(spool->path, /*overwrite=*/true);  // replaces only the empty file mkstemp just made
-    Input input("-");
+    spools.push_back(std::make_unique<TemporaryFile>(
+        c.prefix + (source == "-" ? ".stdin-spool.tmp.XXXXXX" : ".input-spool.tmp.XXXXXX")));
+    Output copy(spools.back()->path, /*overwrite=*/true);  // replaces only the empty file mkstemp just made
+    Input input(source);
     DocumentReader reader(input);
     Document doc;
     // The sizes of these documents are taken below, when the spool is read with the other inputs.
     while (reader.next(doc)) write_document(copy, doc.lines);
     copy.commit();
-    source = spool->path;
+    source = spools.back()->path;
   }
   auto measure_size = [&](const Document& doc, uint64_t, const Input&) { sizes.push_back(doc.bytes()); };
   const uint64_t documents = read_sources(sources, progress, "pass 1", measure_size);

@@ -6,7 +6,9 @@
 //   2. read the inputs again and append each document, in input order, to its shard. At most `max_open` shards
 //      are open at once; with more shards than that, pass 2 repeats for each group of shards.
 // Standard input cannot be read twice, so "-" is spooled during pass 1 to a new file
-// PREFIX.stdin-spool.tmp.XXXXXX (a unique name, as mkstemp makes; removed at the end).
+// PREFIX.stdin-spool.tmp.XXXXXX (a unique name, as mkstemp makes; removed at the end). Any other input that is
+// not a regular file (a named pipe, a process substitution <(...), a device) is spooled the same way, to
+// PREFIX.input-spool.tmp.XXXXXX.
 //
 // Outputs: PREFIX_training-NNNNN-of-NNNNN.txt, PREFIX_test-NNNNN-of-NNNNN.txt, each written atomically, then
 // PREFIX.done last: a JSON summary (settings, and per shard its file name, documents and bytes). Without

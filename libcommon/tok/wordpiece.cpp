@@ -1,6 +1,7 @@
 #include "tok/wordpiece.h"
 
 #include "util/error.h"
+#include "util/printable.h"
 #include "cli/progress.h"
 #include "io/input.h"
 #include "io/line_batch.h"
@@ -124,7 +125,8 @@ void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
       int64_t id = -1;
       auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), id);
       if (ec != std::errc() || ptr != field.data() + field.size())
-        fail("{}: line {}, column {}: '{}' is not a token id", input.name(), reader.line_number(), pos + 1, field);
+        fail("{}: line {}, column {}: '{}' is not a token id", input.name(), reader.line_number(), pos + 1,
+             printable_excerpt(field));
       if (id < 0 || static_cast<uint64_t>(id) >= vocab.size())
         fail("{}: line {}, column {}: id {} is out of range (the vocabulary {} has {} tokens)", input.name(),
              reader.line_number(), pos + 1, id, vocab.name(), vocab.size());

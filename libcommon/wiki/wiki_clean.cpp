@@ -36,6 +36,7 @@ void WikiCleanConfig::validate() const {
   if (!parse_wiki_format(format, parsed))
     usage_fail("--format must be text, jsonl or wikiextractor, got '{}'", format);
   if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
+  if (max_node_bytes < 1) usage_fail("--max-node-bytes must be positive, got {}", max_node_bytes);
 }
 
 WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
@@ -44,7 +45,7 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
   parse_wiki_format(config.format, format);
   Input input(config.input);
   Output output(config.output, config.force);
-  WikiDumpReader reader(input);
+  WikiDumpReader reader(input, config.max_node_bytes);
   Progress progress(config.quiet);
   const int threads = config.threads == 0 ? hardware_threads() : config.threads;
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "wiki/markup.h"
+#include "wiki/xml_stream.h"
 
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@ struct WikiCleanConfig {
   std::string format = "text";  // text, jsonl or wikiextractor (wiki/article.h)
   int threads = 1;  // 0 = all hardware threads
   size_t min_chars = 0;  // articles whose cleaned text (paragraphs joined by "\n") is shorter are dropped
+  size_t max_node_bytes = WikiDumpReader::kDefaultMaxNodeBytes;  // the longest node (text run, tag, comment) read whole; more fails
   bool keep_disambiguation = false;
   WikiMarkupOptions markup;
   std::string url_base;  // "" = from the dump's <siteinfo><base>, else https://en.wikipedia.org/wiki

@@ -1,10 +1,13 @@
 #include "wiki/xml_stream.h"
 
 #include "util/error.h"
+#include "util/printable.h"
 #include "wiki/entities.h"
 
 #include <algorithm>
 #include <cstring>
+
+#include <fmt/format.h>
 
 namespace bk {
 namespace {
@@ -55,11 +58,25 @@ bool parse_integer(std::string_view s, T& value) {
 
 }  // namespace
 
-WikiDumpReader::WikiDumpReader(Input& input) : source_(input) { buf_.reserve(2 * kReadSize); }
+WikiDumpReader::WikiDumpReader(Input& input, size_t max_node_bytes)
+    : source_(input), max_node_bytes_(max_node_bytes) {
+  buf_.reserve(2 * kReadSize);
+}
 
 bool WikiDumpReader::read_more() {
   if (eof_) return false;
+  // Everything from pos_ on is the node being read; the buffer only grows past a read while a node is open.
+  if (buf_.size() - pos_ > max_node_bytes_)
+    fail("{}: a node at byte {} is longer than --max-node-bytes {} (not a real dump, or raise the limit)",
+         source_.name(), offset_of(pos_), max_node_bytes_);
+  size_t from = buf_.size();
   if (source_.read(buf_, kReadSize) == 0) eof_ = true;
+  for (size_t i = from; i < buf_.size(); ++i) {
+    auto c = static_cast<unsigned char>(buf_[i]);
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+      fail("{}: byte {} is {}, a control character XML does not allow (not a text dump?)", source_.name(),
+           offset_of(i), c == 0 ? "NUL" : fmt::format("0x{:02x}", c));
+  }
   return !eof_;
 }
 
@@ -110,17 +127,17 @@ void WikiDumpReader::check_declaration(std::string_view declaration, size_t at) 
             (utf16 && (encoding == "utf-16" || encoding == "utf-16le" || encoding == "utf-16be"));
   if (!ok)
     fail("{}: unsupported encoding \"{}\" declared at byte {} (wiki-clean reads UTF-8 and UTF-16)", source_.name(),
-         attribute(declaration, "encoding"), offset_of(at));
+         printable_excerpt(attribute(declaration, "encoding")), offset_of(at));
 }
 
 void WikiDumpReader::start_element(std::string_view name, bool self_closing, size_t at) {
   if (!root_seen_) {
     if (name != "mediawiki" && documents_ > 0)
       fail("{}: unexpected <{}> at byte {} after </mediawiki> (only another <mediawiki> document may follow)",
-           source_.name(), name, offset_of(at));
+           source_.name(), printable_excerpt(name), offset_of(at));
     if (name != "mediawiki")
       fail("{}: not a MediaWiki XML export: the root element at byte {} is <{}>, not <mediawiki>", source_.name(),
-           offset_of(at), name);
+           offset_of(at), printable_excerpt(name));
     root_seen_ = true;
     if (!self_closing) stack_.push_back(Kind::root);
     else end_document();
@@ -170,18 +187,18 @@ void WikiDumpReader::start_element(std::string_view name, bool self_closing, siz
 
 bool WikiDumpReader::end_element(std::string_view name, size_t at, WikiPage& page) {
   if (stack_.empty())
-    fail("{}: malformed XML: unexpected </{}> at byte {}", source_.name(), name, offset_of(at));
+    fail("{}: malformed XML: unexpected </{}> at byte {}", source_.name(), printable_excerpt(name), offset_of(at));
   Kind kind = stack_.back();
   stack_.pop_back();
   capture_ = nullptr;
   switch (kind) {
     case Kind::ns:
       if (!parse_integer(scalar_, page.ns))
-        fail("{}: malformed <ns> \"{}\" at byte {}", source_.name(), scalar_, offset_of(at));
+        fail("{}: malformed <ns> \"{}\" at byte {}", source_.name(), printable_excerpt(scalar_), offset_of(at));
       break;
     case Kind::id:
       if (!have_page_id_ && !parse_integer(scalar_, page.id))
-        fail("{}: malformed page <id> \"{}\" at byte {}", source_.name(), scalar_, offset_of(at));
+        fail("{}: malformed page <id> \"{}\" at byte {}", source_.name(), printable_excerpt(scalar_), offset_of(at));
       have_page_id_ = true;
       break;
     case Kind::page: return true;
@@ -211,7 +228,7 @@ bool WikiDumpReader::next(WikiPage& page) {
           fail("{}: unexpected text after </mediawiki> at byte {} (only another <mediawiki> document may follow)",
                source_.name(), offset_of(i));
         fail("{}: not XML: byte {} is '{}' where markup ('<') was expected", source_.name(), offset_of(i),
-             buf_[i]);
+             printable_excerpt(std::string_view(buf_).substr(i, 1)));
       }
     } else if (capture_ && text_end > pos_) {
       append_xml_decoded(std::string_view(buf_).substr(pos_, text_end - pos_), *capture_);
@@ -263,9 +280,9 @@ bool WikiDumpReader::next(WikiPage& page) {
       fail("{}: malformed XML: bad tag at byte {}", source_.name(), offset_of(lt));
     if (closing) {
       if (!root_seen_ && documents_ > 0)
-        fail("{}: unexpected </{}> at byte {} after </mediawiki>", source_.name(), name, offset_of(lt));
+        fail("{}: unexpected </{}> at byte {} after </mediawiki>", source_.name(), printable_excerpt(name), offset_of(lt));
       if (!root_seen_)
-        fail("{}: not a MediaWiki XML export: </{}> at byte {} before any element", source_.name(), name,
+        fail("{}: not a MediaWiki XML export: </{}> at byte {} before any element", source_.name(), printable_excerpt(name),
              offset_of(lt));
       if (end_element(name, lt, page)) return true;
     } else {

@@ -4,7 +4,12 @@
 // <redirect/> <revision> ... <text>WIKITEXT</text> </revision> </page> ... </mediawiki>, and yields one WikiPage
 // at a time. Memory is one page plus one read buffer, whatever the size of the dump. It is not a validating
 // XML parser: unknown elements are skipped, and only what a dump needs is checked (well-formed tags, the root
-// element, the encoding, truncation), each error naming the file and the byte offset.
+// element, the encoding, truncation, characters XML forbids), each error naming the file and the byte offset.
+//
+// A node (a run of text, a tag, a comment, a CDATA section) is held whole while it is read, so its size is
+// bounded by max_node_bytes: hostile input (a run of NUL bytes, /dev/zero, one 10 GB text node) fails with an
+// error naming the limit instead of taking all memory. Bytes that cannot appear in XML 1.0 at all (U+0000 to
+// U+001F except tab, newline and carriage return) fail at once, naming their byte offset.
 #pragma once
 
 #include "io/input.h"
@@ -26,7 +31,8 @@ struct WikiPage {
 
 class WikiDumpReader {
  public:
-  explicit WikiDumpReader(Input& input);
+  static constexpr size_t kDefaultMaxNodeBytes = size_t{256} << 20;
+  explicit WikiDumpReader(Input& input, size_t max_node_bytes = kDefaultMaxNodeBytes);
 
   // Reads the next page; false at the end of input after </mediawiki>. Concatenated dumps are read one after the
   // other; anything else after a </mediawiki> (text, another element) is an error. Throws bk::Error on a
@@ -56,6 +62,7 @@ class WikiDumpReader {
   size_t pos_ = 0;
   uint64_t buf_start_ = 0;  // offset of buf_[0] in the UTF-8 stream
   bool eof_ = false, root_seen_ = false, content_seen_ = false;
+  size_t max_node_bytes_;
   uint64_t documents_ = 0;  // <mediawiki> documents completed; root_seen_ is false again between documents
   std::vector<Kind> stack_;
   std::string* capture_ = nullptr;  // where the character data of the current element goes, if anywhere

@@ -208,4 +208,183 @@ CASES=$((CASES + 1)); [ ! -e "$TMP/b4" ] || fail_case "bin4 left $TMP/b4 after r
 run bin4 -q --shards-per-bin 2 -o "$TMP/b4/out" "$TMP/pre.hdf5"
 expect_rc 0 "bin4 within the cap"
 OUT=$(find "$TMP/b4" -name '*.tmp.*'); expect_out "" "no temporary left"
+
+# 8. (issue 13, item 11) shard reads a named pipe or a process substitution <(...) as it reads stdin: copied to
+# a fresh spool during the first pass, since neither can be read twice (a FIFO's second open waited forever for
+# a writer; /dev/fd/N was empty the second time). `timeout` turns a hang into a failure.
+mkdir "$TMP/fifo-shard"
+run shard -q -n 2 -o "$TMP/fifo-shard/ref" "$TMP/corpus.txt"
+expect_rc 0 "shard from a regular file"
+mkfifo "$TMP/fifo-shard/in"
+cat "$TMP/corpus.txt" >"$TMP/fifo-shard/in" &
+writer=$!
+run timeout 20 shard -q -n 2 -o "$TMP/fifo-shard/fifo" "$TMP/fifo-shard/in"
+expect_rc 0 "shard from a FIFO (124: it hung)"
+kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
+run timeout 20 shard -q -n 2 -o "$TMP/fifo-shard/psub" <(cat "$TMP/corpus.txt")
+expect_rc 0 "shard from <(...) (124: it hung)"
+for n in 0 1; do
+  for kind in fifo psub; do
+    expect_same "$TMP/fifo-shard/ref_training-0000$n-of-00002.txt" "$TMP/fifo-shard/${kind}_training-0000$n-of-00002.txt" \
+      "$kind: shard $n as from the file"
+  done
+done
+OUT=$(ls "$TMP/fifo-shard" | grep -c '\.tmp\.'); expect_out "0" "no spool left behind"
+
+# 9. (issue 13, item 13) Corruption inside a compressed input is reported as such, naming the file and the
+# compressed offset, even when its garbage reaches a reader first (gzip checks its CRC only at the end of a
+# member, so a flipped bit used to surface as "invalid UTF-8"). A UTF-16 dump with an odd trailing byte is an
+# error naming the file.
+# 3 MB of pages, so the readers see the damaged bytes long before the decoder reaches the member's CRC.
+{ wiki_dump; seq 1 30000 | sed 's|.*|<page><title>B&</title><ns>0</ns><id>1&</id><revision><text>Filler &.</text></revision></page>|'
+  printf '</mediawiki>\n'; } >"$TMP/long.xml"
+# Stored (level 0) deflate blocks: the flip changes exactly one byte, 5% into the data, which only the CRC notices.
+flip_gzip() {
+  python3 -c 'import gzip,sys
+data = bytearray(gzip.compress(open(sys.argv[1], "rb").read(), compresslevel=0))
+data[len(data) // 20] ^= 0x80
+open(sys.argv[2], "wb").write(bytes(data))' "$1" "$2"
+}
+flip_gzip "$TMP/long.xml" "$TMP/flipped.xml.gz"
+run wiki-clean -q -o "$TMP/flipped.txt" "$TMP/flipped.xml.gz"
+expect_rc 1 "wiki-clean on a gzip with a flipped bit"
+expect_err "^wiki-clean: error: $TMP/flipped.xml.gz: corrupt gzip data near byte [0-9]+: incorrect data check" "the corruption named, with file and offset"
+CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] || fail_case "wiki-clean corrupt gzip: not one line: $ERR"
+expect_file_absent "$TMP/flipped.txt" "no output from a corrupt gzip"
+for d in $(seq 1 10000); do cat "$TMP/corpus.txt"; done >"$TMP/corpus-big.txt"
+flip_gzip "$TMP/corpus-big.txt" "$TMP/corpus-flipped.gz"
+run sent-seg -q "$TMP/corpus-flipped.gz"
+expect_rc 1 "sent-seg on a gzip with a flipped bit"
+expect_err "^sent-seg: error: $TMP/corpus-flipped.gz: corrupt gzip data near byte [0-9]+: incorrect data check" "sent-seg names the corruption"
+python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], encoding="utf-8").read().encode("utf-16") + b"\n")' \
+  "$TMP/a.xml" >"$TMP/odd16.xml"
+run wiki-clean -q -o "$TMP/odd16.txt" "$TMP/odd16.xml"
+expect_rc 1 "a UTF-16 dump with an odd trailing byte"
+expect_err "^wiki-clean: error: $TMP/odd16.xml: invalid UTF-16 at byte [0-9]+: input ends in the middle of a character$" "the odd byte named with the file"
+expect_file_absent "$TMP/odd16.txt" "no output from an odd-length UTF-16 dump"
+
+# 10. (issue 13, item 15) An HDF5 write that fails (here: past a file-size limit, EFBIG) is one line, without
+# HDF5's own error-stack dump, and leaves no temporary. The tools ignore SIGXFSZ so the write fails cleanly.
+mkdir "$TMP/efbig"
+for i in $(seq 1 40); do cat "$TMP/corpus.txt"; done >"$TMP/corpus40.txt"
+efbig_case() {  # efbig_case NAME OUTPUT CMD...
+  local name=$1 output=$2; shift 2
+  run bash -c 'ulimit -f 8 && exec "$@"' _ "$@"
+  expect_rc 1 "$name past the file-size limit"
+  CASES=$((CASES + 1))
+  [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && ! printf '%s' "$ERR" | grep -q 'HDF5-DIAG' ||
+    fail_case "$name: not one line of error: $(printf '%s' "$ERR" | head -c 600)"
+  expect_err "^$name: error: .*$output" "$name names the output"
+  OUT=$(find "$TMP/efbig" -name '*.tmp.*'); expect_out "" "$name leaves no temporary"
+}
+efbig_case mkpretrain big.hdf5 mkpretrain -q --vocab "$TMP/vocab.txt" --dupe-factor 20 --format hdf5 -o "$TMP/efbig/big.hdf5" "$TMP/corpus40.txt"
+run mkpretrain -q --vocab "$TMP/vocab.txt" --dupe-factor 20 --max-seq-length 16 --max-predictions 2 -o "$TMP/big.tfrecord" "$TMP/corpus40.txt"
+expect_rc 0 "a larger TFRecord"
+run mkpretrain -q --vocab "$TMP/vocab.txt" --dupe-factor 20 --max-seq-length 16 --max-predictions 2 --format hdf5 -o "$TMP/big.hdf5" "$TMP/corpus40.txt"
+expect_rc 0 "a larger HDF5"
+efbig_case tfrecord2hdf5 big.hdf5 tfrecord2hdf5 -q -o "$TMP/efbig/big.hdf5" "$TMP/big.tfrecord"
+efbig_case bin4 "$TMP/efbig/b4" bin4 -q --bins 8,16 --shards-per-bin 1 -o "$TMP/efbig/b4" "$TMP/big.hdf5"
+
+# 11. (issue 13, item 16) Untrusted text in an error message is escaped and cut: a feature name of newlines and
+# terminal escapes, a 5 MB token. The message stays one short line.
+python3 -c 'import json
+name = "bad\n" * 50000 + "\x1b[2J"
+print(json.dumps([{"name": name, "kind": "bytes", "values": []}]))' >"$TMP/binname.jsonl"
+"$DATA_HELPER" write-json "$TMP/binname.jsonl" "$TMP/binname.tfrecord"
+run tfrecord2hdf5 -q --layout generic -o "$TMP/binname.hdf5" "$TMP/binname.tfrecord"
+expect_rc 1 "a bytes feature with a binary name"
+expect_err "^tfrecord2hdf5: error: $TMP/binname.tfrecord: record 0 at byte 0: feature bad\\\\nbad\\\\n.*\.\.\. \(200004 bytes\) is not an int64 or float list" "the name escaped and cut"
+CASES=$((CASES + 1))
+[ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && [ "${#ERR}" -lt 400 ] && ! printf '%s' "$ERR" | grep -q $'\x1b' ||
+  fail_case "binary feature name: not one short escaped line (${#ERR} bytes)"
+{ printf '2 3 \x1b]0;pwned\x07\n'; head -c 5000000 /dev/zero | tr '\0' 'x'; printf '\n'; } >"$TMP/badids.txt"
+run wordpiece decode --vocab "$TMP/vocab.txt" "$TMP/badids.txt"
+expect_rc 1 "wordpiece decode of a token with terminal escapes"
+expect_err "^wordpiece: error: $TMP/badids.txt: line 1, column 5: '\\\\x1b\]0;pwned\\\\x07' is not a token id$" "the escapes shown escaped"
+printf '5\n%s\n' "$(head -c 5000000 /dev/zero | tr '\0' 'x')" >"$TMP/longid.txt"
+run wordpiece decode --vocab "$TMP/vocab.txt" "$TMP/longid.txt"
+expect_rc 1 "wordpiece decode of a 5 MB token"
+expect_err "^wordpiece: error: $TMP/longid.txt: line 2, column 1: 'x+\.\.\. \(5000000 bytes\)' is not a token id$" "the token cut"
+CASES=$((CASES + 1)); [ "${#ERR}" -lt 400 ] || fail_case "5 MB token: a ${#ERR}-byte message"
+
+# 12. (issue 13, item 17) tfrecord2hdf5 names the file and the record for a record without the features or
+# with them of the wrong kind.
+printf '[]\n' >"$TMP/empty-record.jsonl"
+{ cat "$TMP/good.jsonl" "$TMP/empty-record.jsonl"; } >"$TMP/then-empty.jsonl"
+"$DATA_HELPER" write-json "$TMP/then-empty.jsonl" "$TMP/then-empty.tfrecord"
+at=$(stat -c %s "$TMP/good.tfrecord")
+run tfrecord2hdf5 -q -o "$TMP/then-empty.hdf5" "$TMP/then-empty.tfrecord"
+expect_rc 1 "an empty record after a good one"
+expect_err "^tfrecord2hdf5: error: $TMP/then-empty.tfrecord: record 1 at byte $at: no feature 'input_ids' \(the record has no features\)$" "the empty record named"
+expect_file_absent "$TMP/then-empty.hdf5" "no output after an empty record"
+"$DATA_HELPER" write-json "$TMP/empty-record.jsonl" "$TMP/empty.tfrecord"
+run tfrecord2hdf5 -q -o "$TMP/empty.hdf5" "$TMP/empty.tfrecord"
+expect_rc 1 "an empty first record"
+expect_err "^tfrecord2hdf5: error: $TMP/empty.tfrecord: record 0 at byte 0: " "the empty first record named"
+sed 's/{"name":"input_ids","kind":"int64","values":\[\([0-9,]*\)\]}/{"name":"input_ids","kind":"float","values":[\1]}/' \
+  "$TMP/good.jsonl" >"$TMP/float-ids.jsonl"
+"$DATA_HELPER" write-json "$TMP/float-ids.jsonl" "$TMP/float-ids.tfrecord"
+run tfrecord2hdf5 -q -o "$TMP/float-ids.hdf5" "$TMP/float-ids.tfrecord"
+expect_rc 1 "float-typed input_ids"
+expect_err "^tfrecord2hdf5: error: $TMP/float-ids.tfrecord: record 0 at byte 0: feature 'input_ids' is a float list, expected int64$" "float ids named with file and record"
+{ cat "$TMP/good.jsonl" "$TMP/float-ids.jsonl"; } >"$TMP/then-float.jsonl"
+"$DATA_HELPER" write-json "$TMP/then-float.jsonl" "$TMP/then-float.tfrecord"
+run tfrecord2hdf5 -q --max-seq-length 8 --max-predictions 2 -o "$TMP/then-float.hdf5" "$TMP/then-float.tfrecord"
+expect_rc 1 "float-typed input_ids in record 1"
+expect_err "^tfrecord2hdf5: error: $TMP/then-float.tfrecord: record 1 at byte $at: feature 'input_ids' is a float list, expected int64$" "record 1 named"
+
+# 13. (issue 13, item 19) wiki-clean fails at once on bytes XML forbids (a run of NULs used to be buffered
+# whole: /dev/zero took all memory), and a node longer than --max-node-bytes fails naming the limit.
+run bash -c 'head -c 50000000 /dev/zero | /usr/bin/time -f "%M" -o "$1" timeout 20 wiki-clean -q' _ "$TMP/rss"
+expect_rc 1 "50 MB of NUL bytes"
+expect_err "^wiki-clean: error: <stdin>: byte 0 is NUL, a control character XML does not allow" "the NUL named with its byte"
+CASES=$((CASES + 1)); rss=$(tail -n 1 "$TMP/rss"); [ "$rss" -lt 40000 ] || fail_case "50 MB of NULs took $rss KB"
+{ printf '<mediawiki>\n<page><title>A</title><ns>0</ns><id>1</id><revision><text>Fine.\x01</text></revision></page>\n</mediawiki>\n'; } >"$TMP/ctl.xml"
+run wiki-clean -q "$TMP/ctl.xml"
+expect_rc 1 "a control byte in a text node"
+expect_err "^wiki-clean: error: $TMP/ctl.xml: byte 75 is 0x01, a control character XML does not allow" "the control byte named"
+{ printf '<mediawiki>\n<page><title>A</title><ns>0</ns><id>1</id><revision><text>'
+  head -c 3000000 /dev/zero | tr '\0' 'y'; printf '</text></revision></page>\n</mediawiki>\n'; } >"$TMP/bignode.xml"
+run wiki-clean -q --max-node-bytes 1000000 -o "$TMP/bignode.txt" "$TMP/bignode.xml"
+expect_rc 1 "a node longer than --max-node-bytes"
+expect_err "^wiki-clean: error: $TMP/bignode.xml: a node at byte [0-9]+ is longer than --max-node-bytes 1000000" "the limit named"
+expect_file_absent "$TMP/bignode.txt" "no output after an over-long node"
+run wiki-clean -q --max-node-bytes 4000000 "$TMP/bignode.xml"
+expect_rc 0 "the same node within the limit"
+run wiki-clean --max-node-bytes 0 "$TMP/bignode.xml"
+expect_rc 2 "--max-node-bytes 0"
+
+# 14. (issue 13, item 20) tfrecord2hdf5 checks a row width inferred from the first record before it allocates a
+# chunk of rows that wide (a 4 MB record took 2.5 GB).
+python3 -c 'import json
+n = 70000
+print(json.dumps([{"name": "input_ids", "kind": "int64", "values": [5] * n},
+                  {"name": "input_mask", "kind": "int64", "values": [1] * n},
+                  {"name": "segment_ids", "kind": "int64", "values": [0] * n},
+                  {"name": "masked_lm_positions", "kind": "int64", "values": [1]},
+                  {"name": "masked_lm_ids", "kind": "int64", "values": [5]},
+                  {"name": "next_sentence_labels", "kind": "int64", "values": [0]}]))' >"$TMP/wide.jsonl"
+"$DATA_HELPER" write-json "$TMP/wide.jsonl" "$TMP/wide.tfrecord"
+run /usr/bin/time -f "%M" -o "$TMP/rss" tfrecord2hdf5 -q -o "$TMP/wide.hdf5" "$TMP/wide.tfrecord"
+expect_rc 1 "a 70000-token first record"
+expect_err "^tfrecord2hdf5: error: $TMP/wide.tfrecord: record 0 at byte 0: input_ids has 70000 values, more than the 65536 .*; give --max-seq-length" "the width refused before allocating"
+CASES=$((CASES + 1)); rss=$(tail -n 1 "$TMP/rss"); [ "$rss" -lt 60000 ] || fail_case "a 70000-token record took $rss KB"
+expect_file_absent "$TMP/wide.hdf5" "no output for a too-wide record"
+
+# 15. (issue 13, item 21) Outputs are synced to disk before their rename and the directory after it, so a power
+# cut cannot leave a marker over lost data. Checked with strace where it is installed.
+if command -v strace >/dev/null; then
+  mkdir "$TMP/sync"
+  run strace -f -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" shard -q -n 2 -o "$TMP/sync/s" "$TMP/corpus.txt"
+  expect_rc 0 "shard under strace"
+  # Per output (2 shards + s.done): fsync(file), rename, fsync(directory), in that order.
+  OUT=$(grep -oE '^[0-9]+ +(fsync|fdatasync|rename)' "$TMP/strace.log" | awk '{print $2}' | tr '\n' ' ')
+  expect_out "fsync rename fsync fsync rename fsync fsync rename fsync " "shard: fsync before and after each rename"
+  run strace -f -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" tfrecord2hdf5 -q -o "$TMP/sync/g.hdf5" "$TMP/good.tfrecord"
+  expect_rc 0 "tfrecord2hdf5 under strace"
+  OUT=$(grep -oE '^[0-9]+ +(fsync|fdatasync|rename)' "$TMP/strace.log" | awk '{print $2}' | tr '\n' ' ')
+  expect_out "fsync rename fsync " "the HDF5 temporary too"
+else
+  echo "note: strace not installed; the fsync cases are skipped"
+fi
 finish

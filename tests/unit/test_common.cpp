@@ -7,6 +7,7 @@
 #include "text/documents.h"
 #include "text/utf8.h"
 #include "util/ordered_parallel.h"
+#include "util/printable.h"
 #include "test_support.h"
 
 #include <filesystem>
@@ -162,4 +163,28 @@ TEST_CASE("optional_value stores a flag only when it is given") {
   CHECK(parse({}) == std::nullopt);
   CHECK(parse({"--level", "0"}) == 0);
   CHECK(parse({"--level=-1"}) == -1);
+}
+
+TEST_CASE("printable_excerpt escapes what a terminal acts on and cuts long text") {
+  using bk::printable_excerpt;
+  CHECK(printable_excerpt("input_ids") == "input_ids");
+  CHECK(printable_excerpt("caf\xc3\xa9 \xe4\xb8\xad") == "caf\xc3\xa9 \xe4\xb8\xad");  // valid UTF-8 stays as it is
+  CHECK(printable_excerpt("a\nb\tc\rd") == "a\\nb\\tc\\rd");
+  CHECK(printable_excerpt("\x1b[31mred") == "\\x1b[31mred");
+  CHECK(printable_excerpt(std::string_view("nul\0x", 5)) == "nul\\x00x");
+  CHECK(printable_excerpt("back\\slash") == "back\\\\slash");
+  CHECK(printable_excerpt("\xff\xc3(") == "\\xff\\xc3(");                    // invalid bytes, one by one
+  CHECK(printable_excerpt("\xc2\x9b" "2J") == "\\u009b2J");                   // C1 CSI
+  CHECK(printable_excerpt("x\xe2\x80\xaey") == "x\\u202ey");                  // right-to-left override
+  CHECK(printable_excerpt("\xed\xa0\x80") == "\\xed\\xa0\\x80");              // a surrogate is not UTF-8
+  CHECK(printable_excerpt(std::string(10, 'a'), 10) == "aaaaaaaaaa");
+  CHECK(printable_excerpt(std::string(11, 'a'), 10) == "aaaaaaaaaa... (11 bytes)");
+  // The cut never splits a character or an escape.
+  CHECK(printable_excerpt("ab\xc3\xa9", 3) == "ab... (4 bytes)");
+  CHECK(printable_excerpt("ab\x01", 4) == "ab... (3 bytes)");
+  std::string huge(5 << 20, '\n');
+  std::string cut = printable_excerpt(huge);
+  CHECK(cut.size() < 100);
+  CHECK(cut.find('\n') == std::string::npos);
+  CHECK(cut.ends_with("... (5242880 bytes)"));
 }
