@@ -35,9 +35,10 @@ class Lamb final : public Optimizer {
     exp_avg_.mul_(c.beta1).add_(update_, c.grad_averaging ? 1 - c.beta1 : 1.0);
     exp_avg_sq_.mul_(c.beta2).addcmul_(update_, update_, 1 - c.beta2);
 
-    // update_ = m_hat / (sqrt(v_hat) + eps) + wd w
-    at::div_out(scratch_, exp_avg_sq_, correction2).sqrt_().add_(c.eps);
-    at::div_out(update_, exp_avg_, correction1).div_(scratch_);
+    // update_ = m_hat / (sqrt(v_hat) + eps) + wd w. Only tensor-by-tensor ops write into the buffers: the
+    // Scalar overloads of div_out build a model-sized temporary and copy it (420 MB a step at BERT-base).
+    at::sqrt_out(scratch_, exp_avg_sq_).div_(std::sqrt(correction2)).add_(c.eps);
+    at::div_out(update_, exp_avg_, scratch_).div_(correction1);
     if (c.weight_decay != 0 && !decayed_params_.empty())
       at::_foreach_add_(decayed_updates_, decayed_params_, c.weight_decay);
 

@@ -46,7 +46,7 @@ struct OptimizerConfig {
   bool grad_averaging = true;    // LAMB: m takes (1 - beta1) g (apex's default); false: m takes g
   bool trust_ratio_all = false;  // LAMB: trust ratio also for parameters without weight decay (apex use_nvlamb)
   // AdamW: the update by torch's fused kernel (_fused_adamw_: one pass over each parameter's state, as
-  // torch.optim.AdamW(fused=True)) instead of multi-tensor passes over the flat buffers. The trainer sets it on CUDA.
+  // torch.optim.AdamW(fused=True)) instead of multi-tensor passes over the flat buffers. The trainer sets it.
   bool fused = false;
 };
 
