@@ -67,11 +67,19 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
   const int64_t vocab = model.config().vocab_size;
   EvalTotals totals;
   std::vector<PretrainSample> block;
+  uint64_t to_skip = settings.skip_samples;
   for (const auto& path : settings.inputs) {
     PretrainReader reader(path);
     while (settings.max_samples == 0 || totals.samples < settings.max_samples) {
-      const uint64_t first_row = reader.next_row();
+      uint64_t first_row = reader.next_row();
       if (!reader.read_block(block, 4096)) break;
+      if (to_skip > 0) {  // rows, one sample each: packed files are evaluated whole
+        const uint64_t skipped = std::min<uint64_t>(to_skip, block.size());
+        block.erase(block.begin(), block.begin() + static_cast<ptrdiff_t>(skipped));
+        first_row += skipped;
+        to_skip -= skipped;
+        if (block.empty()) continue;
+      }
       if (settings.max_samples > 0 && block.size() > settings.max_samples - totals.samples)
         block.resize(settings.max_samples - totals.samples);
       // An id beyond the vocabulary would be an index error deep inside LibTorch (a device assert on CUDA).

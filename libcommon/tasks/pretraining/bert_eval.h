@@ -35,6 +35,7 @@ struct EvalSettings {
   int64_t batch_size = 64;
   int64_t max_predictions = 0;  // pad prediction slots to this many (a sample with more is an error); 0 = as needed
   uint64_t max_samples = 0;     // stop after this many samples (0 = all)
+  uint64_t skip_samples = 0;    // start after this many samples (a rank's share of an evaluation set)
 };
 
 struct BertEvalConfig {

@@ -9,6 +9,11 @@ void BertTrainConfig::validate() const {
   loop.validate();
   if (data.inputs.empty()) usage_fail("--input: give at least one HDF5 file or directory");
   if (data.max_predictions < 1) usage_fail("--max-predictions must be positive, got {}", data.max_predictions);
+  if (data.eval_inputs.empty() && (loop.eval_every_samples > 0 || loop.target_score || !loop.mlperf_log.empty()))
+    usage_fail("--eval-every-samples, --target-mlm-accuracy and --mlperf-log need --eval-input");
+  if (!data.eval_inputs.empty() && data.eval_samples == 0) usage_fail("--eval-samples must be positive");
+  if (loop.target_score && (*loop.target_score <= 0 || *loop.target_score > 1))
+    usage_fail("--target-mlm-accuracy must be in (0, 1], got {}", *loop.target_score);
 }
 
 void add_bert_train_options(Options& options, BertTrainConfig& c) {
@@ -28,6 +33,17 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
                         c.data.unpadded = kind == "unpadded";
                       }),
      "unpadded: the encoder computes on real tokens only (needed for packed input); padded: rows with a mask")
+    ("eval-input", po::value(&c.data.eval_inputs)->multitoken()->value_name("PATH..."),
+     "held-out HDF5 files or directories: evaluate during training (MLPerf's eval set)")
+    ("eval-samples", po::value(&c.data.eval_samples)->default_value(d.eval_samples)->value_name("N"),
+     "the first N samples of --eval-input, the same set every time, split over the processes")
+    ("eval-every-samples", po::value(&c.loop.eval_every_samples)->value_name("N"),
+     "training samples (global) between evaluations (default: only at the end)")
+    ("target-mlm-accuracy", po::value<double>()->value_name("X")->notifier([&c](double x) { c.loop.target_score = x; }),
+     "stop with a checkpoint once eval_mlm_accuracy reaches X (MLPerf: 0.720)")
+    ("mlperf-log", po::value(&c.loop.mlperf_log)->value_name("FILE")->notifier([&c](const std::string&) {
+       c.loop.mlperf_benchmark = "bert";
+     }), "MLCommons :::MLLOG lines (run, hyperparameters, evaluations) to FILE")
     ("global-data-order", po::bool_switch(&c.data.global_data_order),
      "every worker reads the single-process sample order and keeps its slice of each global batch");
   add_loop_options(options, c.loop);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,11 @@ struct PretrainingConfig {
   int64_t max_predictions = 20;      // masked positions per sample in the data
   bool global_data_order = false;    // see DataLoaderConfig::global_order
   bool unpadded = true;              // --attention unpadded (the real tokens only) or padded (rows with a mask)
+  // Evaluation during training (MLPerf's): the first eval_samples samples of eval_inputs, the same set every time,
+  // split over the ranks; the loop's --eval-every-samples sets the cadence.
+  std::vector<std::string> eval_inputs;
+  uint64_t eval_samples = 10000;     // MLPerf's eval set size
+  int64_t eval_batch_size = 64;
 };
 
 }  // namespace bk

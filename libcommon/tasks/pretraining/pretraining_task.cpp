@@ -2,7 +2,10 @@
 
 #include "ckpt/config_presets.h"
 #include "model/bert.h"
+#include "tasks/pretraining/evaluate.h"
+#include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/pretrain_loss.h"
+#include "train/dist/dist.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -32,6 +35,54 @@ void PretrainingTask::start(const TaskContext& context) {
   if (loader_->batches_per_epoch() == 0)
     fail("the inputs hold {} samples: not one batch of {} per process for {} processes", loader_->total_samples(),
          dc.batch_size, context.world);
+  if (!config_.eval_inputs.empty()) {
+    const PretrainInputs eval = resolve_pretrain_inputs(config_.eval_inputs);
+    uint64_t rows = 0;
+    for (const auto& source : eval.sources)
+      for (const auto& file : source) {
+        eval_files_.push_back(file.path);
+        rows += file.rows;
+      }
+    if (rows < config_.eval_samples)
+      fail("--eval-input holds {} samples, fewer than --eval-samples {}", rows, config_.eval_samples);
+  }
+}
+
+TaskEvaluation PretrainingTask::evaluate() {
+  // Rank r takes samples [N r / W, N (r + 1) / W) of the set; the sums of all ranks give the set's metrics, equal to
+  // bert-eval's over the same N samples.
+  const uint64_t n = config_.eval_samples, world = static_cast<uint64_t>(context_.world);
+  const uint64_t rank = static_cast<uint64_t>(context_.rank);
+  EvalSettings settings;
+  settings.inputs = eval_files_;
+  settings.batch_size = config_.eval_batch_size;
+  settings.max_predictions = 0;
+  settings.skip_samples = n * rank / world;
+  settings.max_samples = n * (rank + 1) / world - settings.skip_samples;
+  EvalTotals totals;
+  if (settings.max_samples > 0) totals = evaluate_pretraining(*model_, settings);
+  at::Tensor sums = at::tensor({static_cast<double>(totals.samples), static_cast<double>(totals.mlm_correct),
+                                static_cast<double>(totals.mlm_total), static_cast<double>(totals.nsp_correct),
+                                totals.mlm_loss_sum, totals.nsp_loss_sum},
+                               at::TensorOptions().dtype(at::kDouble));
+  if (context_.world > 1 && context_.dist != nullptr && !context_.independent_workers) {
+    at::Tensor on_device = sums.to(context_.device);
+    context_.dist->allreduce(on_device);
+    sums = on_device.cpu();
+  }
+  const double* v = sums.data_ptr<double>();
+  EvalTotals all;
+  all.samples = static_cast<uint64_t>(v[0]);
+  all.mlm_correct = static_cast<uint64_t>(v[1]);
+  all.mlm_total = static_cast<uint64_t>(v[2]);
+  all.nsp_correct = static_cast<uint64_t>(v[3]);
+  all.mlm_loss_sum = v[4];
+  all.nsp_loss_sum = v[5];
+  TaskEvaluation e;
+  e.metrics = {{"eval_mlm_accuracy", all.mlm_accuracy()}, {"eval_mlm_loss", all.mlm_loss()},
+               {"eval_nsp_accuracy", all.nsp_accuracy()}, {"eval_samples", static_cast<double>(all.samples)}};
+  e.score = all.mlm_accuracy();
+  return e;
 }
 
 BertModelBase& PretrainingTask::bert() const { return *model_; }

@@ -4,6 +4,9 @@
 #include "train/loop/loop_run.h"
 #include "train/loop/throughput.h"
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include <ATen/ATen.h>
 #include <c10/core/Event.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
@@ -162,11 +165,22 @@ void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flo
   run.log->log(run.step, fields);
 }
 
-// Evaluates the task's held-out set (all ranks), logs the results and keeps the best model.
+// Evaluates the task's held-out set (all ranks), logs the results (and MLPerf's eval events) and keeps the best
+// model.
 TaskEvaluation evaluate(LoopRun& run) {
+  const int64_t samples = run.step * run.global_batch();
+  const nlohmann::json at_samples = {{"epoch_num", samples}, {"samples_count", samples}};
+  if (run.mlperf) {
+    run.mlperf->end("block_stop", {{"samples_count", samples}});
+    run.mlperf->start("eval_start", at_samples);
+  }
   run.task->model().eval();
   TaskEvaluation e = run.task->evaluate();
   run.task->model().train();
+  if (run.mlperf) {
+    run.mlperf->end("eval_stop", at_samples);
+    run.mlperf->event("eval_accuracy", e.score, at_samples);
+  }
   if (run.dist->is_main()) run.log->log(run.step, e.metrics);
   if (e.score > run.best_score) {
     run.best_score = e.score;
@@ -213,6 +227,7 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   // A step's statistics are read once the next step is queued (one step late); the cadence below reads them at
   // once when it needs the step finished (evaluation, checkpoint, stop, the end).
   std::optional<StepResult> pending;
+  bool target_reached = false;
   auto finish_step = [&](StepResult& r) {
     read_statistics(task, r);
     check_loss_finite(r.loss, r.step);
@@ -234,21 +249,40 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
     pending = std::move(r);
 
     // The cadence: evaluation, the best worker at the end of independent training, checkpoints, stopping.
-    const bool stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
+    bool stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
     const bool evaluating =
-        task.has_evaluation() && ((cfg.eval_every > 0 && run.step % cfg.eval_every == 0) || run.step == cfg.max_steps);
-    const bool saving =
+        task.has_evaluation() && ((run.eval_every > 0 && run.step % run.eval_every == 0) || run.step == cfg.max_steps);
+    bool saving =
         (cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps || stopping;
     if (evaluating || saving || stopping || run.step == cfg.max_steps) {
       finish_step(*pending);  // a checkpoint never holds a step whose loss was not checked
       pending.reset();
     }
     double final_measure = last_loss;
-    if (evaluating) final_measure = -evaluate(run).score;
+    if (evaluating) {
+      const TaskEvaluation e = evaluate(run);
+      final_measure = -e.score;
+      if (cfg.target_score && e.score >= *cfg.target_score) {
+        target_reached = true;
+        if (main)
+          run.log->note(run.step, fmt::format("target reached: score {:.6f} >= {} after {} samples", e.score,
+                                              *cfg.target_score, run.step * run.global_batch()));
+        saving = stopping = true;
+      } else if (run.mlperf && run.step < cfg.max_steps) {
+        run.mlperf->start("block_start", {{"samples_count", run.step * run.global_batch()}});
+      }
+    }
     if (run.step == cfg.max_steps && cfg.no_sync_gradients) keep_best_worker(run, final_measure);
-    if (saving) save_run(run, run.step == cfg.max_steps ? "end" : stopping ? "stop" : "periodic");
+    if (saving)
+      save_run(run, target_reached ? "target" : run.step == cfg.max_steps ? "end" : stopping ? "stop" : "periodic");
     if (stopping) break;
   }
+  if (pending) finish_step(*pending);
+  if (main && cfg.target_score && !target_reached)
+    run.log->note(run.step, fmt::format("target not reached: best score {:.6f} < {} after {} steps", run.best_score,
+                                        *cfg.target_score, run.step));
+  if (run.mlperf)
+    run.mlperf->end("run_stop", {{"status", target_reached || !cfg.target_score ? "success" : "aborted"}});
   if (main) run.log->finish();
   if (main && throughput.steps > 0 && !cfg.quiet)
     std::fprintf(stderr, "%s: %lld steps, final loss %.4f, %s\n", tool_name().c_str(),

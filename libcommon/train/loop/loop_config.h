@@ -5,6 +5,7 @@
 #include "launch/launcher.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace bk {
@@ -43,6 +44,11 @@ struct LoopConfig {
   int prefetch = 4;                     // micro-batches prepared ahead by a background thread
   double peak_tflops = 0;               // for MFU; 0 = known GPUs only
   int64_t eval_every = 0;               // steps between evaluations of a task that has a held-out set; 0 = at the end
+  int64_t eval_every_samples = 0;       // the same in training samples of the global batch (MLPerf's eval_iter_samples)
+  std::optional<double> target_score;   // stop (with a checkpoint, exit 0) once an evaluation's score reaches it
+  int64_t warmup_steps = -1;            // absolute warm-up steps (instead of warmup_proportion); -1 = unset
+  std::string mlperf_log;               // MLCommons :::MLLOG lines to this file (rank 0)
+  std::string mlperf_benchmark;         // its submission_benchmark ("bert")
   bool keep_best = false;               // keep the model of the best evaluation score in OUTPUT_DIR/best
   LaunchOptions launch;                 // --nproc-per-node & co., and --dist-timeout for the process group
   bool quiet = false;

@@ -23,6 +23,7 @@ void LoopConfig::validate() const {
     usage_fail("--lr-scaling must be none, linear or sqrt, got '{}'", lr_scaling);
   if (lr_decay != "poly" && lr_decay != "linear") usage_fail("--lr-decay must be poly or linear, got '{}'", lr_decay);
   if (prefetch < 0) usage_fail("--prefetch must not be negative, got {}", prefetch);
+  if (warmup_steps > max_steps) usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
 }
 
 void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool steps_from_data) {
@@ -47,6 +48,10 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"), "log every N steps")
     ("no-tensorboard", po::bool_switch()->notifier([&c](bool off) { c.tensorboard = !off; }),
      "do not write OUTPUT_DIR/tensorboard/ event files")
+    ("warmup-steps", po::value<int64_t>()->value_name("N")->notifier([&c](int64_t n) {
+       if (n < 0) usage_fail("--warmup-steps must not be negative, got {}", n);
+       c.warmup_steps = n;
+     }), "warm-up in optimizer steps (instead of --warmup-proportion)")
     ("warmup-proportion", po::value(&c.warmup_proportion)->default_value(d.warmup_proportion, default_text(d.warmup_proportion))
      ->value_name("W"), "share of steps in linear warm-up")
     ("lr-decay", po::value(&c.lr_decay)->default_value(d.lr_decay)->value_name("D"), "poly (NVIDIA's, power 0.5) or linear")

@@ -4,6 +4,7 @@
 #include "train/dist/dist.h"
 #include "train/dist/dist_sync.h"
 #include "train/loop/loop_config.h"
+#include "train/loop/mlperf_log.h"
 #include "train/loop/run_setup.h"
 #include "train/loop/task.h"
 #include "train/loop/train_log.h"
@@ -33,14 +34,20 @@ struct LoopRun {
   int64_t micro_batch = 0;  // micro-batches consumed
   double best_score = -std::numeric_limits<double>::infinity();
   std::unique_ptr<TrainLog> log;  // rank 0 only
+  std::unique_ptr<MlperfLog> mlperf;  // rank 0 with --mlperf-log
+  int64_t eval_every = 0;             // steps between evaluations (eval_every, or from eval_every_samples)
+  int64_t init_start_ms = 0;          // when setup began (MLPerf's init_start)
 
   bool synced() const { return dist->world() > 1 && !cfg.no_sync_gradients; }
+  int64_t global_batch() const { return cfg.train_batch_size * dist->world(); }
   double lr() const { return schedule.at(optimizer->steps() + 1) * lr_scale; }
 };
 
 // Builds the process group, starts the task, makes the optimizer, scaler and schedule, restores a checkpoint with
 // --resume and opens the log (loop_setup.cpp).
 void setup_run(LoopRun& run);
+// Rank 0 with --mlperf-log: the MLPerf log's header (submission, hyperparameters, init, run start, first block).
+void start_mlperf_log(LoopRun& run, int64_t init_start_ms);
 // Rank 0 writes a checkpoint of the run as it stands; `why` is "periodic", "stop" or "end".
 void save_run(LoopRun& run, const std::string& why);
 // Rank 0 writes the model as it stands, with the evaluation's results, to OUTPUT_DIR/best.

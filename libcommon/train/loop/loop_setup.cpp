@@ -45,6 +45,7 @@ void restore_run(LoopRun& run, const std::string& dir) {
 }  // namespace
 
 void setup_run(LoopRun& run) {
+  run.init_start_ms = mlperf_now_ms();
   const LoopConfig& cfg = run.cfg;
   TrainingTask& task = *run.task;
   DistEnv env = detect_dist_env();
@@ -100,7 +101,9 @@ void setup_run(LoopRun& run) {
 
   run.schedule.base_lr = cfg.learning_rate;
   run.schedule.total_steps = cfg.max_steps;
-  run.schedule.warmup_proportion = cfg.warmup_proportion;
+  run.schedule.warmup_proportion = cfg.warmup_steps >= 0 ? static_cast<double>(cfg.warmup_steps) /
+                                                            static_cast<double>(cfg.max_steps)
+                                                      : cfg.warmup_proportion;
   run.schedule.degree = cfg.poly_power;
   run.schedule.decay = parse_lr_decay(cfg.lr_decay);
   run.schedule.validate();
@@ -126,6 +129,45 @@ void setup_run(LoopRun& run) {
     lo.total_steps = cfg.max_steps;
     run.log = std::make_unique<TrainLog>(lo);
   }
+  run.eval_every = cfg.eval_every_samples > 0
+                       ? (cfg.eval_every_samples + run.global_batch() - 1) / run.global_batch()
+                       : cfg.eval_every;
+  if (run.dist->is_main() && !cfg.mlperf_log.empty()) start_mlperf_log(run, run.init_start_ms);
+}
+
+// MLPerf's run header: submission fields, the hyperparameters the BERT rules require, init and run start, the
+// first block. The run's own events follow from the loop (evaluations, run_stop).
+void start_mlperf_log(LoopRun& run, int64_t init_start_ms) {
+  const LoopConfig& cfg = run.cfg;
+  run.mlperf = std::make_unique<MlperfLog>(cfg.mlperf_log, tool_name());
+  MlperfLog& m = *run.mlperf;
+  m.event("submission_benchmark", cfg.mlperf_benchmark);
+  m.event("submission_division", "open");
+  m.event("submission_org", "bertkit");
+  m.event("submission_platform", fmt::format("{}x{}", run.dist->world(), run.device.is_cuda() ? "GPU" : "CPU"));
+  m.event("submission_status", "onprem");
+  m.event("cache_clear", true);
+  m.start("init_start", {}, init_start_ms);
+  m.event("seed", cfg.seed);
+  m.event("global_batch_size", run.global_batch());
+  m.event("gradient_accumulation_steps", cfg.gradient_accumulation_steps);
+  m.event("opt_name", cfg.optimizer);
+  m.event("opt_base_learning_rate", cfg.learning_rate * run.lr_scale);
+  m.event("opt_lamb_epsilon", run.optimizer->config().eps);
+  m.event("opt_lamb_beta_1", run.optimizer->config().beta1);
+  m.event("opt_lamb_beta_2", run.optimizer->config().beta2);
+  m.event("opt_lamb_weight_decay_rate", cfg.weight_decay);
+  m.event("opt_lamb_learning_rate_decay_poly_power", cfg.poly_power);
+  m.event("opt_learning_rate_training_steps", cfg.max_steps);
+  const auto warmup = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
+  m.event("opt_learning_rate_warmup_steps", warmup);
+  m.event("num_warmup_steps", warmup);
+  m.event("start_warmup_step", 0);
+  m.event("train_samples", cfg.max_steps * run.global_batch());
+  m.event("eval_samples", run.task->evaluation_samples());
+  m.end("init_stop");
+  m.start("run_start");
+  m.start("block_start", {{"samples_count", run.step * run.global_batch()}});
 }
 
 namespace {

@@ -125,6 +125,7 @@ class TrainingTask {
   // Evaluation on a held-out set, called on every rank at the same steps (the model is in eval mode meanwhile).
   virtual bool has_evaluation() const { return false; }
   virtual TaskEvaluation evaluate() { return {}; }
+  virtual uint64_t evaluation_samples() const { return 0; }  // the held-out set's size (MLPerf's eval_samples)
 };
 
 }  // namespace bk

@@ -1,0 +1,40 @@
+// MLCommons' training log (`:::MLLOG {...}` lines, as the mlperf-logging package's mllog writes them and its
+// compliance checker reads them): what a run writes with --mlperf-log. Rank 0 only. Torch-free.
+//
+// Each line: :::MLLOG {"namespace": "", "time_ms": MS_SINCE_EPOCH, "event_type": "POINT_IN_TIME" |
+// "INTERVAL_START" | "INTERVAL_END", "key": KEY, "value": VALUE, "metadata": {"file": TOOL, "lineno": 0, ...}}
+// flushed as it is written, so a killed run leaves every event up to its end.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace bk {
+
+class MlperfLog {
+ public:
+  // Creates (or truncates) the file; bk::Error naming it if that fails.
+  MlperfLog(const std::string& path, std::string tool);
+  ~MlperfLog();
+  MlperfLog(const MlperfLog&) = delete;
+  MlperfLog& operator=(const MlperfLog&) = delete;
+
+  void event(const std::string& key, const nlohmann::json& value = nullptr, const nlohmann::json& metadata = {});
+  // time_ms: when the interval began, if not now (milliseconds since the epoch).
+  void start(const std::string& key, const nlohmann::json& metadata = {}, int64_t time_ms = -1);
+  void end(const std::string& key, const nlohmann::json& metadata = {});
+
+ private:
+  void write(const char* type, const std::string& key, const nlohmann::json& value, const nlohmann::json& metadata,
+             int64_t time_ms = -1);
+  std::string path_, tool_;
+  std::FILE* file_ = nullptr;
+};
+
+// Milliseconds since the epoch, MLLOG's clock.
+int64_t mlperf_now_ms();
+
+}  // namespace bk
