@@ -106,6 +106,22 @@ run bert-train -q --config "$CFG" --input "$TMP/packed.hdf5" --train-batch-size 
   --max-steps 1 --output-dir "$TMP/packed-padded" --no-tensorboard --attention padded
 expect_rc 1 "packed rows with padded attention"
 expect_err "packed rows need unpadded attention" "packed rows with padded attention: the error says why"
+# --no-nsp: the masked-LM loss alone, on mkpretrain --no-nsp data.
+mkpretrain -q --no-nsp --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/mlm.hdf5" \
+  "$FIXTURES/pretraining_text/sample_text.txt"
+run bert-train -q --config "$CFG" --input "$TMP/mlm.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 3 \
+  --output-dir "$TMP/no-nsp" --no-tensorboard --no-nsp
+expect_rc 0 "--no-nsp training"
+CASES=$((CASES + 1))
+python3 - "$TMP/no-nsp/log.jsonl" <<'PY' || fail_case "--no-nsp: the loss is the MLM loss alone"
+import json, sys
+steps = [d for d in map(json.loads, open(sys.argv[1])) if "loss" in d]
+sys.exit(0 if len(steps) == 3 and all("nsp_loss" not in d and d["loss"] == d["mlm_loss"] for d in steps) else 1)
+PY
+run bert-train -q --config "$CFG" --input "$TMP/mlm.hdf5" --train-batch-size 8 --max-steps 1 \
+  --output-dir "$TMP/ls" --loss-scale 128
+expect_rc 2 "--loss-scale without fp16"
+expect_err "^bert-train: --loss-scale is for --precision fp16" "--loss-scale without fp16: message"
 run bert-train -q --config "$CFG" --input "$TMP/lengths.hdf5" --train-batch-size 16 --max-steps 1 \
   --output-dir "$TMP/attention-x" --attention flash
 expect_rc 2 "--attention with an unknown kind"

@@ -126,3 +126,22 @@ TEST_CASE("check_loss_finite names the step") {
   CHECK_THROWS_WITH_AS(bk::check_loss_finite(std::numeric_limits<double>::infinity(), 8),
                        "loss is infinite at step 8", bk::Error);
 }
+
+TEST_CASE("loss scaler: a fixed scale never moves, and an overflowing step is still skipped") {
+  bk::LossScalerConfig c = bk::LossScalerConfig::fixed(128);
+  c.growth_interval = 2;
+  bk::LossScaler scaler(c, at::Device("cpu"));
+  for (int i = 0; i < 5; ++i) {
+    at::Tensor g = finite_grads();
+    CHECK(scaler.unscale({g}));
+    scaler.update();
+    CHECK(scaler.scale() == 128.0);  // no growth after growth_interval finite steps
+  }
+  for (int i = 0; i < 3; ++i) {
+    at::Tensor g = grads_with(std::numeric_limits<float>::infinity());
+    CHECK_FALSE(scaler.unscale({g}));  // skipped
+    scaler.update();
+    CHECK(scaler.scale() == 128.0);  // no backoff, no collapse
+  }
+  CHECK(scaler.skipped_steps() == 3);
+}

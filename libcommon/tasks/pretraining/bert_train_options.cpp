@@ -44,6 +44,7 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
     ("mlperf-log", po::value(&c.loop.mlperf_log)->value_name("FILE")->notifier([&c](const std::string&) {
        c.loop.mlperf_benchmark = "bert";
      }), "MLCommons :::MLLOG lines (run, hyperparameters, evaluations) to FILE")
+    ("no-nsp", po::bool_switch(&c.data.no_nsp), "masked-LM loss only, no next-sentence loss (mkpretrain --no-nsp data)")
     ("global-data-order", po::bool_switch(&c.data.global_data_order),
      "every worker reads the single-process sample order and keeps its slice of each global batch");
   add_loop_options(options, c.loop);

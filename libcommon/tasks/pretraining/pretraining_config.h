@@ -14,6 +14,7 @@ struct PretrainingConfig {
   std::vector<std::string> inputs;   // as tasks/pretraining/inputs.h resolves them
   int64_t max_predictions = 20;      // masked positions per sample in the data
   bool global_data_order = false;    // see DataLoaderConfig::global_order
+  bool no_nsp = false;               // --no-nsp: the masked-LM loss alone (data from mkpretrain --no-nsp, RoBERTa's finding)
   bool unpadded = true;              // --attention unpadded (the real tokens only) or padded (rows with a mask)
   // Evaluation during training (MLPerf's): the first eval_samples samples of eval_inputs, the same set every time,
   // split over the ranks; the loop's --eval-every-samples sets the cadence.

@@ -12,7 +12,12 @@
 
 namespace bk {
 
-PretrainingTask::PretrainingTask(PretrainingConfig config) : config_(std::move(config)) {}
+PretrainingTask::PretrainingTask(PretrainingConfig config) : config_(std::move(config)) {
+  if (config_.no_nsp) {
+    terms_ = {"mlm_loss"};
+    metrics_ = {{"mlm_accuracy", 0}};
+  }
+}
 PretrainingTask::~PretrainingTask() = default;
 
 void PretrainingTask::start(const TaskContext& context) {
@@ -122,6 +127,7 @@ StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
     counts.max_len = std::max(counts.max_len, b.seq_len());
   }
   counts.denominators = {masked, sequences};
+  if (config_.no_nsp) counts.denominators.resize(1);
   counts.sequences = static_cast<int64_t>(sequences);
   return counts;
 }
@@ -131,6 +137,7 @@ MicroBatchLoss PretrainingTask::forward(size_t index) {
   const PretrainLoss l = pretraining_loss(*model_, b);
   // mean * count = sum; a micro-batch without masked positions contributes nothing to the MLM term.
   at::Tensor mlm_sum = at::where(l.mlm_total > 0, l.mlm_loss * l.mlm_total.to(at::kFloat), at::zeros_like(l.mlm_loss));
+  if (config_.no_nsp) return {{mlm_sum}, {l.mlm_correct}};
   at::Tensor nsp_sum = l.nsp_loss * l.nsp_total.to(at::kFloat);
   return {{mlm_sum, nsp_sum}, {l.mlm_correct, l.nsp_correct}};
 }

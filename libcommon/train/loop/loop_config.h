@@ -47,6 +47,7 @@ struct LoopConfig {
   int64_t eval_every_samples = 0;       // the same in training samples of the global batch (MLPerf's eval_iter_samples)
   std::optional<double> target_score;   // stop (with a checkpoint, exit 0) once an evaluation's score reaches it
   int64_t warmup_steps = -1;            // absolute warm-up steps (instead of warmup_proportion); -1 = unset
+  double loss_scale = 0;                // fp16: a fixed loss scale; 0 = dynamic
   std::string mlperf_log;               // MLCommons :::MLLOG lines to this file (rank 0)
   std::string mlperf_benchmark;         // its submission_benchmark ("bert")
   bool keep_best = false;               // keep the model of the best evaluation score in OUTPUT_DIR/best

@@ -23,6 +23,8 @@ void LoopConfig::validate() const {
     usage_fail("--lr-scaling must be none, linear or sqrt, got '{}'", lr_scaling);
   if (lr_decay != "poly" && lr_decay != "linear") usage_fail("--lr-decay must be poly or linear, got '{}'", lr_decay);
   if (prefetch < 0) usage_fail("--prefetch must not be negative, got {}", prefetch);
+  if (loss_scale < 0) usage_fail("--loss-scale must not be negative, got {}", loss_scale);
+  if (loss_scale > 0 && precision != "fp16") usage_fail("--loss-scale is for --precision fp16");
   if (warmup_steps > max_steps) usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
 }
 
@@ -48,6 +50,8 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"), "log every N steps")
     ("no-tensorboard", po::bool_switch()->notifier([&c](bool off) { c.tensorboard = !off; }),
      "do not write OUTPUT_DIR/tensorboard/ event files")
+    ("loss-scale", po::value(&c.loss_scale)->value_name("S"),
+     "fp16: a fixed loss scale S (overflowing steps are skipped) instead of the dynamic one")
     ("warmup-steps", po::value<int64_t>()->value_name("N")->notifier([&c](int64_t n) {
        if (n < 0) usage_fail("--warmup-steps must not be negative, got {}", n);
        c.warmup_steps = n;

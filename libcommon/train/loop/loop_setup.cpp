@@ -95,7 +95,7 @@ void setup_run(LoopRun& run) {
     run.sync = std::make_unique<GradientSynchronizer>(*run.dist, params, /*average=*/false, kDefaultBucketBytes,
                                                       run.allreduce_wire);
 
-  LossScalerConfig sc;
+  LossScalerConfig sc = cfg.loss_scale > 0 ? LossScalerConfig::fixed(cfg.loss_scale) : LossScalerConfig();
   sc.enabled = run.precision == Precision::fp16;
   run.scaler = std::make_unique<LossScaler>(sc, run.device);
 

@@ -13,8 +13,8 @@ LossScaler::LossScaler(const LossScalerConfig& config, const at::Device& device)
   if (config_.enabled) {
     if (!(config_.init_scale > 0) || !std::isfinite(config_.init_scale))
       fail("loss scaler: the initial scale must be positive and finite, got {}", config_.init_scale);
-    if (!(config_.growth_factor > 1)) fail("loss scaler: the growth factor must exceed 1, got {}", config_.growth_factor);
-    if (!(config_.backoff_factor > 0 && config_.backoff_factor < 1))
+    if (config_.dynamic && !(config_.growth_factor > 1)) fail("loss scaler: the growth factor must exceed 1, got {}", config_.growth_factor);
+    if (config_.dynamic && !(config_.backoff_factor > 0 && config_.backoff_factor < 1))
       fail("loss scaler: the backoff factor must lie in (0, 1), got {}", config_.backoff_factor);
     if (config_.growth_interval <= 0)
       fail("loss scaler: the growth interval must be positive, got {}", config_.growth_interval);
@@ -60,6 +60,10 @@ void LossScaler::update() {
   if (!unscaled_) fail("loss scaler: update called without unscale");
   unscaled_ = false;
   at::NoGradGuard no_grad;
+  if (!config_.dynamic) {  // the scale stays; only the skipped steps are counted
+    if (!last_finite_) ++skipped_;
+    return;
+  }
   at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, config_.growth_factor, config_.backoff_factor,
                          config_.growth_interval);
   if (last_finite_) {

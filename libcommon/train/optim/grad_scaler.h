@@ -33,6 +33,16 @@ struct LossScalerConfig {
   double backoff_factor = 0.5;
   int64_t growth_interval = 2000;
   double min_scale = 1.0;
+
+  // A fixed scale (NVIDIA's --loss_scale S, apex's static scaler): the scale never moves; a step whose gradients
+  // overflow is still skipped.
+  bool dynamic = true;
+  static LossScalerConfig fixed(double scale) {
+    LossScalerConfig c;
+    c.init_scale = scale;
+    c.dynamic = false;
+    return c;
+  }
 };
 
 class LossScaler {
