@@ -106,6 +106,48 @@ run bert-train -q --config "$CFG" --input "$TMP/packed.hdf5" --train-batch-size 
   --max-steps 1 --output-dir "$TMP/packed-padded" --no-tensorboard --attention padded
 expect_rc 1 "packed rows with padded attention"
 expect_err "packed rows need unpadded attention" "packed rows with padded attention: the error says why"
+# Phase 2 as NVIDIA runs it: --init-checkpoint DIR --init-optimizer carries the optimizer's moments. Where the
+# schedules coincide (linear decay, no warm-up: 5 steps at half the rate continue the last 5 of 10) and every batch
+# is the same (one sample repeated, no dropout), 5 + 5 steps equal 10 straight ones; with the weights alone they
+# do not.
+"$PYTHON" - "$TMP/data.hdf5" "$TMP/same.hdf5" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1]) as f, h5py.File(sys.argv[2], "w") as g:
+    for name in f:
+        row = f[name][3:4]
+        g.create_dataset(name, data=np.repeat(row, 64, axis=0))
+PY
+PHASE=(bert-train -q --config "$TMP/no-dropout.json" --input "$TMP/same.hdf5" --train-batch-size 8 --max-predictions 10
+       --no-tensorboard --lr-decay linear --warmup-proportion 0)
+run "${PHASE[@]}" --output-dir "$TMP/p-straight" --max-steps 10 --learning-rate 1e-2
+expect_rc 0 "10 straight steps"
+run "${PHASE[@]}" --output-dir "$TMP/p1" --max-steps 10 --stop-after 5 --learning-rate 1e-2
+expect_rc 0 "phase 1: 5 of 10 steps"
+for mode in with without; do
+  flag=(); [ $mode = with ] && flag=(--init-optimizer)
+  run "${PHASE[@]}" --output-dir "$TMP/p2-$mode" --max-steps 5 --learning-rate 5e-3 \
+    --init-checkpoint "$TMP/p1/checkpoints/step-00000005" "${flag[@]}"
+  expect_rc 0 "phase 2 $mode --init-optimizer"
+done
+CASES=$((CASES + 1))
+"$PYTHON" - "$TMP/p-straight/checkpoints/step-00000010" "$TMP/p2-with/checkpoints/step-00000005" \
+  "$TMP/p2-without/checkpoints/step-00000005" <<'PY' || fail_case "phase 2 with the optimizer's moments == the straight run"
+import sys
+from safetensors.numpy import load_file
+a, b, c = (load_file(p + "/model.safetensors") for p in sys.argv[1:])
+with_moments = max(abs(a[k] - b[k]).max() for k in a)
+weights_only = max(abs(a[k] - c[k]).max() for k in a)
+print(f"phase 2 against 10 straight steps: {with_moments:.2e} with --init-optimizer, {weights_only:.2e} without")
+sys.exit(0 if with_moments < 1e-6 and weights_only > 1e-4 else 1)
+PY
+run bert-train -q --config "$CFG" --input "$TMP/same.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 2 \
+  --output-dir "$TMP/p2-kind" --optimizer adamw --init-checkpoint "$TMP/p1/checkpoints/step-00000005" --init-optimizer
+expect_rc 1 "--init-optimizer across optimizer kinds"
+expect_err "step-00000005: holds lamb state, and this run's --optimizer is adamw" "--init-optimizer kind mismatch"
+run bert-train -q --config "$CFG" --input "$TMP/same.hdf5" --train-batch-size 8 --max-steps 2 --output-dir "$TMP/p2-x" \
+  --init-optimizer
+expect_rc 2 "--init-optimizer without --init-checkpoint"
+
 # --no-nsp: the masked-LM loss alone, on mkpretrain --no-nsp data.
 mkpretrain -q --no-nsp --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/mlm.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"

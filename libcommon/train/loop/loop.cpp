@@ -151,7 +151,7 @@ void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flo
   Scalars fields = {{"loss", r.loss}};
   for (size_t k = 0; k < r.term_means.size(); ++k) fields.emplace_back(task.loss_terms()[k], r.term_means[k]);
   for (size_t k = 0; k < r.metric_values.size(); ++k) fields.emplace_back(task.metrics()[k].name, r.metric_values[k]);
-  fields.insert(fields.end(), {{"lr", run.schedule.at(std::max<int64_t>(run.optimizer->steps(), 1)) * run.lr_scale},
+  fields.insert(fields.end(), {{"lr", run.schedule.at(std::max<int64_t>(run.schedule_step(), 1)) * run.lr_scale},
                                {"grad_norm", r.grad_norm}, {"seq_per_s", sequences / seconds},
                                {"tokens_per_s", static_cast<double>(r.counts.tokens * world) / seconds},
                                {"real_token_fraction", r.counts.computed_tokens > 0

@@ -31,6 +31,7 @@ struct LoopConfig {
   int keep_checkpoints = 3;
   bool resume = false;
   std::string init_checkpoint;
+  bool init_optimizer = false;          // also the optimizer's moments from init_checkpoint (NVIDIA's phase 2)
   std::string device = "cpu";           // cpu | cuda
   int64_t log_every = 1;
   int64_t throughput_warmup_steps = 0;  // steps left out of the throughput figure

@@ -23,6 +23,7 @@ void LoopConfig::validate() const {
     usage_fail("--lr-scaling must be none, linear or sqrt, got '{}'", lr_scaling);
   if (lr_decay != "poly" && lr_decay != "linear") usage_fail("--lr-decay must be poly or linear, got '{}'", lr_decay);
   if (prefetch < 0) usage_fail("--prefetch must not be negative, got {}", prefetch);
+  if (init_optimizer && init_checkpoint.empty()) usage_fail("--init-optimizer needs --init-checkpoint");
   if (loss_scale < 0) usage_fail("--loss-scale must not be negative, got {}", loss_scale);
   if (loss_scale > 0 && precision != "fp16") usage_fail("--loss-scale is for --precision fp16");
   if (warmup_steps > max_steps) usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
@@ -71,6 +72,8 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      "keep the last K checkpoints")
     ("resume", po::bool_switch(&c.resume), "continue from OUTPUT_DIR's latest checkpoint, exactly")
     ("init-checkpoint", po::value(&c.init_checkpoint)->value_name("DIR"), "start from these weights (every tensor must match; a fine-tuning head may be missing)")
+    ("init-optimizer", po::bool_switch(&c.init_optimizer),
+     "also take the optimizer's moments from --init-checkpoint (NVIDIA's phase 2), with this run's schedule")
     ("stop-after", po::value(&c.stop_after)->default_value(d.stop_after)->value_name("N"),
      "stop with a checkpoint after N steps of this run")
     ("throughput-warmup-steps", po::value(&c.throughput_warmup_steps)->default_value(d.throughput_warmup_steps)

@@ -40,7 +40,11 @@ struct LoopRun {
 
   bool synced() const { return dist->world() > 1 && !cfg.no_sync_gradients; }
   int64_t global_batch() const { return cfg.train_batch_size * dist->world(); }
-  double lr() const { return schedule.at(optimizer->steps() + 1) * lr_scale; }
+  int64_t schedule_offset = 0;  // optimizer steps from a run before this one (--init-optimizer)
+  // The schedule counts this run's updates (NVIDIA's counts the updates applied, so a skipped fp16 step does not
+  // advance it); bias correction counts all of the optimizer's.
+  int64_t schedule_step() const { return optimizer->steps() - schedule_offset; }
+  double lr() const { return schedule.at(schedule_step() + 1) * lr_scale; }
 };
 
 // Builds the process group, starts the task, makes the optimizer, scaler and schedule, restores a checkpoint with

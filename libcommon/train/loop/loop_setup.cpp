@@ -38,8 +38,27 @@ void restore_run(LoopRun& run, const std::string& dir) {
          state.world_size, run.dist->world());
   run.step = state.step;
   run.micro_batch = state.micro_batch;
+  run.schedule_offset = state.schedule_offset;
   run.task->restore_data_position(state.data_position);
   restore_generator_states(state.generators, run.device);
+}
+
+// NVIDIA's phase 2: the optimizer's moments (and its step count, which bias correction goes on from) from the
+// --init-checkpoint, with this run's own schedule.
+void init_optimizer(LoopRun& run) {
+  const std::string& dir = run.cfg.init_checkpoint;
+  Checkpoint ckpt = load_checkpoint(dir);
+  if (ckpt.optimizer.empty())
+    fail("{}: no optimizer.safetensors: --init-optimizer needs a checkpoint that {} wrote", dir, tool_name());
+  const TrainingState state = TrainingState::from_json(ckpt.state, dir + "/trainer_state.json");
+  if (!state.optimizer.empty() && state.optimizer != run.cfg.optimizer)
+    fail("{}: holds {} state, and this run's --optimizer is {}", dir, state.optimizer, run.cfg.optimizer);
+  try {
+    run.optimizer->load_state(ckpt.optimizer);
+  } catch (const Error& e) {
+    fail("{}/optimizer.safetensors: {}", dir, e.what());
+  }
+  run.schedule_offset = run.optimizer->steps();
 }
 
 }  // namespace
@@ -87,6 +106,7 @@ void setup_run(LoopRun& run) {
   // multi-tensor passes on BERT-base's parameters on this project's CPU (bench/optimizer.sh).
   oc.fused = true;
   run.optimizer = make_optimizer(task.parameters(), oc);
+  if (cfg.init_optimizer) init_optimizer(run);
   std::vector<at::Tensor> params = parameter_tensors(*run.optimizer);
   run.dist->broadcast_parameters(params);
   if (cfg.allreduce_dtype == "bf16") run.allreduce_wire = at::kBFloat16;
@@ -181,6 +201,7 @@ Checkpoint snapshot(LoopRun& run, const std::string& why) {
   TrainingState state;
   state.step = run.step;
   state.micro_batch = run.micro_batch;
+  state.schedule_offset = run.schedule_offset;
   state.data_position = run.task->data_position();
   state.generators = generator_states(run.device);
   state.world_size = run.dist->world();

@@ -7,6 +7,7 @@ namespace bk {
 nlohmann::json TrainingState::to_json() const {
   return {{"step", step},
           {"micro_batch", micro_batch},
+          {"schedule_offset", schedule_offset},
           {"data_position", data_position},
           {"generators", generators},
           {"world_size", world_size},
@@ -26,6 +27,7 @@ TrainingState TrainingState::from_json(const nlohmann::json& json, const std::st
   try {
     s.step = json.at("step").get<int64_t>();
     s.micro_batch = json.value("micro_batch", int64_t{0});
+    s.schedule_offset = json.value("schedule_offset", int64_t{0});
     s.data_position = json.at("data_position");
     s.generators = json.value("generators", nlohmann::json::object());
     s.world_size = json.value("world_size", 1);

@@ -12,6 +12,7 @@ namespace bk {
 struct TrainingState {
   int64_t step = 0;          // optimizer steps done (skipped fp16 steps included)
   int64_t micro_batch = 0;   // micro-batches consumed
+  int64_t schedule_offset = 0;  // optimizer steps taken before this run's schedule began (--init-optimizer)
   nlohmann::json data_position = nlohmann::json::object();  // the task's (a DataPosition, train/feed/)
   nlohmann::json generators = nlohmann::json::object();     // random-generator states (train/loop/run_setup.h)
   int world_size = 1;
