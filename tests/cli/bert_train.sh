@@ -148,6 +148,16 @@ run bert-train -q --config "$CFG" --input "$TMP/same.hdf5" --train-batch-size 8 
   --init-optimizer
 expect_rc 2 "--init-optimizer without --init-checkpoint"
 
+# Samsung's trial optimizers train and resume (their steps are checked against references in compat.lamb).
+for opt in acclip madgrad; do
+  run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
+    --stop-after 2 --output-dir "$TMP/opt-$opt" --no-tensorboard --optimizer $opt --learning-rate 1e-3
+  expect_rc 0 "--optimizer $opt"
+  run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
+    --output-dir "$TMP/opt-$opt" --no-tensorboard --optimizer $opt --learning-rate 1e-3 --resume
+  expect_rc 0 "--optimizer $opt resumed"
+done
+
 # --no-nsp: the masked-LM loss alone, on mkpretrain --no-nsp data.
 mkpretrain -q --no-nsp --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/mlm.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"

@@ -3,6 +3,9 @@
 LAMB: the project's independent float64 reference of the published algorithm with NVIDIA's choices for BERT
 (lamb_reference.py says which).
 AdamW: torch.optim.AdamW itself, after torch.nn.utils.clip_grad_norm_, with the same two parameter groups.
+MADGRAD: facebookresearch's own madgrad 1.3 (PyPI), after clip_grad_norm_, the same two groups (coupled decay).
+ACClip: a float64 numpy implementation of the published update (Zhang et al. 2020, alpha = 2), written here from
+the paper, after the same clipping.
 
 Seeded random weights and gradients for a handful of BERT-named parameters (one all-zero weight for the
 zero-norm rule), 5 steps with a varying learning rate, in several settings: gradients large enough for the
@@ -83,6 +86,53 @@ def adamw_torch(weights, grads, lrs, cfg):
     return history, norms, m, v
 
 
+def clip(step_grads, max_norm):
+    norm = float(np.sqrt(sum(float(np.sum(g.astype(np.float64) ** 2)) for g in step_grads.values())))
+    factor = min(1.0, max_norm / (norm + 1e-6)) if max_norm > 0 else 1.0  # <= 0: no clipping
+    return {n: g.astype(np.float64) * factor for n, g in step_grads.items()}, norm
+
+
+def acclip_reference(weights, grads, lrs, cfg):
+    w = {n: weights[n].astype(np.float64) for n, _ in PARAMS}
+    m = {n: np.zeros_like(x) for n, x in w.items()}
+    tau = {n: np.zeros_like(x) for n, x in w.items()}
+    history, norms = [], []
+    for step_grads, lr in zip(grads, lrs):
+        g, norm = clip(step_grads, cfg["max_grad_norm"])
+        norms.append(norm)
+        for n in w:
+            if takes_decay(n):
+                g[n] = g[n] + cfg["weight_decay"] * w[n]
+            m[n] = cfg["beta1"] * m[n] + (1 - cfg["beta1"]) * g[n]
+            tau[n] = cfg["beta2"] * tau[n] + (1 - cfg["beta2"]) * np.abs(g[n]) ** 2
+            factor = np.clip(tau[n] ** 0.5 / (np.abs(m[n]) + cfg["eps"]), 0.0, 1.0)
+            w[n] = w[n] - lr * factor * m[n]
+        history.append({n: x.copy() for n, x in w.items()})
+    return history, norms, m, tau
+
+
+def madgrad_pypi(weights, grads, lrs, cfg):
+    import torch
+    from madgrad import MADGRAD
+
+    params = {n: torch.nn.Parameter(torch.from_numpy(weights[n].copy())) for n, _ in PARAMS}
+    groups = [{"params": [p for n, p in params.items() if takes_decay(n)], "weight_decay": cfg["weight_decay"]},
+              {"params": [p for n, p in params.items() if not takes_decay(n)], "weight_decay": 0.0}]
+    opt = MADGRAD(groups, lr=lrs[0], momentum=cfg["beta1"], eps=cfg["eps"])
+    history, norms = [], []
+    for step_grads, lr in zip(grads, lrs):
+        for n, p in params.items():
+            p.grad = torch.from_numpy(step_grads[n].copy())
+        norms.append(float(torch.nn.utils.clip_grad_norm_(list(params.values()), cfg["max_grad_norm"])))
+        for group in opt.param_groups:
+            group["lr"] = lr
+        opt.step()
+        history.append({n: p.detach().numpy().astype(np.float64).copy() for n, p in params.items()})
+    s = {n: opt.state[p]["s"].numpy().astype(np.float64) for n, p in params.items()}
+    v = {n: opt.state[p]["grad_sum_sq"].numpy().astype(np.float64) for n, p in params.items()}
+    return history, norms, s, v
+
+
 def run_probe(tmp, cfg, weights, grads, lrs, resume_at=None):
     data = os.path.join(tmp, "data.f32")
     with open(data, "wb") as f:
@@ -137,17 +187,24 @@ def main():
         ("adamw vs torch.optim.AdamW, clipped", "adamw", {}, 6, 0.2, None),
         ("adamw vs torch.optim.AdamW, unclipped", "adamw", {}, 7, 0.005, None),
         ("adamw vs torch.optim.AdamW, resumed", "adamw", {}, 8, 0.2, 3),
+        # ACClip steps by lr * min(1, ...) * m, a gradient-sized step where Adam's is lr-sized: larger rates (and
+        # unclipped gradients in the second setting), so that the weights move.
+        ("acclip vs the paper, clipped", "acclip", {"beta2": 0.99, "eps": 1e-5, "lr_scale": 1000}, 9, 0.2, None),
+        ("acclip vs the paper, unclipped, resumed", "acclip",
+         {"beta2": 0.99, "eps": 1e-5, "lr_scale": 50, "max_grad_norm": 0.0}, 10, 0.5, 2),
+        ("madgrad vs madgrad 1.3", "madgrad", {"eps": 1e-6}, 11, 0.2, None),
+        ("madgrad vs madgrad 1.3, resumed", "madgrad", {"eps": 1e-6}, 12, 0.005, 3),
     ]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, kind, changes, seed, grad_scale, resume_at in settings:
             cfg = dict(base, **changes)
+            lrs = [lr * cfg.pop("lr_scale", 1) for lr in LRS]
             weights, grads = make_data(seed, grad_scale)
-            if kind == "lamb":
-                ref_history, ref_norms, ref_m, ref_v = lamb_reference(weights, grads, LRS, cfg)
-            else:
-                ref_history, ref_norms, ref_m, ref_v = adamw_torch(weights, grads, LRS, cfg)
-            history, norms, m, v, steps = run_probe(tmp, dict(cfg, kind=kind), weights, grads, LRS, resume_at)
+            reference = {"lamb": lamb_reference, "adamw": adamw_torch, "acclip": acclip_reference,
+                         "madgrad": madgrad_pypi}[kind]
+            ref_history, ref_norms, ref_m, ref_v = reference(weights, grads, lrs, cfg)
+            history, norms, m, v, steps = run_probe(tmp, dict(cfg, kind=kind), weights, grads, lrs, resume_at)
             weight_diff = max(max_diff(history[s], ref_history[s]) for s in range(STEPS))
             moment_diff = max(max_diff(m, ref_m), max_diff(v, ref_v))
             norm_diff = max(abs(a - b) / max(b, 1e-30) for a, b in zip(norms, ref_norms))

@@ -234,7 +234,7 @@ TEST_CASE("make_optimizer rejects bad parameter lists and kinds") {
   CHECK_THROWS_AS(bk::make_optimizer({{"w", w}, {"w", w}}, config("lamb")), bk::Error);
   CHECK_THROWS_AS(bk::make_optimizer({{"h", at::ones({2}, at::kHalf)}}, config("lamb")), bk::Error);
   CHECK_THROWS_WITH_AS(bk::make_optimizer({{"w", w}}, config("sgd")),
-                       "optimizer: unknown kind 'sgd' (expected lamb or adamw)", bk::Error);
+                       "optimizer: unknown kind 'sgd' (expected lamb, adamw, acclip or madgrad)", bk::Error);
 }
 
 TEST_CASE("zero_grad zeroes every gradient") {

@@ -20,6 +20,7 @@ TEST_CASE("training state: every key round-trips through trainer_state.json's JS
   bk::TrainingState s;
   s.step = 7;
   s.micro_batch = 14;
+  s.schedule_offset = 5;
   s.data_position = {{"epoch", 1}, {"batch", 3}, {"fingerprint", "00000000000000ff"}};
   s.generators = {{"cpu", "AAAA"}};
   s.world_size = 4;
@@ -34,7 +35,8 @@ TEST_CASE("training state: every key round-trips through trainer_state.json's JS
   const bk::TrainingState back = bk::TrainingState::from_json(json, "state.json");
   CHECK(back.to_json() == s.to_json());
   CHECK(back.seed == s.seed);
-  CHECK(json.size() == 12);
+  CHECK(back.schedule_offset == 5);
+  CHECK(json.size() == 13);
 }
 
 TEST_CASE("training state: step and data position are required, the rest defaults") {
@@ -74,7 +76,7 @@ TEST_CASE("loop config: the defaults pass, each bad value is named by its flag")
   CHECK(with([](auto& b) { b.keep_checkpoints = 0; }) == "--keep-checkpoints must be at least 1");
   CHECK(with([](auto& b) { b.precision = "fp8"; }) == "--precision must be fp32, bf16 or fp16, got 'fp8'");
   CHECK(with([](auto& b) { b.lr_scaling = "cube"; }) == "--lr-scaling must be none, linear or sqrt, got 'cube'");
-  CHECK(with([](auto& b) { b.optimizer = "sgd"; }) == "--optimizer must be lamb or adamw, got 'sgd'");
+  CHECK(with([](auto& b) { b.optimizer = "sgd"; }) == "--optimizer must be lamb, adamw, acclip or madgrad, got 'sgd'");
   CHECK(c.micro_batch_size() == 8);
 }
 

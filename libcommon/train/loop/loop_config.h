@@ -17,7 +17,7 @@ struct LoopConfig {
   int64_t train_batch_size = 0;         // samples per rank per optimizer step (split over the accumulation steps)
   int64_t max_steps = 0;
   double learning_rate = 1e-4;
-  std::string optimizer = "lamb";       // lamb | adamw
+  std::string optimizer = "lamb";       // lamb | adamw | acclip | madgrad
   std::string precision = "fp32";       // fp32 | bf16 | fp16
   uint64_t seed = 12345;
   std::string log_file;                 // JSON lines; empty = OUTPUT_DIR/log.jsonl

@@ -15,7 +15,8 @@ void LoopConfig::validate() const {
                gradient_accumulation_steps);
   if (log_every <= 0) usage_fail("--log-every must be positive");
   if (keep_checkpoints < 1) usage_fail("--keep-checkpoints must be at least 1");
-  if (optimizer != "lamb" && optimizer != "adamw") usage_fail("--optimizer must be lamb or adamw, got '{}'", optimizer);
+  if (optimizer != "lamb" && optimizer != "adamw" && optimizer != "acclip" && optimizer != "madgrad")
+    usage_fail("--optimizer must be lamb, adamw, acclip or madgrad, got '{}'", optimizer);
   if (precision != "fp32" && precision != "bf16" && precision != "fp16")
     usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", precision);
   if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
@@ -42,7 +43,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("max-steps", steps, "optimizer steps of the whole run")
     ("learning-rate", po::value(&c.learning_rate)->default_value(d.learning_rate, default_text(d.learning_rate))->value_name("LR"),
      "peak learning rate")
-    ("optimizer", po::value(&c.optimizer)->default_value(d.optimizer)->value_name("NAME"), "lamb (NVLAMB) or adamw")
+    ("optimizer", po::value(&c.optimizer)->default_value(d.optimizer)->value_name("NAME"), "lamb (NVLAMB), adamw, acclip or madgrad")
     ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"),
      "fp32, bf16 (autocast) or fp16 (CUDA, loss scaling)")
     ("tf32", po::bool_switch(&c.tf32), "allow TF32 matmuls on CUDA")

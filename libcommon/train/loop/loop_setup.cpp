@@ -105,6 +105,10 @@ void setup_run(LoopRun& run) {
   // AdamW by torch's fused kernel (CUDA and CPU builds): one pass over each parameter's state; 2.4x the
   // multi-tensor passes on BERT-base's parameters on this project's CPU (bench/optimizer.sh).
   oc.fused = true;
+  if (cfg.optimizer == "acclip") {  // the published defaults
+    oc.beta2 = 0.99;
+    oc.eps = 1e-5;
+  }
   run.optimizer = make_optimizer(task.parameters(), oc);
   if (cfg.init_optimizer) init_optimizer(run);
   std::vector<at::Tensor> params = parameter_tensors(*run.optimizer);

@@ -12,7 +12,9 @@ std::unique_ptr<Optimizer> make_optimizer(NamedTensors named_params, const Optim
     fail("optimizer: eps and weight decay must be non-negative, got {} and {}", config.eps, config.weight_decay);
   if (config.kind == "lamb") return make_lamb(std::move(named_params), config);
   if (config.kind == "adamw") return make_adamw(std::move(named_params), config);
-  fail("optimizer: unknown kind '{}' (expected lamb or adamw)", config.kind);
+  if (config.kind == "acclip") return make_acclip(std::move(named_params), config);
+  if (config.kind == "madgrad") return make_madgrad(std::move(named_params), config);
+  fail("optimizer: unknown kind '{}' (expected lamb, adamw, acclip or madgrad)", config.kind);
 }
 
 }  // namespace bk

@@ -52,6 +52,18 @@ Optimizer::Optimizer(NamedTensors named_params, const OptimizerConfig& config)
   }
 }
 
+void Optimizer::add_initial_point() {
+  at::NoGradGuard no_grad;
+  std::vector<at::Tensor> flat;
+  for (const auto& param : param_list_) flat.push_back(param.detach().reshape({-1}));
+  x0_ = at::cat(flat);
+  int64_t offset = 0;
+  for (const auto& param : param_list_) {
+    x0_views_.push_back(x0_.narrow(0, offset, param.numel()).view(param.sizes()));
+    offset += param.numel();
+  }
+}
+
 double Optimizer::step(double lr) { return step_async(lr).item<double>(); }
 
 void Optimizer::zero_grad() {
@@ -91,6 +103,7 @@ std::map<std::string, at::Tensor> Optimizer::state() const {
   for (size_t i = 0; i < params_.size(); ++i) {
     out[params_[i].first + ".exp_avg"] = exp_avg_views_[i];
     out[params_[i].first + ".exp_avg_sq"] = exp_avg_sq_views_[i];
+    if (x0_.defined()) out[params_[i].first + ".x0"] = x0_views_[i];
   }
   out["step"] = at::scalar_tensor(steps_, at::TensorOptions().dtype(at::kLong));
   return out;
@@ -101,10 +114,11 @@ void Optimizer::load_state(const std::map<std::string, at::Tensor>& state) {
   for (const auto& [name, param] : params_) {
     known.insert(name + ".exp_avg");
     known.insert(name + ".exp_avg_sq");
+    if (x0_.defined()) known.insert(name + ".x0");
   }
   for (const auto& [name, tensor] : state) {
     std::string_view key = name;
-    if ((key.ends_with(".exp_avg") || key.ends_with(".exp_avg_sq")) && !known.contains(name))
+    if ((key.ends_with(".exp_avg") || key.ends_with(".exp_avg_sq") || key.ends_with(".x0")) && !known.contains(name))
       fail("optimizer state: '{}' belongs to no parameter of this model", name);
   }
   auto find = [&](const std::string& name) -> const at::Tensor& {
@@ -121,7 +135,10 @@ void Optimizer::load_state(const std::map<std::string, at::Tensor>& state) {
   // Check everything before changing anything, so a bad file leaves the optimizer as it was.
   std::vector<std::pair<at::Tensor, at::Tensor>> copies;
   for (size_t i = 0; i < params_.size(); ++i) {
-    for (auto [suffix, view] : {std::pair{".exp_avg", exp_avg_views_[i]}, {".exp_avg_sq", exp_avg_sq_views_[i]}}) {
+    std::vector<std::pair<const char*, at::Tensor>> buffers = {{".exp_avg", exp_avg_views_[i]},
+                                                               {".exp_avg_sq", exp_avg_sq_views_[i]}};
+    if (x0_.defined()) buffers.emplace_back(".x0", x0_views_[i]);
+    for (auto [suffix, view] : buffers) {
       const std::string name = params_[i].first + suffix;
       const at::Tensor& saved = find(name);
       if (saved.sizes() != view.sizes())

@@ -39,7 +39,7 @@
 namespace bk {
 
 struct OptimizerConfig {
-  std::string kind = "lamb";  // "lamb" or "adamw"
+  std::string kind = "lamb";  // "lamb", "adamw", "acclip" or "madgrad"
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-6;
   double weight_decay = 0.01;
   double max_grad_norm = 1.0;    // LAMB: pre-normalisation threshold; AdamW: clipping threshold; <= 0: off
@@ -77,7 +77,9 @@ class Optimizer {
   const OptimizerConfig& config() const { return config_; }
   const NamedTensors& params() const { return params_; }
 
-  // The state as named tensors: "<param>.exp_avg" and "<param>.exp_avg_sq" (float32, the parameter's shape,
+  // The state as named tensors: "<param>.exp_avg" and "<param>.exp_avg_sq" (float32, the parameter's shape; for
+  // ACClip the momentum and the clipping level, for MADGRAD the sum of gradients and of their squares, MADGRAD
+  // adding "<param>.x0", the initial point),
   // views of the optimizer's buffers: clone or copy them before the next step if they must be kept) and
   // "step" (int64, 0-dim, on the CPU). load_state copies such a map back in (any device); it must hold every
   // one of these names with the right shapes, and names that end in ".exp_avg" or ".exp_avg_sq" for a parameter
@@ -90,6 +92,9 @@ class Optimizer {
 
   // The gradients gathered into update_ (zeros for a parameter without one); returns their global norm.
   at::Tensor gather_grads();
+  // A third state buffer saved as "<param>.x0" (MADGRAD's initial point), set to the parameters' current values.
+  void add_initial_point();
+  const std::vector<at::Tensor>& x0_views() const { return x0_views_; }
   // update_ (and the moments) cut into one view per parameter, shaped like it.
   const std::vector<at::Tensor>& update_views() const { return update_views_; }
   const std::vector<at::Tensor>& exp_avg_views() const { return exp_avg_views_; }
@@ -109,6 +114,8 @@ class Optimizer {
  private:
   std::vector<at::Tensor> update_views_;
   std::vector<at::Tensor> exp_avg_views_, exp_avg_sq_views_;
+  at::Tensor x0_;  // flat, only with add_initial_point()
+  std::vector<at::Tensor> x0_views_;
 };
 
 // Clips tensors (gradients) in place to a global L2 norm of at most max_norm as torch.nn.utils.clip_grad_norm_
