@@ -74,6 +74,13 @@ for wire in bf16 fp16; do
   echo "adamw: max |w(fp32 all-reduce) - w($wire all-reduce)| after 10 steps = $d"
   CASES=$((CASES + 1)); within "$d" ">" 0 && within "$d" "<" 1e-2 || fail_case "$wire all-reduce: diff $d not in (0, 1e-2)"
 done
+# Samsung's warm-up collectives change nothing but the timing.
+run bert-train "${loud[@]}" --optimizer lamb --learning-rate 5e-3 --train-batch-size 8 --global-data-order \
+  --nproc-per-node 2 --master-port "$port" --nccl-warmup --output-dir "$TMP/warm"
+expect_rc 0 "--nccl-warmup"
+expect_err "--nccl-warmup: [0-9]+ bucket all-reduces twice in" "--nccl-warmup says what it did"
+expect_same "$TMP/two-lamb/checkpoints/step-00000010/model.safetensors" "$TMP/warm/checkpoints/step-00000010/model.safetensors" \
+  "--nccl-warmup leaves the weights as they were"
 run bert-train "${common[@]}" --train-batch-size 8 --allreduce-dtype int8 --output-dir "$TMP/wire-bad"
 expect_rc 2 "--allreduce-dtype int8"
 

@@ -40,6 +40,7 @@ struct LoopConfig {
   bool tf32 = false;
   bool no_sync_gradients = false;
   bool local_clip = false;
+  bool nccl_warmup = false;             // all-reduces of the gradient buckets' sizes before the first step (Samsung)
   std::string allreduce_dtype = "fp32";  // fp32 | bf16 | fp16: the dtype gradients travel in between ranks
   std::string lr_scaling = "none";      // none | linear | sqrt
   int prefetch = 4;                     // micro-batches prepared ahead by a background thread

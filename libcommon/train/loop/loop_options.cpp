@@ -52,6 +52,9 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"), "log every N steps")
     ("no-tensorboard", po::bool_switch()->notifier([&c](bool off) { c.tensorboard = !off; }),
      "do not write OUTPUT_DIR/tensorboard/ event files")
+    ("nccl-warmup", po::bool_switch(&c.nccl_warmup),
+     "all-reduce buffers of the gradient buckets' sizes twice before the first step, so communicator setup and the "
+     "first large collectives are not timed as training (Samsung's warm-up)")
     ("loss-scale", po::value(&c.loss_scale)->value_name("S"),
      "fp16: a fixed loss scale S (overflowing steps are skipped) instead of the dynamic one")
     ("warmup-steps", po::value<int64_t>()->value_name("N")->notifier([&c](int64_t n) {

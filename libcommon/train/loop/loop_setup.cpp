@@ -1,3 +1,4 @@
+#include "train/dist/dist_buckets.h"
 #include "train/loop/checkpoint.h"
 #include "train/loop/loop_run.h"
 #include "train/loop/train_state.h"
@@ -10,6 +11,7 @@
 #include <ATen/Context.h>
 #include <torch/nn/module.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -59,6 +61,31 @@ void init_optimizer(LoopRun& run) {
     fail("{}/optimizer.safetensors: {}", dir, e.what());
   }
   run.schedule_offset = run.optimizer->steps();
+}
+
+// Samsung's NCCL warm-up: every gradient bucket's all-reduce, twice, on zeros of its size and wire dtype, so the
+// communicators and their buffers exist before the first step is timed. Changes no value.
+void warm_up_collectives(LoopRun& run, const std::vector<at::Tensor>& params) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<BucketSlot> slots;
+  for (const auto& p : params) {
+    const at::ScalarType dtype = run.allreduce_wire == at::ScalarType::Undefined ? p.scalar_type() : run.allreduce_wire;
+    slots.push_back({static_cast<size_t>(p.numel()) * c10::elementSize(dtype), static_cast<int>(dtype)});
+  }
+  const auto buckets = plan_buckets(slots, kDefaultBucketBytes);
+  for (int round = 0; round < 2; ++round)
+    for (const auto& bucket : buckets) {
+      int64_t numel = 0;
+      for (size_t i : bucket) numel += params[i].numel();
+      at::Tensor zeros = at::zeros({numel}, at::TensorOptions()
+                                                .dtype(static_cast<at::ScalarType>(slots[bucket.front()].kind))
+                                                .device(run.device));
+      run.dist->allreduce(zeros);
+    }
+  run.dist->barrier();
+  if (run.dist->is_main() && !run.cfg.quiet)
+    std::fprintf(stderr, "%s: --nccl-warmup: %zu bucket all-reduces twice in %.2f s\n", tool_name().c_str(),
+                 buckets.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 }  // namespace
@@ -118,6 +145,7 @@ void setup_run(LoopRun& run) {
   if (!cfg.no_sync_gradients && !cfg.local_clip && world > 1)
     run.sync = std::make_unique<GradientSynchronizer>(*run.dist, params, /*average=*/false, kDefaultBucketBytes,
                                                       run.allreduce_wire);
+  if (cfg.nccl_warmup && world > 1 && !cfg.no_sync_gradients) warm_up_collectives(run, params);
 
   LossScalerConfig sc = cfg.loss_scale > 0 ? LossScalerConfig::fixed(cfg.loss_scale) : LossScalerConfig();
   sc.enabled = run.precision == Precision::fp16;
