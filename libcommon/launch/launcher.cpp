@@ -282,6 +282,38 @@ int numa_node_for_worker(int local_rank, int nproc, int nodes) {
   return static_cast<int>(static_cast<long long>(local_rank) * nodes / nproc);
 }
 
+int bind_self_to_numa(int local_rank, int local_world_size, int preferred_node) {
+  const std::vector<NumaNode> nodes = numa_nodes();
+  if (nodes.size() <= 1) {
+    fmt::print(stderr, "{}: warning: --numa-bind: this host has {} NUMA node with CPUs; worker {} is not pinned\n",
+               tool_name(), nodes.size(), local_rank);
+    return 0;
+  }
+  const int count = static_cast<int>(nodes.size());
+  int index = numa_node_for_worker(local_rank, local_world_size, count);
+  for (int i = 0; i < count; ++i)
+    if (nodes[static_cast<size_t>(i)].id == preferred_node) index = i;
+  const NumaNode& node = nodes[static_cast<size_t>(index)];
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int cpu : node.cpus)
+    if (cpu < CPU_SETSIZE) CPU_SET(cpu, &cpus);
+  if (sched_setaffinity(0, sizeof cpus, &cpus) != 0) {
+    fmt::print(stderr, "{}: warning: --numa-bind: cannot pin worker {} to NUMA node {}: {}\n", tool_name(), local_rank,
+               node.id, std::strerror(errno));
+    return 0;
+  }
+  std::vector<unsigned long> mask(static_cast<size_t>(node.id / 64 + 1), 0);
+  mask[static_cast<size_t>(node.id / 64)] |= 1UL << (node.id % 64);
+  constexpr int kMpolBind = 2;  // MPOL_BIND
+  if (syscall(SYS_set_mempolicy, kMpolBind, mask.data(), mask.size() * 64 + 1) != 0)
+    fmt::print(stderr, "{}: warning: --numa-bind: worker {}'s memory is not bound to NUMA node {}: {}\n", tool_name(),
+               local_rank, node.id, std::strerror(errno));
+  int sharing = 0;
+  for (int other = 0; other < local_world_size; ++other) sharing += numa_node_for_worker(other, local_world_size, count) == index;
+  return std::max(1, static_cast<int>(node.cpus.size()) / std::max(1, sharing));
+}
+
 int run_local_workers(const LaunchOptions& launch, int argc, char** argv) {
   int n = launch.nproc_per_node;
   if (n < 1 || n > kMaxWorkers) usage_fail("--nproc-per-node must be in [1, {}], got {}", kMaxWorkers, n);

@@ -55,4 +55,10 @@ std::vector<int> parse_cpu_list(const std::string& text);
 // The NUMA node local worker `local_rank` of `nproc` goes to: workers split into contiguous blocks per node.
 int numa_node_for_worker(int local_rank, int nproc, int numa_nodes);
 
+// --numa-bind for a worker another launcher started (srun, mpirun, torchrun): pins this process's CPUs and memory
+// to NUMA node `preferred_node` (a GPU's own node, where the system tells it; -1: none) or else to the node of its
+// local rank. Returns the threads that node gives this worker (its CPUs over the local workers sharing it), or 0
+// when it did not bind; it says why on stderr (a warning, never silence).
+int bind_self_to_numa(int local_rank, int local_world_size, int preferred_node);
+
 }  // namespace bk

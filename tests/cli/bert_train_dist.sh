@@ -74,6 +74,16 @@ for wire in bf16 fp16; do
   echo "adamw: max |w(fp32 all-reduce) - w($wire all-reduce)| after 10 steps = $d"
   CASES=$((CASES + 1)); within "$d" ">" 0 && within "$d" "<" 1e-2 || fail_case "$wire all-reduce: diff $d not in (0, 1e-2)"
 done
+# --numa-bind in a process another launcher started: it binds itself, or warns (this host may have one node).
+RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+  run bert-train "${loud[@]}" --optimizer lamb --learning-rate 5e-3 --train-batch-size 8 --numa-bind \
+  --output-dir "$TMP/numa"
+expect_rc 0 "--numa-bind under a torchrun-style launch"
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+if [ "$nodes" -le 1 ]; then
+  expect_err "warning: --numa-bind: this host has [01] NUMA node with CPUs; worker 0 is not pinned" \
+    "--numa-bind warns when it cannot pin"
+fi
 # Samsung's warm-up collectives change nothing but the timing.
 run bert-train "${loud[@]}" --optimizer lamb --learning-rate 5e-3 --train-batch-size 8 --global-data-order \
   --nproc-per-node 2 --master-port "$port" --nccl-warmup --output-dir "$TMP/warm"

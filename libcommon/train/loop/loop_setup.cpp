@@ -1,3 +1,4 @@
+#include "launch/launcher.h"
 #include "train/dist/dist_buckets.h"
 #include "train/loop/checkpoint.h"
 #include "train/loop/loop_run.h"
@@ -9,11 +10,13 @@
 #include <ATen/ATen.h>
 #include <fmt/format.h>
 #include <ATen/Context.h>
+#include <ATen/Parallel.h>
 #include <torch/nn/module.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 namespace bk {
@@ -96,6 +99,12 @@ void setup_run(LoopRun& run) {
   TrainingTask& task = *run.task;
   DistEnv env = detect_dist_env();
   run.device = pick_device(cfg.device, env);
+  // --numa-bind under srun, mpirun or torchrun (bert-train's own --nproc-per-node binds its workers itself and does
+  // not pass the flag on): this process binds itself, to its GPU's NUMA node where the system tells it.
+  if (cfg.launch.numa_bind) {
+    const int threads = bind_self_to_numa(env.local_rank, env.local_world_size, cuda_device_numa_node(run.device));
+    if (threads > 0 && std::getenv("OMP_NUM_THREADS") == nullptr) at::set_num_threads(threads);
+  }
   run.precision = parse_precision(cfg.precision, run.device);
   run.dist = Dist::create(env, run.device, std::chrono::seconds(cfg.launch.dist_timeout_seconds));
   const int world = run.dist->world();

@@ -10,6 +10,10 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <torch/cuda.h>
 
+#include <fmt/format.h>
+
+#include <fstream>
+
 namespace bk {
 
 at::Device pick_device(const std::string& name, const DistEnv& env) {
@@ -27,6 +31,16 @@ at::Device pick_device(const std::string& name, const DistEnv& env) {
     return at::Device(at::kCUDA, index);
   }
   usage_fail("--device must be cpu or cuda, got '{}'", name);
+}
+
+int cuda_device_numa_node(const at::Device& device) {
+  if (!device.is_cuda()) return -1;
+  const cudaDeviceProp* props = at::cuda::getDeviceProperties(device.index());
+  std::ifstream in(fmt::format("/sys/bus/pci/devices/{:04x}:{:02x}:{:02x}.0/numa_node", props->pciDomainID,
+                               props->pciBusID, props->pciDeviceID));
+  int node = -1;
+  in >> node;
+  return in ? node : -1;
 }
 
 Precision parse_precision(const std::string& name, const at::Device& device) {

@@ -16,6 +16,9 @@ namespace bk {
 // bk::Error when CUDA is asked for but absent.
 at::Device pick_device(const std::string& name, const DistEnv& env);
 
+// The NUMA node the system reports for a CUDA device (from its PCI address in /sys), or -1.
+int cuda_device_numa_node(const at::Device& device);
+
 enum class Precision { fp32, bf16, fp16 };
 Precision parse_precision(const std::string& name, const at::Device& device);
 
