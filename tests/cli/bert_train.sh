@@ -158,6 +158,17 @@ for opt in acclip madgrad; do
   expect_rc 0 "--optimizer $opt resumed"
 done
 
+# --config takes Google's published sizes by name.
+run bert-train -q --config bert-L2-H128 --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
+  --max-steps 1 --output-dir "$TMP/preset" --no-tensorboard
+expect_rc 0 "--config bert-L2-H128"
+CASES=$((CASES + 1))
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); sys.exit(0 if (c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["intermediate_size"]) == (128, 2, 2, 512) else 1)' \
+  "$TMP/preset/checkpoints/step-00000001/config.json" || fail_case "--config bert-L2-H128 trains Google's L=2 H=128 A=2"
+run bert-train -q --config bert-huge --input "$TMP/data.hdf5" --train-batch-size 8 --max-steps 1 --output-dir "$TMP/preset-x"
+expect_rc 1 "--config with an unknown preset"
+expect_err "--config 'bert-huge': no such file, and not a preset \(bert-base, bert-large, bert-L2-H128" "unknown preset: the list"
+
 # --no-nsp: the masked-LM loss alone, on mkpretrain --no-nsp data.
 mkpretrain -q --no-nsp --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/mlm.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
