@@ -16,8 +16,9 @@ WARMUP=5
 FIXTURES=${FIXTURES:-$SRC/../shared/fixtures}
 PYTHON=${PYTHON:-$HOME/.cache/bertkit/venv/bin/python}
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+CORES=$(nproc)  # before OMP_NUM_THREADS is set: nproc honours it
 export OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS
-echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $THREADS thread(s) each"
+echo "machine: $(uname -m), $CORES cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $THREADS thread(s) each"
 cat >"$TMP/config.json" <<'JSON'
 {"attention_probs_dropout_prob": 0.1, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 256,
  "initializer_range": 0.02, "intermediate_size": 1024, "max_position_embeddings": 512, "num_attention_heads": 4,
