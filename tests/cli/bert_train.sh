@@ -81,6 +81,10 @@ mixed, binned = mean(sys.argv[1]), mean(sys.argv[2])
 print(f"real_token_fraction: {mixed:.3f} unbinned, {binned:.3f} binned")
 sys.exit(0 if binned >= 0.85 and binned > mixed + 0.1 else 1)
 PY
+CASES=$((CASES + 1))
+# Each step's line carries its own step number (statistics are read a step late, and logged under their step).
+[ "$(python3 -c 'import json,sys; print([d["step"] for d in map(json.loads, open(sys.argv[1])) if "loss" in d] == list(range(1, 61)))' "$TMP/fall/log.jsonl")" = True ] \
+  || fail_case "log lines for steps 1..60, once each"
 CASES=$((CASES + 1)); ls "$TMP/fall/tensorboard"/events.out.tfevents.* >/dev/null 2>&1 || fail_case "tensorboard events written"
 
 # Packed rows (pack) hold the same samples: one step over the whole file, without dropout, gives the loss of the
@@ -157,6 +161,35 @@ for opt in acclip madgrad; do
     --output-dir "$TMP/opt-$opt" --no-tensorboard --optimizer $opt --learning-rate 1e-3 --resume
   expect_rc 0 "--optimizer $opt resumed"
 done
+
+# Nothing lost: a new run never replaces an earlier run's checkpoints without --force (even with another log file),
+# --resume finds the newest step directory when `latest` is gone, and a second run on a directory in use fails at
+# once, naming the first.
+OWN=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --no-tensorboard
+     --output-dir "$TMP/own")
+run "${OWN[@]}" --max-steps 4
+expect_rc 0 "a first run"
+cp "$TMP/own/checkpoints/step-00000004/model.safetensors" "$TMP/own-step4.safetensors"
+run "${OWN[@]}" --max-steps 4 --log-file "$TMP/other-log.jsonl"
+expect_rc 1 "a new run on an earlier run's checkpoints"
+expect_err "own: holds checkpoints of an earlier run \(the newest step-00000004\); --resume continues it, --force starts over" \
+  "a new run on an earlier run's checkpoints: the message"
+expect_same "$TMP/own/checkpoints/step-00000004/model.safetensors" "$TMP/own-step4.safetensors" "the earlier checkpoint is intact"
+rm "$TMP/own/checkpoints/latest"
+run "${OWN[@]}" --max-steps 6 --resume
+expect_rc 0 "--resume without checkpoints/latest"
+CASES=$((CASES + 1)); [ "$(field "$TMP/own/log.jsonl" step | grep -c .)" -gt 0 ] && \
+  [ "$(python3 -c 'import json,sys; print(min(d["step"] for d in map(json.loads, open(sys.argv[1])) if "loss" in d and d["step"] > 4))' "$TMP/own/log.jsonl")" = 5 ] \
+  || fail_case "--resume without latest continues at step 5"
+(exec "${OWN[@]}" --max-steps 100000 --force) & first=$!
+for _ in $(seq 100); do [ -s "$TMP/own/.lock" ] && grep -q "^$first$" "$TMP/own/.lock" && break; sleep 0.1; done
+run "${OWN[@]}" --max-steps 4 --force
+kill "$first" 2>/dev/null; wait "$first" 2>/dev/null
+expect_rc 1 "a second run on a directory in use"
+expect_err "own: in use by another run \(pid $first\)" "a second run names the first's pid"
+run "${OWN[@]}" --max-steps 2 --force
+expect_rc 0 "--force starts over"
+CASES=$((CASES + 1)); [ "$(ls "$TMP/own/checkpoints" | grep -c '^step-')" = 1 ] || fail_case "--force removed the earlier checkpoints"
 
 # --config takes Google's published sizes by name.
 run bert-train -q --config bert-L2-H128 --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \

@@ -1,5 +1,7 @@
 #include "train/loop/checkpoint.h"
 
+#include "train/loop/output_dir.h"
+
 #include "util/error.h"
 #include "io/input.h"
 #include "io/output.h"
@@ -80,7 +82,13 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
 
 std::optional<std::string> latest_checkpoint(const std::string& output_dir) {
   const fs::path root = fs::path(output_dir) / "checkpoints";
-  if (!fs::exists(root / "latest")) return std::nullopt;
+  if (!fs::exists(root / "latest")) {
+    // A run stopped between renaming a step directory into place and replacing `latest` (or `latest` was lost):
+    // the newest complete step directory.
+    const std::vector<std::string> dirs = checkpoint_step_dirs(output_dir);
+    if (dirs.empty()) return std::nullopt;
+    return dirs.back();
+  }
   std::string name = read_file((root / "latest").string());
   while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
   if (name.empty() || !fs::is_directory(root / name))

@@ -162,7 +162,7 @@ void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flo
                                {"skipped_steps", static_cast<double>(run.scaler->skipped_steps())},
                                {"step_seconds", seconds}, {"data_seconds", r.data_seconds}});
   if (peak > 0) fields.emplace_back("mfu", step_flops / seconds / (peak * world));
-  run.log->log(run.step, fields);
+  run.log->log(r.step, fields);
 }
 
 // Evaluates the task's held-out set (all ranks), logs the results (and MLPerf's eval events) and keeps the best

@@ -30,6 +30,7 @@ struct LoopConfig {
   int64_t checkpoint_every = 0;         // 0 = only at the end
   int keep_checkpoints = 3;
   bool resume = false;
+  bool force = false;                   // a new run in a directory with an earlier run's checkpoints removes them
   std::string init_checkpoint;
   bool init_optimizer = false;          // also the optimizer's moments from init_checkpoint (NVIDIA's phase 2)
   std::string device = "cpu";           // cpu | cuda

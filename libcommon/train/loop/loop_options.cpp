@@ -75,6 +75,8 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("keep-checkpoints", po::value(&c.keep_checkpoints)->default_value(d.keep_checkpoints)->value_name("K"),
      "keep the last K checkpoints")
     ("resume", po::bool_switch(&c.resume), "continue from OUTPUT_DIR's latest checkpoint, exactly")
+    ("force", po::bool_switch(&c.force),
+     "start a new run in an OUTPUT_DIR that holds an earlier run's checkpoints, removing them")
     ("init-checkpoint", po::value(&c.init_checkpoint)->value_name("DIR"), "start from these weights (every tensor must match; a fine-tuning head may be missing)")
     ("init-optimizer", po::bool_switch(&c.init_optimizer),
      "also take the optimizer's moments from --init-checkpoint (NVIDIA's phase 2), with this run's schedule")

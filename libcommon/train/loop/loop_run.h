@@ -5,6 +5,7 @@
 #include "train/dist/dist_sync.h"
 #include "train/loop/loop_config.h"
 #include "train/loop/mlperf_log.h"
+#include "train/loop/output_dir.h"
 #include "train/loop/run_setup.h"
 #include "train/loop/task.h"
 #include "train/loop/train_log.h"
@@ -33,6 +34,7 @@ struct LoopRun {
   int64_t step = 0;         // optimizer steps done (skipped fp16 steps included)
   int64_t micro_batch = 0;  // micro-batches consumed
   double best_score = -std::numeric_limits<double>::infinity();
+  std::unique_ptr<OutputDirLock> lock;  // rank 0: this run's claim on the output directory
   std::unique_ptr<TrainLog> log;  // rank 0 only
   std::unique_ptr<MlperfLog> mlperf;  // rank 0 with --mlperf-log
   int64_t eval_every = 0;             // steps between evaluations (eval_every, or from eval_every_samples)

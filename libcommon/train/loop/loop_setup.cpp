@@ -173,6 +173,12 @@ void setup_run(LoopRun& run) {
 
   // Dropout differs per rank (as NVIDIA seeds seed + rank); the weights above do not.
   at::manual_seed(cfg.seed + static_cast<uint64_t>(run.dist->rank()));
+  // Rank 0 claims the output directory once the inputs are known to be good, before anything is read from it or
+  // written: one run at a time, and an earlier run's checkpoints are never replaced by a new run without --force.
+  if (run.dist->is_main()) {
+    run.lock = std::make_unique<OutputDirLock>(cfg.output_dir);
+    if (!cfg.resume) claim_for_new_run(cfg.output_dir, cfg.force);
+  }
   if (cfg.resume) {
     if (auto latest = latest_checkpoint(cfg.output_dir)) restore_run(run, *latest);
     else if (run.dist->is_main() && !cfg.quiet)
@@ -186,6 +192,7 @@ void setup_run(LoopRun& run) {
     lo.log_file = cfg.log_file.empty() ? (fs::path(cfg.output_dir) / "log.jsonl").string() : cfg.log_file;
     if (cfg.tensorboard) lo.tensorboard_dir = (fs::path(cfg.output_dir) / "tensorboard").string();
     lo.append = cfg.resume;  // a resumed run continues the same log; a new run never appends to an old one
+    lo.overwrite = cfg.force;
     lo.quiet = cfg.quiet;
     lo.total_steps = cfg.max_steps;
     run.log = std::make_unique<TrainLog>(lo);

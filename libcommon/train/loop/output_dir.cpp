@@ -1,0 +1,70 @@
+#include "train/loop/output_dir.h"
+
+#include "util/error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace bk {
+
+OutputDirLock::OutputDirLock(const std::string& output_dir) {
+  std::error_code ec;
+  fs::create_directories(output_dir, ec);
+  if (ec) fail("{}: cannot create the output directory: {}", output_dir, ec.message());
+  const std::string path = (fs::path(output_dir) / ".lock").string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail("{}: cannot open: {}", path, std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char text[32] = {};
+    const ssize_t n = ::pread(fd_, text, sizeof text - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    const std::string pid = n > 0 ? std::string(text, static_cast<size_t>(n)) : "?";
+    fail("{}: in use by another run (pid {}); two runs in one directory would overwrite each other's checkpoints",
+         output_dir, pid.substr(0, pid.find_first_of("\n ")));
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size()))
+    fail("{}: cannot write: {}", path, std::strerror(errno));
+}
+
+OutputDirLock::~OutputDirLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (removing it would race with a waiting run)
+}
+
+std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(output_dir) / "checkpoints", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() == 13 && name.rfind("step-", 0) == 0 &&
+        std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        entry.is_directory(ec))
+      dirs.push_back(entry.path().string());
+  }
+  std::sort(dirs.begin(), dirs.end());  // fixed-width step numbers sort as numbers
+  return dirs;
+}
+
+void claim_for_new_run(const std::string& output_dir, bool force) {
+  const std::vector<std::string> dirs = checkpoint_step_dirs(output_dir);
+  if (dirs.empty()) return;
+  if (!force)
+    fail("{}: holds checkpoints of an earlier run (the newest {}); --resume continues it, --force starts over and "
+         "removes them", output_dir, fs::path(dirs.back()).filename().string());
+  std::error_code ec;
+  fs::remove_all(fs::path(output_dir) / "checkpoints", ec);
+  if (ec) fail("{}/checkpoints: cannot remove: {}", output_dir, ec.message());
+}
+
+}  // namespace bk

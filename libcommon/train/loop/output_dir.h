@@ -1,0 +1,31 @@
+// A training run's claim on its output directory (torch-free): one run at a time, and no earlier run's checkpoints
+// replaced without --force.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bk {
+
+// Holds an exclusive lock on OUTPUT_DIR/.lock (flock) for the run's lifetime, with the holder's pid in the file.
+// bk::Error at once when another live run holds it, naming that run's pid.
+class OutputDirLock {
+ public:
+  explicit OutputDirLock(const std::string& output_dir);
+  ~OutputDirLock();
+  OutputDirLock(const OutputDirLock&) = delete;
+  OutputDirLock& operator=(const OutputDirLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// The complete step directories under OUTPUT_DIR/checkpoints (step-NNNNNNNN, renamed into place whole; never the
+// temporary step-N.tmp.* ones), in step order.
+std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir);
+
+// Before a new run (no --resume) writes into output_dir: bk::Error when it holds an earlier run's checkpoints,
+// unless `force`, which removes them (that run's checkpoints are gone; its logs stay).
+void claim_for_new_run(const std::string& output_dir, bool force);
+
+}  // namespace bk
