@@ -19,7 +19,7 @@ expect_rc 2 "no inputs"; expect_err "give HDF5 files with --input, or --fill-mas
 run bert-eval --checkpoint "$TMP/m" --fill-mask "a [MASK]"
 expect_rc 2 "--fill-mask without --vocab"; expect_err "--fill-mask needs --vocab" "--vocab named"
 run bert-eval --checkpoint "$TMP/m" --batch-size 0 x.hdf5
-expect_rc 2 "--batch-size 0"
+expect_rc 2 "--batch-size 0"; expect_err "^bert-eval: --batch-size must be positive, got 0" "--batch-size named once"
 run bert-eval --checkpoint "$TMP/m" --device tpu x.hdf5
 expect_rc 2 "unknown device"; expect_err "--device must be cpu, cuda or cuda:N, got 'tpu'" "device message"
 
@@ -62,6 +62,11 @@ expect_rc 0 "eval"
 printf '%s' "$OUT" | grep -Eq '^\{"checkpoint":".*","device":"cpu","samples":5,"mlm_accuracy":[0-9.e-]+,"nsp_accuracy":[0-9.e-]+,"mlm_loss":[0-9.e-]+,"nsp_loss":[0-9.e-]+,"masked_predictions":[0-9]+,"seconds":' \
   || fail_case "eval JSON: $OUT"
 CASES=$((CASES + 1))
+"$PYTHON" -c 'import h5py, sys
+with h5py.File(sys.argv[1]) as f, h5py.File(sys.argv[2], "w") as g:
+    [g.create_dataset(n, data=f[n][:0]) for n in f]' "$TMP/s.hdf5" "$TMP/empty.hdf5"
+run bert-eval -q --checkpoint "$TMP/m" "$TMP/empty.hdf5"
+expect_rc 1 "an input without samples"; expect_err "^bert-eval: error: $TMP/empty.hdf5: no samples to evaluate$" "no samples"
 run bert-eval -q --checkpoint "$TMP/m" --max-predictions 3 "$TMP/s.hdf5"
 expect_rc 1 "more predictions than --max-predictions"; expect_err "s.hdf5: row 0: [0-9]+ masked positions, more than --max-predictions 3" "row named"
 

@@ -191,6 +191,20 @@ run "${OWN[@]}" --max-steps 2 --force
 expect_rc 0 "--force starts over"
 CASES=$((CASES + 1)); [ "$(ls "$TMP/own/checkpoints" | grep -c '^step-')" = 1 ] || fail_case "--force removed the earlier checkpoints"
 
+# A masked token id beyond the vocabulary: one line naming the step, not a LibTorch trace.
+"$PYTHON" -c 'import h5py, sys
+with h5py.File(sys.argv[1]) as f, h5py.File(sys.argv[2], "w") as g:
+    for n in f:
+        d = f[n][:]
+        if n == "masked_lm_ids": d[:, 0] = 40000
+        g.create_dataset(n, data=d)' "$TMP/data.hdf5" "$TMP/big-masked.hdf5"
+run bert-train -q --config "$CFG" --input "$TMP/big-masked.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 1 \
+  --output-dir "$TMP/big-masked"
+expect_rc 1 "masked_lm_ids beyond the vocabulary"
+expect_err "^bert-train: error: step 1: the data holds masked_lm_ids 40000, but the model's vocab_size is 30522" \
+  "masked_lm_ids beyond the vocabulary: one line"
+CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || fail_case "masked_lm_ids error is one line: $ERR"
+
 # --config takes Google's published sizes by name.
 run bert-train -q --config bert-L2-H128 --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
   --max-steps 1 --output-dir "$TMP/preset" --no-tensorboard

@@ -13,6 +13,7 @@
 #include <ATen/ATen.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -145,6 +146,8 @@ void run_bert_eval(const BertEvalConfig& options) {
   }
   Progress progress(options.quiet);
   EvalTotals totals = evaluate_pretraining(*model, options.settings, &progress);
+  // An accuracy of 0.0 over nothing would read as a result.
+  if (totals.samples == 0) fail("{}: no samples to evaluate", fmt::join(options.settings.inputs, ", "));
   nlohmann::ordered_json out;
   out["checkpoint"] = options.checkpoint;
   out["device"] = device.str();

@@ -6,14 +6,14 @@
 namespace bk {
 
 void BertEvalConfig::validate() const {
-  require_positive("--batch-size", settings.batch_size);
+  require_positive("batch-size", settings.batch_size);
   if (settings.max_predictions < 0) usage_fail("--max-predictions must be >= 0, got {}", settings.max_predictions);
   if (fill_mask_texts.empty()) {
     if (settings.inputs.empty()) usage_fail("give HDF5 files with --input, or --fill-mask TEXT");
   } else {
     if (!settings.inputs.empty()) usage_fail("--fill-mask and --input exclude each other");
     if (vocab.empty()) usage_fail("--fill-mask needs --vocab");
-    require_positive("--top-k", top_k);
+    require_positive("top-k", top_k);
   }
 }
 

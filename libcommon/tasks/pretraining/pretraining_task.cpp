@@ -153,6 +153,12 @@ void check_vocabulary(const PretrainBatch& batch, const BertConfig& config, int6
   if (largest >= config.vocab_size)
     fail("step {}: the data holds token id {}, but the model's vocab_size is {}: the data was made with another "
          "vocabulary than the config describes", step, largest, config.vocab_size);
+  // The masked tokens' ids index the vocabulary-sized logits: out of range they would be an index error (a device
+  // assert on CUDA) deep inside the loss.
+  const int64_t largest_masked = batch.masked_lm_ids.max().item<int64_t>();
+  if (largest_masked >= config.vocab_size)
+    fail("step {}: the data holds masked_lm_ids {}, but the model's vocab_size is {}: the data was made with another "
+         "vocabulary than the config describes", step, largest_masked, config.vocab_size);
   if (batch.segment_ids.max().item<int64_t>() >= config.type_vocab_size)
     fail("step {}: segment id {} exceeds the config's type_vocab_size {}", step,
          batch.segment_ids.max().item<int64_t>(), config.type_vocab_size);
