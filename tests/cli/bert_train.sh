@@ -205,6 +205,19 @@ expect_err "^bert-train: error: step 1: the data holds masked_lm_ids 40000, but 
   "masked_lm_ids beyond the vocabulary: one line"
 CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || fail_case "masked_lm_ids error is one line: $ERR"
 
+# Interrupted while it writes a checkpoint (with 11M parameters and a checkpoint every step, most of the time is
+# spent writing them): the run removes its step-N.tmp.* itself.
+for delay in 1.0 1.7 2.4; do
+  (OMP_NUM_THREADS=1 exec bert-train -q --config bert-L4-H256 --input "$TMP/data.hdf5" --train-batch-size 4 \
+     --max-predictions 10 --max-steps 100000 --checkpoint-every 1 --keep-checkpoints 1 --output-dir "$TMP/intr-$delay" \
+     --no-tensorboard 2>/dev/null) & pid=$!
+  sleep "$delay"; kill -INT "$pid"; wait "$pid"; rc=$?
+  CASES=$((CASES + 1)); [ "$rc" = 130 ] || fail_case "interrupted run: exit $rc, expected 130"
+  CASES=$((CASES + 1))
+  left=$(ls "$TMP/intr-$delay/checkpoints" 2>/dev/null | grep -F .tmp. || true)
+  [ -z "$left" ] || fail_case "interrupted after ${delay}s: left $left"
+done
+
 # --config takes Google's published sizes by name.
 run bert-train -q --config bert-L2-H128 --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
   --max-steps 1 --output-dir "$TMP/preset" --no-tensorboard

@@ -2,6 +2,7 @@
 
 #include "train/loop/output_dir.h"
 
+#include "cli/run_tool.h"
 #include "util/error.h"
 #include "io/input.h"
 #include "io/output.h"
@@ -49,6 +50,14 @@ void write_checkpoint_dir(const std::string& dir, const Checkpoint& ckpt) {
   std::string temp = (parent / (final_dir.filename().string() + ".tmp.XXXXXX")).string();
   if (!::mkdtemp(temp.data()))
     fail("{}: cannot create a temporary directory: {}", parent.string(), std::strerror(errno));
+  // An interrupt (SIGINT, SIGTERM, SIGHUP) while the files are written removes them and the directory: the
+  // directory is registered first, so the handler reaches it after its files.
+  std::vector<int> slots = {register_cleanup_dir(temp)};
+  for (const char* name : {"model.safetensors", "optimizer.safetensors", "config.json", "trainer_state.json", "task.json"})
+    slots.push_back(register_cleanup((fs::path(temp) / name).string()));
+  auto release = [&] {
+    for (int slot : slots) unregister_cleanup(slot);
+  };
   try {
     save_safetensors((fs::path(temp) / "model.safetensors").string(), ckpt.model);
     if (!ckpt.optimizer.empty()) save_safetensors((fs::path(temp) / "optimizer.safetensors").string(), ckpt.optimizer);
@@ -57,8 +66,10 @@ void write_checkpoint_dir(const std::string& dir, const Checkpoint& ckpt) {
     if (!ckpt.task.empty()) write_file_atomic((fs::path(temp) / "task.json").string(), ckpt.task.dump(2) + "\n");
     if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again (a resumed run)
     fs::rename(temp, final_dir);
+    release();
   } catch (...) {
     fs::remove_all(temp, ec);
+    release();
     throw;
   }
 }
