@@ -5,6 +5,7 @@
 #include "ckpt/convert.h"
 
 #include "ckpt/name_mapping.h"
+#include "cli/run_tool.h"
 #include "util/error.h"
 #include "cli/progress.h"
 #include "io/output.h"
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <signal.h>
+#include <csignal>
 
 namespace bk {
 namespace fs = std::filesystem;
@@ -32,13 +35,30 @@ class StagedDirectory {
     staging_ = (parent / fmt::format(".{}.partial-{}", dest.filename().string(), ::getpid())).string();
     fs::remove_all(staging_);
     fs::create_directory(staging_);
+    // An interrupt removes the staging directory's files, then the directory (registered first: the handler
+    // reaches directories after files).
+    slots_.push_back(register_cleanup_dir(staging_));
   }
   ~StagedDirectory() {
     std::error_code ignored;
     if (!committed_) fs::remove_all(staging_, ignored);
+    for (int slot : slots_) unregister_cleanup(slot);
   }
-  std::string file(const char* name) const { return (fs::path(staging_) / name).string(); }
+  std::string file(const char* name) {
+    const std::string path = (fs::path(staging_) / name).string();
+    slots_.push_back(register_cleanup(path));
+    return path;
+  }
+  // Once the output is in place an interrupt no longer undoes anything: signals are held during the renames and
+  // ignored after them, so the run ends as it would have (exit 0, its summary) with the complete output.
   void commit() {
+    sigset_t all, previous;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &previous);
+    struct Restore {
+      sigset_t* previous;
+      ~Restore() { sigprocmask(SIG_SETMASK, previous, nullptr); }
+    } restore{&previous};
     std::error_code ec;
     if (fs::exists(destination_)) {
       // --force: the old directory goes only once the new one is complete.
@@ -55,11 +75,15 @@ class StagedDirectory {
       if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());
     }
     committed_ = true;
+    for (int slot : slots_) unregister_cleanup(slot);
+    slots_.clear();
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_IGN);
   }
 
  private:
   std::string destination_, staging_;
   bool committed_ = false;
+  std::vector<int> slots_;  // cleanup-table slots (cli/run_tool.h)
 };
 
 int64_t count_parameters(const std::vector<StTensor>& tensors) {

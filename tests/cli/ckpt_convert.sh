@@ -153,4 +153,43 @@ run ckpt-convert -q -f --to native -o "$TMP/conv" "$TINY/bert_model.ckpt"
 expect_rc 0 "--force"
 CASES=$((CASES + 1))
 [ -z "$(ls -A "$TMP" | grep partial)" ] || fail_case "no staging directory left behind"
+
+# Interrupted (a BERT-base-sized model takes about a second to convert): the staging directory and its files go;
+# an output already in place stays complete.
+"$PYTHON" - "$TMP/base" <<'PY'
+import json, os, sys
+import numpy as np
+from safetensors.numpy import save_file
+h, f, v, layers = 768, 3072, 30522, 12
+out = sys.argv[1]; os.makedirs(out)
+t = {"bert.embeddings.word_embeddings.weight": (v, h), "bert.embeddings.position_embeddings.weight": (512, h),
+     "bert.embeddings.token_type_embeddings.weight": (2, h), "bert.embeddings.LayerNorm.weight": (h,),
+     "bert.embeddings.LayerNorm.bias": (h,), "bert.pooler.dense.weight": (h, h), "bert.pooler.dense.bias": (h,),
+     "cls.predictions.transform.dense.weight": (h, h), "cls.predictions.transform.dense.bias": (h,),
+     "cls.predictions.transform.LayerNorm.weight": (h,), "cls.predictions.transform.LayerNorm.bias": (h,),
+     "cls.predictions.bias": (v,), "cls.seq_relationship.weight": (2, h), "cls.seq_relationship.bias": (2,)}
+for i in range(layers):
+    p = f"bert.encoder.layer.{i}."
+    for name in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"):
+        t[p + name + ".weight"], t[p + name + ".bias"] = (h, h), (h,)
+    t[p + "intermediate.dense.weight"], t[p + "intermediate.dense.bias"] = (f, h), (f,)
+    t[p + "output.dense.weight"], t[p + "output.dense.bias"] = (h, f), (h,)
+    for ln in ("attention.output.LayerNorm", "output.LayerNorm"):
+        t[p + ln + ".weight"], t[p + ln + ".bias"] = (h,), (h,)
+save_file({k: np.full(s, 0.01, np.float32) for k, s in t.items()}, os.path.join(out, "model.safetensors"))
+json.dump({"hidden_size": h, "intermediate_size": f, "num_hidden_layers": layers, "num_attention_heads": 12,
+           "vocab_size": v, "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_act": "gelu",
+           "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02},
+          open(os.path.join(out, "config.json"), "w"))
+PY
+for delay in 0.3 0.6 0.9; do
+  (exec ckpt-convert -q --to native -o "$TMP/intr-$delay" "$TMP/base") & pid=$!
+  sleep "$delay"; kill -TERM "$pid"; wait "$pid"; rc=$?
+  CASES=$((CASES + 1))
+  left=$(ls -A "$TMP" | grep "partial" || true)
+  [ -z "$left" ] || fail_case "interrupted after ${delay}s: left $left"
+  CASES=$((CASES + 1))
+  if [ "$rc" = 0 ]; then [ -f "$TMP/intr-$delay/model.safetensors" ] || fail_case "exit 0 without a complete output"
+  else [ "$rc" = 143 ] && [ ! -e "$TMP/intr-$delay" ] || fail_case "interrupted: exit $rc, output $(ls "$TMP/intr-$delay" 2>&1)"; fi
+done
 finish
