@@ -46,6 +46,19 @@ int32_t narrow(int64_t v) {
                                                                                                : static_cast<int32_t>(v);
 }
 
+// A row's P prediction slots into the sample; as NVIDIA's loader reads them, the first 0 position ends the list
+// (position 0 is [CLS], never masked).
+void take_predictions(const int64_t* positions, const int64_t* masked, uint64_t slots, PretrainSample& s) {
+  uint64_t predictions = 0;
+  while (predictions < slots && positions[predictions] != 0) ++predictions;
+  s.masked_lm_positions.resize(predictions);
+  s.masked_lm_ids.resize(predictions);
+  for (uint64_t j = 0; j < predictions; ++j) {
+    s.masked_lm_positions[j] = narrow(positions[j]);
+    s.masked_lm_ids[j] = narrow(masked[j]);
+  }
+}
+
 }  // namespace
 
 PretrainReader::PretrainReader(const std::string& path) : path_(path) {
@@ -221,14 +234,7 @@ void PretrainReader::read_nvidia(std::vector<PretrainSample>& out, uint64_t firs
       s.input_ids[j] = narrow(ids[r * L + j]);
       s.segment_ids[j] = narrow(segments[r * L + j]);
     }
-    uint64_t predictions = 0;  // NVIDIA's loader: the first 0 position ends the list
-    while (predictions < P && positions[r * P + predictions] != 0) ++predictions;
-    s.masked_lm_positions.resize(predictions);
-    s.masked_lm_ids.resize(predictions);
-    for (uint64_t j = 0; j < predictions; ++j) {
-      s.masked_lm_positions[j] = narrow(positions[r * P + j]);
-      s.masked_lm_ids[j] = narrow(masked[r * P + j]);
-    }
+    take_predictions(&positions[r * P], &masked[r * P], P, s);
     s.next_sentence_label = narrow(labels[r]);
   }
 }
@@ -308,14 +314,7 @@ void PretrainReader::read_packed(std::vector<PretrainSample>& out, uint64_t firs
                                    nsp_positions[r * S + k], k, k + 1, starts[k]));
       s.pack_labels.push_back(narrow(labels[r * S + k]));
     }
-    uint64_t predictions = 0;  // as in the NVIDIA layout, the first 0 position ends the list
-    while (predictions < P && positions[r * P + predictions] != 0) ++predictions;
-    s.masked_lm_positions.resize(predictions);
-    s.masked_lm_ids.resize(predictions);
-    for (uint64_t j = 0; j < predictions; ++j) {
-      s.masked_lm_positions[j] = narrow(positions[r * P + j]);
-      s.masked_lm_ids[j] = narrow(masked[r * P + j]);
-    }
+    take_predictions(&positions[r * P], &masked[r * P], P, s);
     s.next_sentence_label = s.pack_labels.empty() ? 0 : s.pack_labels.front();
   }
 }

@@ -65,13 +65,15 @@ def lamb_reference(weights, grads, lrs, cfg):
     return history, norms, lamb.m, lamb.v
 
 
-def adamw_torch(weights, grads, lrs, cfg):
+def torch_optimizer(make, state_names, weights, grads, lrs, cfg):
+    """Steps a torch.optim optimizer (make(groups) builds it) after clip_grad_norm_, with our two parameter groups;
+    returns the weights after each step, the norms and the two state tensors named in state_names."""
     import torch
 
     params = {n: torch.nn.Parameter(torch.from_numpy(weights[n].copy())) for n, _ in PARAMS}
     groups = [{"params": [p for n, p in params.items() if takes_decay(n)], "weight_decay": cfg["weight_decay"]},
               {"params": [p for n, p in params.items() if not takes_decay(n)], "weight_decay": 0.0}]
-    opt = torch.optim.AdamW(groups, lr=lrs[0], betas=(cfg["beta1"], cfg["beta2"]), eps=cfg["eps"])
+    opt = make(groups)
     history, norms = [], []
     for step_grads, lr in zip(grads, lrs):
         for n, p in params.items():
@@ -81,9 +83,22 @@ def adamw_torch(weights, grads, lrs, cfg):
             group["lr"] = lr
         opt.step()
         history.append({n: p.detach().numpy().astype(np.float64).copy() for n, p in params.items()})
-    m = {n: opt.state[p]["exp_avg"].numpy().astype(np.float64) for n, p in params.items()}
-    v = {n: opt.state[p]["exp_avg_sq"].numpy().astype(np.float64) for n, p in params.items()}
-    return history, norms, m, v
+    first, second = ({n: opt.state[p][key].numpy().astype(np.float64) for n, p in params.items()} for key in state_names)
+    return history, norms, first, second
+
+
+def adamw_torch(weights, grads, lrs, cfg):
+    import torch
+
+    make = lambda groups: torch.optim.AdamW(groups, lr=lrs[0], betas=(cfg["beta1"], cfg["beta2"]), eps=cfg["eps"])
+    return torch_optimizer(make, ("exp_avg", "exp_avg_sq"), weights, grads, lrs, cfg)
+
+
+def madgrad_pypi(weights, grads, lrs, cfg):
+    from madgrad import MADGRAD
+
+    make = lambda groups: MADGRAD(groups, lr=lrs[0], momentum=cfg["beta1"], eps=cfg["eps"])
+    return torch_optimizer(make, ("s", "grad_sum_sq"), weights, grads, lrs, cfg)
 
 
 def clip(step_grads, max_norm):
@@ -109,28 +124,6 @@ def acclip_reference(weights, grads, lrs, cfg):
             w[n] = w[n] - lr * factor * m[n]
         history.append({n: x.copy() for n, x in w.items()})
     return history, norms, m, tau
-
-
-def madgrad_pypi(weights, grads, lrs, cfg):
-    import torch
-    from madgrad import MADGRAD
-
-    params = {n: torch.nn.Parameter(torch.from_numpy(weights[n].copy())) for n, _ in PARAMS}
-    groups = [{"params": [p for n, p in params.items() if takes_decay(n)], "weight_decay": cfg["weight_decay"]},
-              {"params": [p for n, p in params.items() if not takes_decay(n)], "weight_decay": 0.0}]
-    opt = MADGRAD(groups, lr=lrs[0], momentum=cfg["beta1"], eps=cfg["eps"])
-    history, norms = [], []
-    for step_grads, lr in zip(grads, lrs):
-        for n, p in params.items():
-            p.grad = torch.from_numpy(step_grads[n].copy())
-        norms.append(float(torch.nn.utils.clip_grad_norm_(list(params.values()), cfg["max_grad_norm"])))
-        for group in opt.param_groups:
-            group["lr"] = lr
-        opt.step()
-        history.append({n: p.detach().numpy().astype(np.float64).copy() for n, p in params.items()})
-    s = {n: opt.state[p]["s"].numpy().astype(np.float64) for n, p in params.items()}
-    v = {n: opt.state[p]["grad_sum_sq"].numpy().astype(np.float64) for n, p in params.items()}
-    return history, norms, s, v
 
 
 def run_probe(tmp, cfg, weights, grads, lrs, resume_at=None):
