@@ -27,6 +27,10 @@ class StagedDirectory {
   StagedDirectory(const std::string& destination, bool overwrite) : destination_(destination) {
     fs::path dest(destination);
     if (dest.filename().empty()) dest = dest.parent_path();
+    std::error_code same_ec;
+    if (dest.empty() || dest.filename() == "." || dest.filename() == ".." || fs::equivalent(dest, fs::current_path(), same_ec))
+      fail("{}: names the current directory (or its parent); give the output directory a name of its own",
+           destination);
     if (fs::exists(dest) && !overwrite) fail("{}: already exists; use -f/--force to replace it", destination);
     if (fs::exists(dest) && !fs::is_directory(dest)) fail("{}: exists and is not a directory", destination);
     destination_ = dest.string();
@@ -63,13 +67,15 @@ class StagedDirectory {
     if (fs::exists(destination_)) {
       // --force: the old directory goes only once the new one is complete.
       std::string old = staging_ + ".old";
-      fs::rename(destination_, old);
+      fs::rename(destination_, old, ec);
+      if (ec) fail("{}: cannot move the old output aside to replace it: {}", destination_, ec.message());
       fs::rename(staging_, destination_, ec);
       if (ec) {
-        fs::rename(old, destination_);
+        std::error_code back;
+        fs::rename(old, destination_, back);
         fail("{}: cannot rename into place: {}", destination_, ec.message());
       }
-      fs::remove_all(old);
+      fs::remove_all(old, ec);
     } else {
       fs::rename(staging_, destination_, ec);
       if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());

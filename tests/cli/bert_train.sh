@@ -218,6 +218,13 @@ for delay in 1.0 1.7 2.4; do
   [ -z "$left" ] || fail_case "interrupted after ${delay}s: left $left"
 done
 
+# --output-dir naming a file: one line, not std::filesystem's text.
+: >"$TMP/a-file"
+run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 1 \
+  --output-dir "$TMP/a-file"
+expect_rc 1 "--output-dir naming a file"
+expect_err "^bert-train: error: $TMP/a-file: cannot create the output directory: Not a directory$" "--output-dir naming a file: the message"
+
 # --config takes Google's published sizes by name.
 run bert-train -q --config bert-L2-H128 --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
   --max-steps 1 --output-dir "$TMP/preset" --no-tensorboard

@@ -154,6 +154,12 @@ expect_rc 0 "--force"
 CASES=$((CASES + 1))
 [ -z "$(ls -A "$TMP" | grep partial)" ] || fail_case "no staging directory left behind"
 
+# -o naming the current directory: one clear line, not a raw filesystem error.
+mkdir -p "$TMP/here"
+(cd "$TMP/here" && exec ckpt-convert -q -f --to native -o . "$TINY/bert_model.ckpt") >"$TMP/out" 2>"$TMP/err"; RC=$?; ERR=$(cat "$TMP/err")
+expect_rc 1 "-f -o ."
+expect_err "^ckpt-convert: error: \.: names the current directory \(or its parent\)" "-o . refused in one line"
+
 # Interrupted (a BERT-base-sized model takes about a second to convert): the staging directory and its files go;
 # an output already in place stays complete.
 "$PYTHON" - "$TMP/base" <<'PY'
