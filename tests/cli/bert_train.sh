@@ -44,6 +44,8 @@ print(f"real_token_fraction: {min(f):.3f} .. {max(f):.3f}")
 sys.exit(0 if len(f) == 60 and all(x == 1 for x in f) else 1)
 PY
 CASES=$((CASES + 1)); [ -f "$TMP/fall/checkpoints/step-00000060/model.safetensors" ] || fail_case "final checkpoint written"
+CASES=$((CASES + 1)); [ "$(umask)" != 0022 ] || [ "$(stat -c %a "$TMP/fall/checkpoints/step-00000060")" = 755 ] \
+  || fail_case "checkpoint directories are 0755 like every other output (umask 022)"
 
 # bin4 input: each bin of the step's ratio is a forward pass of its own, cut to its longest sample, so short samples
 # are not padded to the long bins' length. Samples of every length from 8 to 64 tokens (NVIDIA's layout, written

@@ -16,7 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
+#include <sys/stat.h>
 
 namespace bk {
 
@@ -25,6 +27,15 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kBase64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// The umask, read without changing it (umask(2) sets it too, a race with threads that create files meanwhile).
+mode_t process_umask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  return 022;
+}
 
 std::string step_name(int64_t step) { return fmt::format("step-{:08d}", step); }
 
@@ -50,6 +61,8 @@ void write_checkpoint_dir(const std::string& dir, const Checkpoint& ckpt) {
   std::string temp = (parent / (final_dir.filename().string() + ".tmp.XXXXXX")).string();
   if (!::mkdtemp(temp.data()))
     fail("{}: cannot create a temporary directory: {}", parent.string(), std::strerror(errno));
+  // mkdtemp makes it 0700; a checkpoint is as readable as every other output (0755, less the umask).
+  ::chmod(temp.c_str(), 0755 & ~process_umask());
   // An interrupt (SIGINT, SIGTERM, SIGHUP) while the files are written removes them and the directory: the
   // directory is registered first, so the handler reaches it after its files.
   std::vector<int> slots = {register_cleanup_dir(temp)};
