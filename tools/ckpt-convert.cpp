@@ -41,7 +41,6 @@ int main(int argc, char** argv) {
     if (!inputs.empty()) cfg.input = inputs[0];
     cfg.quiet = opts.quiet();
     cfg.write_pt = bk::write_pt_state_dict;
-    cfg.load.read_pt = bk::read_pt_state_dict;
     bk::run_ckpt_convert(cfg);
     return 0;
   });

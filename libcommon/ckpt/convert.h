@@ -35,11 +35,7 @@ struct LoadedCheckpoint {
   int dropped_pooler = 0;           // a question-answering checkpoint's pooler (HF's class has none)
 };
 
-// Reads a torch.save file's model state dict (LibTorch's unpickler, so the tool hands it in): the tensors under
-// the names the file holds, in a safetensors dtype. bk::Error naming the file when it is not one.
-using PtReader = std::function<std::vector<StTensor>(const std::string& path)>;
-
-// A regular file named .pt, .pth or .bin: what load_checkpoint reads with the PtReader.
+// A regular file named .pt, .pth or .bin: a torch.save file for load_checkpoint (ckpt/torch_save.h).
 bool is_torch_save_file(const std::string& path);
 
 // The config beside a weights file: bert_config.json (NVIDIA's and Google's name), else config.json; empty when
@@ -50,7 +46,6 @@ struct LoadOptions {
   std::string config_path;  // empty: bert_config.json or config.json beside the input
   bool keep_optimizer = false;
   bool allow_unmapped = false;
-  PtReader read_pt;         // for .pt/.pth/.bin inputs; empty: they are refused
 };
 
 // Reads and checks everything: names mapped, shapes against the config (before any data is read), dtypes converted

@@ -4,6 +4,7 @@
 
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint.h"
+#include "ckpt/torch_save.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -328,17 +329,14 @@ LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) 
 }
 
 // A torch.save file: NVIDIA's checkpoints ({'model': state dict, 'optimizer': ...}, names from its modeling.py),
-// HF's pytorch_model.bin, our own --to pt, a bare state dict. The reader (LibTorch) gives the state dict; here its
-// names become HF's: a DistributedDataParallel "module." prefix goes, and NVIDIA's LinearActivation modules
+// HF's pytorch_model.bin, our own --to pt, a bare state dict (ckpt/torch_save.h reads it); here its names become
+// HF's: a DistributedDataParallel "module." prefix goes, and NVIDIA's LinearActivation modules
 // (intermediate.dense_act, pooler.dense_act, transform.dense_act) are HF's dense layers with the activation after.
 LoadedCheckpoint load_pt(const std::string& input, const LoadOptions& options) {
-  if (!options.read_pt)
-    fail("{}: a torch .pt file; only the LibTorch tools (ckpt-convert, bert-train, bert-eval, bert-finetune) read them",
-         input);
   LoadedCheckpoint ck;
   ck.config_path = find_config(input, false, options.config_path);
   ck.config = BertConfig::load(ck.config_path);
-  auto tensors = std::make_shared<std::vector<StTensor>>(options.read_pt(input));
+  auto tensors = std::make_shared<std::vector<StTensor>>(read_torch_save_state_dict(input));
   NamedTensors model{input, {}, {}};
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < tensors->size(); ++i) {

@@ -40,4 +40,9 @@ at::Tensor BertForSequenceClassification::forward(const at::Tensor& input_ids, c
   return head_.forward(encoder_.forward(input_ids, segment_ids, attention_mask, is_training()).pooled, is_training());
 }
 
+at::Tensor BertForSequenceClassification::forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                                         const TokenStream& stream) {
+  return head_.forward(encoder_.forward_stream(input_ids, segment_ids, stream, is_training()).pooled, is_training());
+}
+
 }  // namespace bk

@@ -24,6 +24,8 @@ class BertForSequenceClassification : public BertModelBase {
  public:
   BertForSequenceClassification(const BertConfig& config, int64_t num_labels);
   at::Tensor forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask);
+  // Unpadded: the rows' real tokens as one stream (model/token_stream.h), one sequence per row; the same logits.
+  at::Tensor forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids, const TokenStream& stream);
   int64_t num_labels() const { return num_labels_; }
 
  private:

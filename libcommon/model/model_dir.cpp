@@ -3,7 +3,6 @@
 #include "util/error.h"
 #include "io/output.h"
 #include "ckpt/convert.h"
-#include "model/pt_export.h"
 #include "model/safetensors_torch.h"
 
 #include <ATen/ATen.h>
@@ -19,9 +18,7 @@ std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetens
   std::map<std::string, at::Tensor> out;
   if (is_torch_save_file(safetensors_path)) {
     // ckpt-convert's reading (ckpt/convert.h): NVIDIA's names mapped, every shape checked against the config beside it.
-    LoadOptions options;
-    options.read_pt = read_pt_state_dict;
-    for (const auto& t : load_checkpoint(safetensors_path, options).model) out[t.name] = to_torch(t).clone();
+    for (const auto& t : load_checkpoint(safetensors_path, LoadOptions()).model) out[t.name] = to_torch(t).clone();
     return out;
   }
   for (auto& [name, tensor] : load_safetensors(safetensors_path)) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ATen/Tensor.h>
+#include <c10/core/Device.h>
 
 #include <cstdint>
 #include <vector>
@@ -25,6 +26,15 @@ struct TokenStream {
   bool defined() const { return token_index.defined(); }
   int64_t tokens() const { return token_index.defined() ? token_index.size(0) : 0; }
   int64_t sequences() const { return static_cast<int64_t>(lengths.size()); }
+
+  // The same tensors on `device` (host fields as they are).
+  TokenStream to(const at::Device& device, bool non_blocking) const;
+  // Page-locked host tensors, for fast copies to a CUDA device.
+  void pin_memory();
 };
+
+// The stream of B rows of width `row_width` whose real tokens come first: row b holds the sequences of
+// row_lengths[b], back to back (one sequence per row unless rows are packed).
+TokenStream make_token_stream(int64_t row_width, const std::vector<std::vector<int64_t>>& row_lengths);
 
 }  // namespace bk

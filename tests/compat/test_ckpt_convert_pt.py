@@ -101,11 +101,11 @@ with tempfile.TemporaryDirectory() as tmp:
     # A .pt missing a tensor is refused, naming it; a file that is not torch.save's is one line.
     del state["module.bert.pooler.dense_act.bias"]
     torch.save({"model": state}, os.path.join(nv, "partial.pt"))
-    proc = run(CONVERT, "--to", "hf", "-o", os.path.join(tmp, "x"), os.path.join(nv, "partial.pt"))
+    proc = run(CONVERT, "--to", "native", "-o", os.path.join(tmp, "x"), os.path.join(nv, "partial.pt"))
     check(proc.returncode == 1 and "bert.pooler.dense.bias" in proc.stderr, f"a missing tensor is named: {proc.stderr.strip()}")
     with open(os.path.join(nv, "junk.pt"), "wb") as f:
         f.write(b"\x80\x02not a zip")
-    proc = run(CONVERT, "--to", "hf", "-o", os.path.join(tmp, "y"), os.path.join(nv, "junk.pt"))
+    proc = run(CONVERT, "--to", "native", "-o", os.path.join(tmp, "y"), os.path.join(nv, "junk.pt"))
     check(proc.returncode == 1 and proc.stderr.count("\n") == 1 and "junk.pt: not a torch.save zip archive" in proc.stderr,
           f"a file that is not torch.save's: {proc.stderr.strip()}")
     check(not os.path.exists(os.path.join(tmp, "x")) and not os.path.exists(os.path.join(tmp, "y")), "no output left behind")

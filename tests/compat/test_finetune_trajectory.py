@@ -154,6 +154,15 @@ def main():
             check(set(weights) == set(state), f"{label}: keys differ: {sorted(set(weights) ^ set(state))}")
             check(moved > 1e-2, f"{label}: the weights barely moved ({moved:.1e})")
 
+        # Classification runs unpadded by default; rows cut to the batch's longest with a mask train the same weights.
+        unpadded_losses, unpadded, _, _ = run_ours(tmp, "mrpc-unpadded", "mrpc", os.path.join(tmp, "mrpc.tfrecord"),
+                                                   os.path.join(tmp, "init-mrpc"), extra=("--attention", "unpadded"))
+        padded_losses, padded, _, _ = run_ours(tmp, "mrpc-padded", "mrpc", os.path.join(tmp, "mrpc.tfrecord"),
+                                               os.path.join(tmp, "init-mrpc"), extra=("--attention", "padded"))
+        gap = max((unpadded[k] - padded[k]).abs().max().item() for k in unpadded)
+        print(f"mrpc: --attention unpadded vs padded, max weight difference {gap:.2e}")
+        check(len(padded_losses) == STEPS and gap <= 1e-5, f"mrpc: unpadded and padded weights differ by {gap:.2e}")
+
         # A bare BertModel (no "bert." prefix, no pooler-less head): the classifier is initialised, the run trains.
         torch.manual_seed(12)
         bare = os.path.join(tmp, "bare")

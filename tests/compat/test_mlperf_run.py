@@ -71,6 +71,20 @@ with tempfile.TemporaryDirectory() as tmp:
     check([d["step"] for d in evals] == [2, 4, 6], f"evaluations at steps 2, 4, 6 (got {[d['step'] for d in evals]})")
     check(all(d["eval_samples"] == 60 for d in evals), "every evaluation over the 60 samples")
 
+    # The same evaluations in TensorBoard, under eval/ (TensorBoard's own loader reads them).
+    tb_run = os.path.join(tmp, "tb")
+    tool("bert-train", *[a for a in common if a != "--no-tensorboard"], "--max-steps", 4, "--output-dir", tb_run,
+         "--eval-every-samples", 16)
+    from tensorboard.backend.event_processing import event_accumulator
+    events = event_accumulator.EventAccumulator(os.path.join(tb_run, "tensorboard"))
+    events.Reload()
+    tags = events.Tags()["scalars"]
+    logged = [d for d in log_lines(tb_run) if "eval_mlm_accuracy" in d]
+    shown = [(e.step, e.value) for e in events.Scalars("eval/mlm_accuracy")] if "eval/mlm_accuracy" in tags else []
+    check([s for s, _ in shown] == [d["step"] for d in logged] == [2, 4] and
+          all(abs(v - d["eval_mlm_accuracy"]) < 1e-6 for (_, v), d in zip(shown, logged)),
+          f"TensorBoard's eval/mlm_accuracy = the log's evaluations (got {shown}; tags {sorted(tags)})")
+
     def matches_bert_eval(run_dir, last, what):
         latest = open(os.path.join(run_dir, "checkpoints/latest")).read().strip()
         out = json.loads(tool("bert-eval", "-q", "--checkpoint", os.path.join(run_dir, "checkpoints", latest),

@@ -38,6 +38,9 @@ void add_bert_finetune_train_options(Options& options, FinetuneTrainConfig& c) {
      "(default: vocab.txt beside --init-checkpoint)")
     ("cased", po::bool_switch(&c.task.cased), "SQuAD --eval-file: keep case and accents")
     ("epochs", po::value(&c.task.epochs)->default_value(d.task.epochs)->value_name("N"), "passes over the training features");
+  add_attention_option(options, c.task.unpadded,
+                       "classification: unpadded computes on each feature's real tokens only, padded on rows cut to the "
+                       "batch's longest; SQuAD is always padded (the references' softmax spans every position)");
   add_loop_options(options, c.loop, d.loop, /*steps_from_data=*/true);
 }
 

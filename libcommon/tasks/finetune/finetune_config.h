@@ -31,6 +31,7 @@ struct FinetuneTaskConfig {
   std::string vocab_path;   // SQuAD's --eval-file: the vocabulary (and case) to make its features with
   bool cased = false;
   int64_t epochs = 3;       // run_classifier.py's and run_squad.py's default num_train_epochs
+  bool unpadded = true;     // classification: the encoder on real tokens only (model/token_stream.h)
   bool quiet = false;
 
   void validate() const;

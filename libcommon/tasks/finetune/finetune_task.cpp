@@ -163,6 +163,12 @@ FinetuneBatch FinetuneTask::make_batch(const std::vector<size_t>& rows, const Fe
       mask[i * t + k] = from.input_mask[base + static_cast<size_t>(k)];
     }
   }
+  // Unpadded classification: each feature's real tokens (input_mask's leading ones) as one stream.
+  if (info_.kind != FinetuneKind::span && config_.unpadded) {
+    std::vector<std::vector<int64_t>> lengths;
+    for (size_t r : rows) lengths.push_back({std::max<int64_t>(from.length(r), 1)});
+    batch.stream = make_token_stream(t, lengths);
+  }
   if (from.has_spans()) {
     batch.start_positions = at::empty({b}, at::kLong);
     batch.end_positions = at::empty({b}, at::kLong);
@@ -200,7 +206,9 @@ StepCounts FinetuneTask::take_micro_batches(int64_t count, int64_t /*step*/) {
                              order_.begin() + static_cast<ptrdiff_t>(first + b));
     batches_.push_back(make_batch(rows, train_));
     counts.sequences += static_cast<int64_t>(b);
-    add_batch_counts(counts, batches_.back().attention_mask, *this);
+    const TokenStream& stream = batches_.back().stream;
+    if (stream.defined()) add_sequence_counts(counts, stream.lengths, stream.tokens(), *this);
+    else add_batch_counts(counts, batches_.back().attention_mask, *this);
     counts.max_len = std::max(counts.max_len, batches_.back().input_ids.size(1));
   }
   counts.denominators = {static_cast<double>(counts.sequences)};
@@ -220,7 +228,10 @@ MicroBatchLoss FinetuneTask::forward(size_t index) {
     const at::Tensor end_loss = at::cross_entropy_loss(logits.end.to(at::kFloat), end, {}, at::Reduction::Sum, t);
     return {{(start_loss + end_loss) / 2}, {}};
   }
-  const at::Tensor logits = classifier_->forward(ids, segments, mask).to(at::kFloat);
+  const at::Tensor logits =
+      (host.stream.defined() ? classifier_->forward_stream(ids, segments, host.stream.to(context_.device, true))
+                             : classifier_->forward(ids, segments, mask))
+          .to(at::kFloat);
   const at::Tensor labels = dev(host.labels);
   if (info_.kind == FinetuneKind::regression) return {{(logits.squeeze(-1) - labels).pow(2).sum()}, {}};
   const at::Tensor correct = logits.detach().argmax(-1).eq(labels).sum();

@@ -14,10 +14,11 @@
 #pragma once
 
 #include "ckpt/bert_config.h"
+#include "model/token_stream.h"
+#include "tasks/bert_task.h"
 #include "tasks/finetune/feature_rows.h"
 #include "tasks/finetune/finetune_config.h"
 #include "tasks/finetune/squad_predict.h"
-#include "tasks/bert_task.h"
 
 #include <memory>
 
@@ -29,6 +30,7 @@ class BertForSequenceClassification;
 
 struct FinetuneBatch {
   at::Tensor input_ids, segment_ids, attention_mask;  // int64 [B, T]
+  TokenStream stream;                                 // classification with unpadded attention
   at::Tensor start_positions, end_positions;          // int64 [B] (spans)
   at::Tensor labels;                                  // int64 [B] (classes) or float [B] (regression)
   int64_t size() const { return input_ids.size(0); }

@@ -10,54 +10,18 @@ namespace bk {
 
 PretrainBatch PretrainBatch::to(const at::Device& device, bool non_blocking) const {
   auto move = [&](const at::Tensor& t) { return t.defined() ? t.to(device, non_blocking) : t; };
-  PretrainBatch moved{move(input_ids), move(segment_ids), move(attention_mask), move(masked_lm_positions),
-                      move(masked_lm_ids), move(next_sentence_labels), stream, move(masked_tokens)};
-  for (at::Tensor* t : {&moved.stream.token_index, &moved.stream.positions, &moved.stream.cu_seqlens,
-                        &moved.stream.first_tokens, &moved.stream.padded_index, &moved.stream.padded_mask})
-    *t = move(*t);
-  return moved;
+  return {move(input_ids), move(segment_ids), move(attention_mask), move(masked_lm_positions),
+          move(masked_lm_ids), move(next_sentence_labels), stream.to(device, non_blocking), move(masked_tokens)};
 }
 
 void add_token_stream(PretrainBatch& batch, const std::vector<std::vector<int64_t>>& row_lengths) {
   const int64_t B = batch.size(), T = batch.seq_len();
-  TokenStream& s = batch.stream;
-  s.lengths.clear();
-  int64_t n = 0;
-  for (const auto& row : row_lengths)
-    for (int64_t length : row) {
-      s.lengths.push_back(length);
-      s.max_seqlen = std::max(s.max_seqlen, length);
-      n += length;
-    }
-  const auto S = static_cast<int64_t>(s.lengths.size()), L = s.max_seqlen;
-  s.token_index = at::empty({n}, at::kLong);
-  s.positions = at::empty({n}, at::kLong);
-  s.padded_index = at::empty({n}, at::kLong);
-  s.cu_seqlens = at::empty({S + 1}, at::kInt);
-  s.first_tokens = at::empty({S}, at::kLong);
-  s.padded_mask = at::zeros({S, L}, at::kBool);
-  int64_t* token_index = s.token_index.data_ptr<int64_t>();
-  int64_t* positions = s.positions.data_ptr<int64_t>();
-  int64_t* padded_index = s.padded_index.data_ptr<int64_t>();
-  int32_t* cu = s.cu_seqlens.data_ptr<int32_t>();
-  int64_t* first = s.first_tokens.data_ptr<int64_t>();
-  bool* mask = s.padded_mask.data_ptr<bool>();
+  batch.stream = make_token_stream(T, row_lengths);
   std::vector<int64_t> row_start(static_cast<size_t>(B));
-  int64_t token = 0, seq = 0;
-  cu[0] = 0;
+  int64_t token = 0;
   for (int64_t b = 0; b < B; ++b) {
     row_start[static_cast<size_t>(b)] = token;
-    int64_t column = 0;
-    for (int64_t length : row_lengths[static_cast<size_t>(b)]) {
-      first[seq] = token;
-      for (int64_t j = 0; j < length; ++j, ++token, ++column) {
-        token_index[token] = b * T + column;
-        positions[token] = j;
-        padded_index[token] = seq * L + j;
-        mask[seq * L + j] = true;
-      }
-      cu[++seq] = static_cast<int32_t>(token);
-    }
+    for (int64_t length : row_lengths[static_cast<size_t>(b)]) token += length;
   }
   // Real tokens come first in every row, so a masked position p of row b is token row_start[b] + p of the stream.
   const int64_t P = batch.masked_lm_positions.size(1);
@@ -121,10 +85,9 @@ PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples,
   if (unpadded) add_token_stream(batch, row_lengths);
   if (pin_memory) {
     for (at::Tensor* t : {&batch.input_ids, &batch.segment_ids, &batch.attention_mask, &batch.masked_lm_positions,
-                          &batch.masked_lm_ids, &batch.next_sentence_labels, &batch.masked_tokens,
-                          &batch.stream.token_index, &batch.stream.positions, &batch.stream.cu_seqlens,
-                          &batch.stream.first_tokens, &batch.stream.padded_index, &batch.stream.padded_mask})
+                          &batch.masked_lm_ids, &batch.next_sentence_labels, &batch.masked_tokens})
       if (t->defined()) *t = t->pin_memory();
+    batch.stream.pin_memory();
   }
   return batch;
 }

@@ -27,13 +27,6 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
     ("max-predictions", po::value(&c.data.max_predictions)->default_value(d.max_predictions, "0: from the data")
                             ->value_name("P"),
      "masked positions per sample in the data (the width of masked_lm_positions; varlength files need it given)")
-    ("attention", po::value<std::string>()->default_value(d.unpadded ? "unpadded" : "padded")->value_name("KIND")
-                      ->notifier([&c](const std::string& kind) {
-                        if (kind != "unpadded" && kind != "padded")
-                          usage_fail("--attention must be unpadded or padded, got '{}'", kind);
-                        c.data.unpadded = kind == "unpadded";
-                      }),
-     "unpadded: the encoder computes on real tokens only (needed for packed input); padded: rows with a mask")
     ("eval-input", po::value(&c.data.eval_inputs)->multitoken()->value_name("PATH..."),
      "held-out HDF5 files or directories: evaluate during training (MLPerf's eval set)")
     ("eval-samples", po::value(&c.data.eval_samples)->default_value(d.eval_samples)->value_name("N"),
@@ -51,6 +44,8 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
     ("no-nsp", po::bool_switch(&c.data.no_nsp), "masked-LM loss only, no next-sentence loss (mkpretrain --no-nsp data)")
     ("global-data-order", po::bool_switch(&c.data.global_data_order),
      "every worker reads the single-process sample order and keeps its slice of each global batch");
+  add_attention_option(options, c.data.unpadded,
+                       "unpadded: the encoder computes on real tokens only (needed for packed input); padded: rows with a mask");
   add_loop_options(options, c.loop);
 }
 
