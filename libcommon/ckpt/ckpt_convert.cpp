@@ -384,7 +384,8 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   if (ck.dropped_training_state) what += fmt::format(", {} training variables dropped", ck.dropped_training_state);
   if (ck.dropped_pooler) what += fmt::format(", {} pooler tensors dropped (no pooler in it)", ck.dropped_pooler);
   if (!ck.unmapped.empty()) what += fmt::format(", {} unmapped dropped", ck.unmapped.size());
-  if (tokenizer) what += fmt::format(", tokenizer from {} ({})", tokenizer->vocab_path, tokenizer->lower_case ? "uncased" : "cased");
+  if (tokenizer && cfg.to == "tf") what += fmt::format(", vocab.txt from {}", tokenizer->vocab_path);
+  else if (tokenizer) what += fmt::format(", tokenizer from {} ({})", tokenizer->vocab_path, tokenizer->lower_case ? "uncased" : "cased");
   progress.finish(bytes, what + " -> " + cfg.to);
 }
 
