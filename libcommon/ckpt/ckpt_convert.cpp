@@ -26,6 +26,22 @@ namespace bk {
 namespace fs = std::filesystem;
 namespace {
 
+// Blocks every signal for its lifetime: the renames that put an output in place run as one step.
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &previous_);
+  }
+  ~SignalsHeld() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
 // A directory built under a hidden temporary name beside its destination and renamed onto it by commit();
 // removed (with whatever was written into it) if commit() is never reached.
 class StagedDirectory {
@@ -62,13 +78,7 @@ class StagedDirectory {
   // Once the output is in place an interrupt no longer undoes anything: signals are held during the renames and
   // ignored after them, so the run ends as it would have (exit 0, its summary) with the complete output.
   void commit() {
-    sigset_t all, previous;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &previous);
-    struct Restore {
-      sigset_t* previous;
-      ~Restore() { sigprocmask(SIG_SETMASK, previous, nullptr); }
-    } restore{&previous};
+    SignalsHeld held;
     std::error_code ec;
     if (fs::exists(destination_)) {
       // --force: the old directory goes only once the new one is complete.
@@ -96,22 +106,6 @@ class StagedDirectory {
   std::string destination_, staging_;
   bool committed_ = false;
   std::vector<int> slots_;  // cleanup-table slots (cli/run_tool.h)
-};
-
-// Blocks every signal for its lifetime: the renames that put an output in place run as one step.
-class SignalsHeld {
- public:
-  SignalsHeld() {
-    sigset_t all;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &previous_);
-  }
-  ~SignalsHeld() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
-  SignalsHeld(const SignalsHeld&) = delete;
-  SignalsHeld& operator=(const SignalsHeld&) = delete;
-
- private:
-  sigset_t previous_;
 };
 
 // Files put into an existing directory: each written under a hidden temporary name beside its destination
@@ -156,7 +150,7 @@ class StagedFiles {
     for (const auto& f : files_) {
       std::error_code ec;
       std::string aside;
-      if (fs::exists(f.destination)) {
+      if (fs::exists(f.destination, ec)) {
         aside = f.temp + ".old";
         fs::rename(f.destination, aside, ec);
         if (ec) {

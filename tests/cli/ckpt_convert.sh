@@ -198,6 +198,25 @@ for delay in 0.3 0.6 0.9; do
   if [ "$rc" = 0 ]; then [ -f "$TMP/intr-$delay/model.safetensors" ] || fail_case "exit 0 without a complete output"
   else [ "$rc" = 143 ] && [ ! -e "$TMP/intr-$delay" ] || fail_case "interrupted: exit $rc, output $(ls "$TMP/intr-$delay" 2>&1)"; fi
 done
+# The same for --to tf, into a new directory and into an existing one (the files are staged beside their names).
+for delay in 0.3 0.6 0.9; do
+  mkdir "$TMP/intr-tf-existing-$delay"
+  for out in "$TMP/intr-tf-new-$delay/bert_model.ckpt" "$TMP/intr-tf-existing-$delay/m.ckpt"; do
+    (exec ckpt-convert -q --to tf -o "$out" "$TMP/base") & pid=$!
+    sleep "$delay"; kill -TERM "$pid"; wait "$pid"; rc=$?
+    CASES=$((CASES + 1))
+    left=$(ls -A "$TMP" "$TMP/intr-tf-existing-$delay" | grep -E "partial|\.old$|\.tmp\." || true)
+    [ -z "$left" ] || fail_case "--to tf interrupted after ${delay}s: left $left"
+    CASES=$((CASES + 1))
+    if [ "$rc" = 0 ]; then
+      [ -f "$out.index" ] && [ -f "$out.data-00000-of-00001" ] && [ -f "$(dirname "$out")/checkpoint" ] ||
+        fail_case "--to tf: exit 0 without a complete output"
+    else
+      [ "$rc" = 143 ] && [ ! -e "$out.index" ] && [ ! -e "$out.data-00000-of-00001" ] && [ ! -e "$(dirname "$out")/checkpoint" ] ||
+        fail_case "--to tf interrupted: exit $rc, $(ls -A "$(dirname "$out")" 2>&1)"
+    fi
+  done
+done
 # A training run's directory, or its checkpoints/, stands for its latest checkpoint; without `latest` (a run stopped
 # between the rename and the pointer), for the newest complete step directory.
 RUN=$TMP/run/checkpoints
