@@ -9,29 +9,34 @@ int main(int argc, char** argv) {
   return bk::run_tool("ckpt-convert", argc, argv, [](int argc, char** argv) {
     bk::CkptConvertConfig cfg;
     const bk::CkptConvertConfig defaults;
-    bk::Options opts("ckpt-convert", "(--list | --to native|hf|pt -o OUT) [options] INPUT",
+    bk::Options opts("ckpt-convert", "(--list | --to native|hf|pt|tf -o OUT) [options] INPUT",
                      "Convert a BERT pretraining checkpoint. INPUT is a TF1 checkpoint prefix (PREFIX.index and\n"
                      "PREFIX.data-*; TensorFlow is not needed), a native checkpoint directory or an HF directory with\n"
                      "model.safetensors, a torch.save file (.pt, .pth, .bin: NVIDIA's checkpoints, HF's pytorch_model.bin)\n"
                      "or a bert-train output directory (its latest checkpoint). Every tensor's CRC32C\n"
                      "and shape (against the config) is checked. native and hf directories get the tokenizer too:\n"
-                     "vocab.txt, tokenizer_config.json and special_tokens_map.json.");
+                     "vocab.txt, tokenizer_config.json and special_tokens_map.json. --to tf writes a TF1 checkpoint\n"
+                     "with google-research/bert's names (OUT.index, OUT.data-00000-of-00001) that TensorFlow loads,\n"
+                     "and bert_config.json, vocab.txt and the `checkpoint` file beside it.");
     opts.add()
       ("list", bk::po::bool_switch(&cfg.list), "print one line per tensor: NAME (DTYPE) [SHAPE]; reads only the index")
       ("to", bk::po::value(&cfg.to)->value_name("FORMAT"),
-       "native (bert-train/bert-eval), hf (transformers from_pretrained) or pt (torch.load, state dict under 'model')")
-      ("output,o", bk::po::value(&cfg.output)->value_name("OUT"), "output directory (native, hf) or file (pt)")
+       "native (bert-train/bert-eval), hf (transformers from_pretrained), pt (torch.load, state dict under 'model') "
+       "or tf (TF1 checkpoint: tf.train.load_checkpoint, google-research/bert's init_checkpoint)")
+      ("output,o", bk::po::value(&cfg.output)->value_name("OUT"), "output directory (native, hf), file (pt) or checkpoint prefix (tf: OUT.index; a directory "
+       "stands for DIR/bert_model.ckpt)")
       ("config", bk::po::value(&cfg.load.config_path)->value_name("FILE"),
        "bert_config.json or config.json (default: the one beside INPUT)")
       ("keep-optimizer", bk::po::bool_switch(&cfg.load.keep_optimizer),
-       "keep Adam/LAMB moments (native output: optimizer.safetensors, NAME.exp_avg / NAME.exp_avg_sq)")
+       "keep Adam/LAMB moments (native: optimizer.safetensors, NAME.exp_avg / NAME.exp_avg_sq; tf: VAR/adam_m, "
+       "VAR/adam_v)")
       ("allow-unmapped", bk::po::bool_switch(&cfg.load.allow_unmapped), "drop tensors with no BERT name instead of failing")
       ("pad-vocab", bk::po::value(&cfg.pad_vocab)->default_value(defaults.pad_vocab)->value_name("N"),
        "pad word embeddings and decoder bias with zero rows to a multiple of N (hf, pt; NVIDIA's scripts use 8)")
       ("vocab", bk::po::value(&cfg.vocab)->value_name("FILE"),
        "the model's vocabulary, written with the tokenizer files (default: vocab.txt beside INPUT; hf needs one)")
       ("do-lower-case", bk::po::value(&cfg.lower_case)->value_name("BOOL"),
-       "true or false for tokenizer_config.json (default: a tokenizer_config.json beside the vocabulary, else "
+       "true or false for tokenizer_config.json, native and hf (default: a tokenizer_config.json beside the vocabulary, else "
        "false when the vocabulary holds capitals)")
       ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing output");
     opts.positional("input", 1);

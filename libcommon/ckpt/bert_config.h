@@ -35,6 +35,8 @@ struct BertConfig {
 
   // The embedding and decoder rows used internally: vocab_size rounded up to a multiple of `multiple`.
   int64_t padded_vocab_size(int64_t multiple = 8) const { return (vocab_size + multiple - 1) / multiple * multiple; }
+  bool operator==(const BertConfig&) const = default;
+
   // Checks the shape (positive sizes, hidden divisible by heads, known activation); throws bk::Error naming `where`.
   void validate(const std::string& where) const;
 

@@ -51,7 +51,16 @@ std::optional<std::string> latest_checkpoint(const std::string& output_dir) {
     if (dirs.empty()) return std::nullopt;
     return dirs.back();
   }
-  const std::string name = read_first_line(root / "latest");
+  // bert-train writes `latest` as a one-line file; a symbolic link to the step directory names it just as well.
+  std::error_code ec;
+  std::string name;
+  if (fs::is_symlink(root / "latest", ec)) {
+    fs::path target = fs::read_symlink(root / "latest", ec).lexically_normal();
+    if (target.filename().empty()) target = target.parent_path();  // "step-00000010/"
+    name = target.filename().string();
+  } else {
+    name = read_first_line(root / "latest");
+  }
   if (name.empty() || name.find('/') != std::string::npos || !fs::is_directory(root / name))
     fail("{}: names '{}', which is not a checkpoint directory", (root / "latest").string(), name);
   return (root / name).string();

@@ -12,7 +12,8 @@ namespace bk {
 // temporary step-N.tmp.* ones), in step order.
 std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir);
 
-// The directory OUTPUT_DIR/checkpoints/latest names; without `latest` (a run stopped between renaming a step
+// The directory OUTPUT_DIR/checkpoints/latest names (a one-line file, as bert-train writes it, or a symbolic link
+// to the step directory); without `latest` (a run stopped between renaming a step
 // directory into place and replacing it), the newest complete step directory; nullopt when there is none.
 std::optional<std::string> latest_checkpoint(const std::string& output_dir);
 

@@ -64,6 +64,12 @@ void pad_vocab_rows(std::vector<StTensor>& tensors, int64_t multiple);
 // weight and bias as copies.
 std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model);
 
+// The canonical set and its Adam moments under google-research/bert's TF variable names (map_hf_name): Linear
+// weights transposed back to dense kernels [in, out]; "<name>.exp_avg" / "<name>.exp_avg_sq" as VAR/adam_m and
+// VAR/adam_v, transposed like VAR. Consumes its inputs (a BERT-large with moments is not held twice). bk::Error for
+// a tensor with no TF name.
+std::vector<StTensor> to_tf_variables(std::vector<StTensor> model, std::vector<StTensor> optimizer);
+
 using PtWriter = std::function<void(const std::string& path, const std::vector<StTensor>& state_dict, bool overwrite)>;
 
 }  // namespace bk

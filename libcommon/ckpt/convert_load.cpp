@@ -447,4 +447,39 @@ std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model) {
   return out;
 }
 
+std::vector<StTensor> to_tf_variables(std::vector<StTensor> model, std::vector<StTensor> optimizer) {
+  std::vector<StTensor> out;
+  out.reserve(model.size() + optimizer.size());
+  auto convert = [&](StTensor& t, const std::string& param, TfRole role) {
+    MappedHfName m = map_hf_name(param, role);
+    if (m.tf_name.empty()) fail("tensor {}: no google-research/bert variable has this name", t.name);
+    if (t.dtype != StDtype::F32) fail("tensor {}: {} where float32 is expected", t.name, st_dtype_name(t.dtype));
+    if (m.transpose) {
+      if (t.shape.size() != 2) fail("tensor {}: a Linear weight must be 2-D, got {}", t.name, format_tf_shape(t.shape));
+      t.bytes = transpose_f32(t.bytes, t.shape[0], t.shape[1]);
+      std::reverse(t.shape.begin(), t.shape.end());
+    }
+    t.name = std::move(m.tf_name);
+    out.push_back(std::move(t));
+  };
+  for (StTensor& t : model) convert(t, t.name, TfRole::kWeight);
+  for (StTensor& t : optimizer) {
+    std::string param = t.name;
+    TfRole role = TfRole::kUnmapped;
+    if (param.ends_with(".exp_avg_sq")) {
+      param.resize(param.size() - 11);
+      role = TfRole::kAdamV;
+    } else if (param.ends_with(".exp_avg")) {
+      param.resize(param.size() - 8);
+      role = TfRole::kAdamM;
+    } else {
+      fail("tensor {}: optimizer state other than Adam's moments has no TF name", t.name);
+    }
+    convert(t, param, role);
+  }
+  model.clear();
+  optimizer.clear();
+  return out;
+}
+
 }  // namespace bk

@@ -4,6 +4,7 @@
 #include "util/error.h"
 #include "data/crc32c.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -84,7 +85,134 @@ void decode_block(std::string_view block, uint64_t base, const std::string& name
   }
 }
 
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
+
+// One block being filled: entries prefix-compressed against the previous key, except at restart points, which
+// hold the whole key so that a reader can binary-search them.
+class BlockBuilder {
+ public:
+  explicit BlockBuilder(size_t restart_interval) : interval_(restart_interval) {}
+
+  void add(std::string_view key, std::string_view value) {
+    size_t shared = 0;
+    if (count_ % interval_ == 0) {
+      restarts_.push_back(static_cast<uint32_t>(bytes_.size()));
+    } else {
+      while (shared < last_.size() && shared < key.size() && last_[shared] == key[shared]) ++shared;
+    }
+    put_varint(bytes_, shared);
+    put_varint(bytes_, key.size() - shared);
+    put_varint(bytes_, value.size());
+    bytes_.append(key.substr(shared));
+    bytes_.append(value);
+    last_.assign(key);
+    ++count_;
+  }
+  bool empty() const { return count_ == 0; }
+  size_t size() const { return bytes_.size() + 4 * restarts_.size() + 4; }
+  const std::string& last_key() const { return last_; }
+
+  // The finished block (restart offsets and their count appended); the builder starts over.
+  std::string finish() {
+    if (restarts_.empty()) restarts_.push_back(0);  // an empty block still has one restart point
+    std::string out = std::move(bytes_);
+    for (uint32_t r : restarts_) put_u32(out, r);
+    put_u32(out, static_cast<uint32_t>(restarts_.size()));
+    bytes_.clear();
+    restarts_.clear();
+    count_ = 0;
+    return out;
+  }
+
+ private:
+  size_t interval_;
+  std::string bytes_, last_;
+  std::vector<uint32_t> restarts_;
+  size_t count_ = 0;
+};
+
+// LevelDB's BytewiseComparator::FindShortestSeparator: a short key k with start <= k < limit.
+std::string shortest_separator(const std::string& start, const std::string& limit) {
+  size_t i = 0;
+  while (i < start.size() && i < limit.size() && start[i] == limit[i]) ++i;
+  if (i < start.size() && i < limit.size()) {
+    const auto byte = static_cast<uint8_t>(start[i]);
+    if (byte < 0xff && byte + 1 < static_cast<uint8_t>(limit[i])) {
+      std::string out = start.substr(0, i + 1);
+      out[i] = static_cast<char>(byte + 1);
+      return out;
+    }
+  }
+  return start;
+}
+
+// LevelDB's BytewiseComparator::FindShortSuccessor: a short key k >= key.
+std::string short_successor(const std::string& key) {
+  for (size_t i = 0; i < key.size(); ++i) {
+    const auto byte = static_cast<uint8_t>(key[i]);
+    if (byte != 0xff) {
+      std::string out = key.substr(0, i + 1);
+      out[i] = static_cast<char>(byte + 1);
+      return out;
+    }
+  }
+  return key;
+}
+
+// Appends a block, its type byte (uncompressed) and masked CRC32C to `file`; returns its encoded handle.
+std::string append_block(std::string& file, const std::string& block) {
+  std::string handle;
+  put_varint(handle, file.size());
+  put_varint(handle, block.size());
+  file += block;
+  const char type = static_cast<char>(kNoCompression);
+  file.push_back(type);
+  put_u32(file, crc32c_mask(crc32c_extend(crc32c(block), &type, 1)));  // the type byte is covered too
+  return handle;
+}
+
 }  // namespace
+
+std::string build_leveldb_table(const std::vector<TableEntry>& entries, size_t block_size) {
+  for (size_t i = 1; i < entries.size(); ++i)
+    if (!(entries[i - 1].key < entries[i].key))
+      fail("table keys must be unique and sorted: '{}' comes after '{}'", entries[i].key, entries[i - 1].key);
+  std::string file;
+  BlockBuilder data(16), index(1);
+  // A closed block's index entry waits for the next key, so that its key can be the shortest string between the
+  // two blocks, as LevelDB's TableBuilder makes it (any key >= the block's last and < the next one's would do).
+  std::string pending_handle, pending_last;
+  for (const auto& e : entries) {
+    if (!pending_handle.empty()) {
+      index.add(shortest_separator(pending_last, e.key), pending_handle);
+      pending_handle.clear();
+    }
+    data.add(e.key, e.value);
+    if (data.size() >= block_size) {
+      pending_last = data.last_key();
+      pending_handle = append_block(file, data.finish());
+    }
+  }
+  if (!data.empty()) {
+    pending_last = data.last_key();
+    pending_handle = append_block(file, data.finish());
+  }
+  if (!pending_handle.empty()) index.add(short_successor(pending_last), pending_handle);
+  std::string footer = append_block(file, BlockBuilder(16).finish());  // metaindex: nothing in it
+  footer += append_block(file, index.finish());
+  footer.resize(kFooterSize - 8, '\0');  // two handles of at most 20 bytes each, zero-padded
+  const uint64_t magic = kTableMagic;
+  footer.append(reinterpret_cast<const char*>(&magic), 8);
+  return file + footer;
+}
 
 std::vector<TableEntry> read_leveldb_table(std::string_view file, const std::string& name) {
   if (file.size() < kFooterSize)

@@ -8,6 +8,12 @@
 //
 // The whole file is parsed from memory (an index is small: one entry per tensor). Every structural promise is
 // checked, so a damaged or hostile file yields a bk::Error naming it and the byte offset, never a crash.
+//
+// The writer makes what LevelDB's own TableBuilder makes with its defaults and no compression (as TensorFlow's
+// BundleWriter configures it): data blocks closed once they reach `block_size` bytes, a restart point every 16
+// entries, an index block with one entry per data block (its key the shortest separator from the next block, a restart
+// point at every entry), an empty metaindex block, and the footer. For a TF checkpoint's index this is TensorFlow's
+// file byte for byte.
 #pragma once
 
 #include <string>
@@ -25,6 +31,9 @@ struct TableEntry {
 // All key/value pairs of the table in key order. `name` is used in error messages. Throws bk::Error on a bad
 // footer, a block checksum mismatch, a truncated or malformed block, keys out of order, or unknown compression.
 std::vector<TableEntry> read_leveldb_table(std::string_view file, const std::string& name);
+
+// A whole table holding `entries`, which must be sorted by key (byte-wise) without duplicates; bk::Error otherwise.
+std::string build_leveldb_table(const std::vector<TableEntry>& entries, size_t block_size = 256 * 1024);
 
 // Snappy raw-format decompression (the only compression LevelDB tables use). Throws bk::Error naming `where`.
 std::string snappy_decompress(std::string_view compressed, const std::string& where);

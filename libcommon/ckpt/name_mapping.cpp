@@ -100,6 +100,56 @@ MappedTfName map_tf_name(std::string_view tf_name, const std::vector<std::string
   return out;
 }
 
+MappedHfName map_hf_name(std::string_view hf_name, TfRole role) {
+  MappedHfName out;
+  std::string path;
+  // The heads' and the pretraining output layers' names follow no rule of the encoder's (name_mapping.h).
+  for (std::string_view head : {"cls/squad/output_weights", "cls/squad/output_bias", "output_weights", "output_bias"})
+    if (head_name(head) == hf_name) path = head;
+  if (hf_name == "cls.predictions.bias") path = "cls/predictions/output_bias";
+  if (hf_name == "cls.seq_relationship.weight") path = "cls/seq_relationship/output_weights";
+  if (hf_name == "cls.seq_relationship.bias") path = "cls/seq_relationship/output_bias";
+  if (path.empty()) {
+    std::vector<std::string_view> parts;
+    for (size_t start = 0;;) {
+      size_t dot = hf_name.find('.', start);
+      parts.push_back(hf_name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+      if (dot == std::string_view::npos) break;
+      start = dot + 1;
+    }
+    if (parts.size() < 2) return out;
+    auto append = [&](std::string_view piece) {
+      if (!path.empty()) path += '/';
+      path += piece;
+    };
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      if (parts[i] == "layer" && i + 2 < parts.size() && all_digits(parts[i + 1])) {
+        append("layer_" + std::string(parts[i + 1]));
+        ++i;
+      } else {
+        append(parts[i]);
+      }
+    }
+    std::string_view owner = parts[parts.size() - 2], last = parts.back();
+    if (owner == "LayerNorm" && (last == "weight" || last == "bias")) {
+      append(last == "weight" ? "gamma" : "beta");
+    } else if (owner.ends_with("_embeddings") && last == "weight") {
+      // bert/embeddings/word_embeddings: the variable is the table itself
+    } else if (last == "weight") {
+      append("kernel");
+      out.transpose = true;
+    } else if (last == "bias") {
+      append("bias");
+    } else {
+      return out;
+    }
+  }
+  if (role == TfRole::kAdamM) path += "/adam_m";
+  if (role == TfRole::kAdamV) path += "/adam_v";
+  out.tf_name = std::move(path);
+  return out;
+}
+
 std::string adam_state_name(const std::string& hf_name, TfRole role) {
   return hf_name + (role == TfRole::kAdamM ? ".exp_avg" : ".exp_avg_sq");
 }

@@ -42,6 +42,16 @@ struct MappedTfName {
 // (checked against `expected`) is kUnmapped.
 MappedTfName map_tf_name(std::string_view tf_name, const std::vector<std::string>& expected);
 
+struct MappedHfName {
+  std::string tf_name;     // empty: no TF variable has this name
+  bool transpose = false;  // a Linear weight [out, in] becomes a dense kernel [in, out]
+};
+
+// The inverse of map_tf_name, for the parameters bert_tensors() lists (any head): google-research/bert's variable
+// name, with `role` kAdamM / kAdamV giving the slot VAR/adam_m / VAR/adam_v (the names its AdamWeightDecay
+// optimizer writes). map_tf_name(map_hf_name(n).tf_name, {n}) gives back n and the same transposition.
+MappedHfName map_hf_name(std::string_view hf_name, TfRole role = TfRole::kWeight);
+
 // The HF name of a parameter's optimizer state in a native checkpoint: "<name>.exp_avg" / "<name>.exp_avg_sq".
 std::string adam_state_name(const std::string& hf_name, TfRole role);
 

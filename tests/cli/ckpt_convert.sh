@@ -14,7 +14,7 @@ expect_rc 0 "--version"; expect_out "ckpt-convert (bertkit) 0.1.0" "--version te
 run ckpt-convert "$TINY/bert_model.ckpt"
 expect_rc 2 "neither --list nor --to"; expect_err "either --list or --to" "mode required"
 run ckpt-convert --to onnx -o "$TMP/x" "$TINY/bert_model.ckpt"
-expect_rc 2 "unknown format"; expect_err "native, hf or pt" "formats named"
+expect_rc 2 "unknown format"; expect_err "native, hf, pt or tf" "formats named"
 run ckpt-convert --to native --pad-vocab 8 -o "$TMP/x" "$TINY/bert_model.ckpt"
 expect_rc 2 "--pad-vocab with native"
 
@@ -198,6 +198,25 @@ for delay in 0.3 0.6 0.9; do
   if [ "$rc" = 0 ]; then [ -f "$TMP/intr-$delay/model.safetensors" ] || fail_case "exit 0 without a complete output"
   else [ "$rc" = 143 ] && [ ! -e "$TMP/intr-$delay" ] || fail_case "interrupted: exit $rc, output $(ls "$TMP/intr-$delay" 2>&1)"; fi
 done
+# The same for --to tf, into a new directory and into an existing one (the files are staged beside their names).
+for delay in 0.3 0.6 0.9; do
+  mkdir "$TMP/intr-tf-existing-$delay"
+  for out in "$TMP/intr-tf-new-$delay/bert_model.ckpt" "$TMP/intr-tf-existing-$delay/m.ckpt"; do
+    (exec ckpt-convert -q --to tf -o "$out" "$TMP/base") & pid=$!
+    sleep "$delay"; kill -TERM "$pid"; wait "$pid"; rc=$?
+    CASES=$((CASES + 1))
+    left=$(ls -A "$TMP" "$TMP/intr-tf-existing-$delay" | grep -E "partial|\.old$|\.tmp\." || true)
+    [ -z "$left" ] || fail_case "--to tf interrupted after ${delay}s: left $left"
+    CASES=$((CASES + 1))
+    if [ "$rc" = 0 ]; then
+      [ -f "$out.index" ] && [ -f "$out.data-00000-of-00001" ] && [ -f "$(dirname "$out")/checkpoint" ] ||
+        fail_case "--to tf: exit 0 without a complete output"
+    else
+      [ "$rc" = 143 ] && [ ! -e "$out.index" ] && [ ! -e "$out.data-00000-of-00001" ] && [ ! -e "$(dirname "$out")/checkpoint" ] ||
+        fail_case "--to tf interrupted: exit $rc, $(ls -A "$(dirname "$out")" 2>&1)"
+    fi
+  done
+done
 # A training run's directory, or its checkpoints/, stands for its latest checkpoint; without `latest` (a run stopped
 # between the rename and the pointer), for the newest complete step directory.
 RUN=$TMP/run/checkpoints
@@ -238,4 +257,63 @@ run ckpt-convert -q --to hf --do-lower-case false --vocab "$TINY/vocab.txt" -o "
 expect_rc 0 "--vocab and --do-lower-case"
 grep -q '"do_lower_case": false' "$TMP/nv-hf/tokenizer_config.json" || fail_case "--do-lower-case false not written"
 cmp -s "$TINY/vocab.txt" "$TMP/nv-hf/vocab.txt" || fail_case "vocab.txt not copied verbatim"
+# --to tf: a TF1 checkpoint with bert_config.json, vocab.txt and `checkpoint` beside it (TensorFlow reading it is the
+# compat test tests/compat/test_ckpt_convert_tf.py).
+run ckpt-convert -q --to tf -o "$TMP/tf/bert_model.ckpt" "$TINY/bert_model.ckpt"
+expect_rc 0 "--to tf into a new directory"
+CASES=$((CASES + 1))
+[ "$(ls -A "$TMP/tf" | tr '\n' ' ')" = "bert_config.json bert_model.ckpt.data-00000-of-00001 bert_model.ckpt.index checkpoint vocab.txt " ] ||
+  fail_case "--to tf files: $(ls -A "$TMP/tf" | tr '\n' ' ')"
+run ckpt-convert --list "$TMP/tf/bert_model.ckpt"
+expect_rc 0 "--list of the tf output"
+CASES=$((CASES + 1))
+[ "$(printf '%s\n' "$OUT" | grep -c ' (DT_FLOAT)')" -eq 46 ] || fail_case "tf output: 46 float variables"
+cp -r "$TMP/tf" "$TMP/tf-before"
+run ckpt-convert -q --to tf -o "$TMP/tf/bert_model.ckpt" "$TINY/bert_model.ckpt"
+expect_rc 1 "--to tf over an existing checkpoint"
+expect_err "tf/bert_model.ckpt.index: already exists; use -f/--force to replace it" "existing prefix refused"
+run ckpt-convert -q --to tf -o "$TMP/tf" "$TINY/bert_model.ckpt"
+expect_rc 1 "--to tf -o DIR means DIR/bert_model.ckpt"; expect_err "tf/bert_model.ckpt.index: already exists" "DIR/bert_model.ckpt"
+CASES=$((CASES + 1))
+diff -r "$TMP/tf-before" "$TMP/tf" >/dev/null || fail_case "a refused --to tf changed the directory"
+run ckpt-convert -q -f --keep-optimizer --to tf -o "$TMP/tf/" "$TINY/bert_model.ckpt"
+expect_rc 0 "--to tf -f replaces"
+CASES=$((CASES + 1))
+[ "$(ls -A "$TMP/tf" | tr '\n' ' ')" = "bert_config.json bert_model.ckpt.data-00000-of-00001 bert_model.ckpt.index checkpoint vocab.txt " ] ||
+  fail_case "after -f: $(ls -A "$TMP/tf" | tr '\n' ' ')"
+run ckpt-convert --list "$TMP/tf/bert_model.ckpt"
+CASES=$((CASES + 1))
+[ "$(printf '%s\n' "$OUT" | grep -c '/adam_[mv] (DT_FLOAT)')" -eq 92 ] || fail_case "--keep-optimizer: 92 adam_m/adam_v"
+run ckpt-convert -q --to tf --do-lower-case true -o "$TMP/tf-lc" "$TINY/bert_model.ckpt"
+expect_rc 2 "--do-lower-case with --to tf"; expect_file_absent "$TMP/tf-lc" "no output on a usage error"
+run ckpt-convert -q --to tf --pad-vocab 8 -o "$TMP/tf-pad" "$TINY/bert_model.ckpt"
+expect_rc 2 "--pad-vocab with --to tf"
+
+# An error leaves nothing: a CRC mismatch in the input, into a new directory and into an existing one.
+if [ -n "$WORD_AT" ] && [ "$WORD_AT" -ge 0 ]; then
+  copy_tiny
+  printf '\x55' | dd of="$TMP/ck/bert_model.ckpt.data-00000-of-00001" bs=1 seek=$((WORD_AT + 17)) conv=notrunc status=none
+  run ckpt-convert -q --to tf -o "$TMP/tf-new/bert_model.ckpt" "$TMP/ck/bert_model.ckpt"
+  expect_rc 1 "--to tf from a damaged input"; expect_err "CRC32C mismatch" "damage named"
+  expect_file_absent "$TMP/tf-new" "no directory after an error"
+  mkdir "$TMP/tf-existing"
+  run ckpt-convert -q --to tf -o "$TMP/tf-existing/model.ckpt" "$TMP/ck/bert_model.ckpt"
+  expect_rc 1 "--to tf from a damaged input into an existing directory"
+  CASES=$((CASES + 1))
+  [ -z "$(ls -A "$TMP/tf-existing")" ] || fail_case "left behind: $(ls -A "$TMP/tf-existing")"
+fi
+# A bert_config.json of another model beside the prefix: refused without -f, and nothing written.
+mkdir "$TMP/tf-other"
+sed 's/"hidden_size": *4/"hidden_size": 8/' "$TINY/bert_config.json" >"$TMP/tf-other/bert_config.json"
+run ckpt-convert -q --to tf -o "$TMP/tf-other/model.ckpt" "$TINY/bert_model.ckpt"
+expect_rc 1 "another model's bert_config.json"
+expect_err "tf-other/bert_config.json: describes another model; use -f/--force to replace it" "config clash named"
+CASES=$((CASES + 1))
+[ "$(ls -A "$TMP/tf-other")" = "bert_config.json" ] || fail_case "left behind: $(ls -A "$TMP/tf-other")"
+run ckpt-convert -q -f --to tf -o "$TMP/tf-other/model.ckpt" "$TINY/bert_model.ckpt"
+expect_rc 0 "-f replaces another model's bert_config.json"
+CASES=$((CASES + 1))
+grep -q '"hidden_size": 4' "$TMP/tf-other/bert_config.json" || fail_case "-f did not write the model's bert_config.json"
+CASES=$((CASES + 1))
+[ -z "$(ls -A "$TMP" "$TMP"/tf* | grep -E 'partial|\.old$|\.tmp\.')" ] || fail_case "staging files left behind"
 finish
