@@ -150,6 +150,7 @@ void Bin4Config::validate() const {
     usage_fail("--max-predictions must be positive, got {}", *max_predictions);
   if (shards_per_bin < 1) usage_fail("--shards-per-bin must be positive, got {}", shards_per_bin);
   if (inputs.empty()) usage_fail("no input files");
+  refuse_stdout_output(output_dir, "the output", "it is a directory of HDF5 files", "bins");
 }
 
 Bin4Result run_bin4(const Bin4Config& o) {

@@ -3,6 +3,7 @@
 #include "cli/progress.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
+#include "io/output.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -51,6 +52,7 @@ void PackConfig::validate() const {
   if (max_predictions && *max_predictions < 1) usage_fail("--max-predictions must be positive, got {}", *max_predictions);
   if (gzip_level < 0 || gzip_level > 9) usage_fail("--gzip must be in [0, 9], got {}", gzip_level);
   if (output.empty()) usage_fail("-o OUTPUT.hdf5 is required");
+  refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "packed/part-00000.hdf5");
   if (inputs.empty()) usage_fail("no input files");
 }
 

@@ -233,7 +233,9 @@ void Tfrecord2hdf5Config::validate() const {
     usage_fail("--layout must be auto, nvidia, varlength or generic, got '{}'", layout);
   if (inputs.empty()) usage_fail("no input files");
   if (output.empty() == output_dir.empty()) usage_fail("give either -o FILE or --output-dir DIR");
-  if (output == "-") usage_fail("-o -: HDF5 output cannot go to stdout (it needs a regular file); give a file name");
+  if (output_dir.empty()) refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "part-00000.hdf5");
+  if (output_dir == "-")
+    usage_fail("--output-dir -: the output is a directory of HDF5 files, not stdout; give a directory name");
   if (!output_dir.empty() && std::count(inputs.begin(), inputs.end(), "-") > 0)
     usage_fail("--output-dir needs file inputs to name its outputs; use -o for stdin");
 }

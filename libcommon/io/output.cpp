@@ -15,9 +15,16 @@
 namespace bk {
 
 void check_overwrite(const std::string& path, bool overwrite) {
+  if (path == "-" || path.empty()) return;
   struct stat st {};
   if (!overwrite && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
     fail("{}: already exists; use --force to overwrite it", path);
+}
+
+void refuse_stdout_output(const std::string& path, const char* what, const char* why, const char* example) {
+  if (path != "-" && !path.empty()) return;
+  usage_fail("-o {}: {} cannot go to stdout ({}); give a name, e.g. -o {}", path.empty() ? "''" : path, what, why,
+             example);
 }
 
 Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : path_(path) {

@@ -51,7 +51,15 @@ class Output {
 };
 
 // Fails with a clear message if `path` exists and overwrite is false (for tools that write many files).
+// "-" (and "") is stdout, never a file named "-", so it passes.
 void check_overwrite(const std::string& path, bool overwrite);
+
+// A usage error (exit 2) when `path` is "-" (or empty) for an output that cannot be a stream: an HDF5 file, which
+// is written with seeks, or a directory. Called before anything is read or created, so nothing is left behind:
+//   refuse_stdout_output(cfg.output, "HDF5 output", kHdf5NeedsFile, "part-00000.hdf5") ->
+//   "-o -: HDF5 output cannot go to stdout (it is written with seeks and needs a regular file); give a name, e.g. ..."
+void refuse_stdout_output(const std::string& path, const char* what, const char* why, const char* example);
+inline constexpr const char* kHdf5NeedsFile = "it is written with seeks and needs a regular file";
 
 // Atomically writes a small file (marker files, JSON summaries).
 void write_file_atomic(const std::string& path, std::string_view contents, bool overwrite = true);

@@ -182,8 +182,8 @@ void MkpretrainConfig::validate() const {
   Hdf5Layout layout;
   if (output_format() == PretrainFormat::hdf5 && !parse_layout(hdf5_layout, layout))
     usage_fail("--layout must be nvidia or varlength");
-  if (output_format() == PretrainFormat::hdf5 && (output == "-" || output.empty()))
-    usage_fail("-o -: HDF5 output cannot go to stdout (it needs a regular file); give a file name");
+  if (output_format() == PretrainFormat::hdf5)
+    refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "part-00000.hdf5");
 }
 
 PretrainFormat MkpretrainConfig::output_format() const {
