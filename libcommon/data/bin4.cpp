@@ -205,6 +205,9 @@ Bin4Result run_bin4(const Bin4Config& o) {
   Bin4Result result;
   result.per_bin.assign(o.bins.size(), 0);
   Progress progress(o.quiet);
+  uint64_t input_bytes = 0;
+  for (const auto& in : inputs) input_bytes += in.bytes;
+  progress.set_total(input_bytes);
   uint64_t bytes_done = 0;
   std::vector<PretrainSample> block;
   for (const auto& in : inputs) {

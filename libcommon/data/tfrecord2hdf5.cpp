@@ -28,10 +28,18 @@ struct Record {
   std::string where;  // "FILE: record N at byte OFFSET"
 };
 
+// What the progress line counts across all inputs: bytes read from the files (compressed ones too, against
+// their sizes) and records.
+struct ProgressCount {
+  Progress& progress;
+  uint64_t raw_done = 0, records = 0;
+};
+
 // Iterates over the records of several inputs, one file open at a time.
 class RecordStream {
  public:
-  RecordStream(std::vector<std::string> paths, bool skip_corrupt) : paths_(std::move(paths)), skip_corrupt_(skip_corrupt) {}
+  RecordStream(std::vector<std::string> paths, bool skip_corrupt, ProgressCount& count)
+      : paths_(std::move(paths)), skip_corrupt_(skip_corrupt), count_(count) {}
 
   bool next(Record& record) {
     for (;;) {
@@ -45,10 +53,14 @@ class RecordStream {
         record.where = fmt::format("{}: record {} at byte {}", reader_->name(), reader_->record_index(), reader_->record_offset());
         decode_example(bytes, record.example, record.where);
         ++records_;
+        ++count_.records;
+        if (count_.progress.wants_update())
+          count_.progress.update(count_.raw_done + input_->raw_offset(), fmt::format("{} records", count_.records));
         return true;
       }
       skipped_ += reader_->skipped();
       bytes_ += reader_->bytes_read();
+      count_.raw_done += input_->raw_offset();
       reader_.reset();
       input_.reset();
     }
@@ -64,6 +76,7 @@ class RecordStream {
   std::unique_ptr<Input> input_;
   std::unique_ptr<TFRecordReader> reader_;
   uint64_t records_ = 0, skipped_ = 0, bytes_ = 0;
+  ProgressCount& count_;
 };
 
 // Without --max-seq-length and --max-predictions the row width comes from the first record, and the writer
@@ -204,8 +217,8 @@ void write_generic(RecordStream& stream, Record& first, const Tfrecord2hdf5Confi
 
 // Converts `inputs` into one HDF5 file at `path`.
 void convert(const std::vector<std::string>& inputs, const std::string& path, const Tfrecord2hdf5Config& cfg,
-             Tfrecord2hdf5Stats& stats) {
-  RecordStream stream(inputs, cfg.skip_corrupt);
+             Tfrecord2hdf5Stats& stats, ProgressCount& count) {
+  RecordStream stream(inputs, cfg.skip_corrupt, count);
   Record first;
   if (!stream.next(first)) fail("{}: no records", inputs.size() == 1 ? inputs[0] : "the inputs");
   std::string layout = cfg.layout;
@@ -243,10 +256,17 @@ void Tfrecord2hdf5Config::validate() const {
 Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
   cfg.validate();
   Progress progress(cfg.quiet);
+  uint64_t total = 0;
+  for (const auto& in : cfg.inputs) {
+    std::error_code ec;
+    if (in != "-" && std::filesystem::is_regular_file(in, ec)) total += std::filesystem::file_size(in, ec);
+  }
+  progress.set_total(total);
+  ProgressCount count{progress};
   Tfrecord2hdf5Stats stats;
   if (!cfg.output.empty()) {
     check_hdf5_output(cfg.output, cfg.force);  // refuse before converting anything
-    convert(cfg.inputs, cfg.output, cfg, stats);
+    convert(cfg.inputs, cfg.output, cfg, stats, count);
   } else {
     namespace fs = std::filesystem;
     if (!fs::is_directory(cfg.output_dir)) fail("{}: not a directory", cfg.output_dir);
@@ -260,7 +280,7 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
         fail("{} and another input would both write {}", in, outputs.back());
       check_hdf5_output(outputs.back(), cfg.force);  // refuse before converting anything
     }
-    for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats);
+    for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats, count);
   }
   progress.finish(stats.bytes, fmt::format("{} records{}, {} output file{}", stats.records,
                                            stats.skipped ? fmt::format(" ({} corrupt skipped)", stats.skipped) : "",

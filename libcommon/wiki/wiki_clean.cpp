@@ -47,6 +47,8 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
   Output output(config.output, config.force);
   WikiDumpReader reader(input, config.max_node_bytes);
   Progress progress(config.quiet);
+  // The share of the dump's file (compressed, as it is on disk) consumed so far; none for a pipe.
+  progress.set_total(input.raw_size());
   const int threads = config.threads == 0 ? hardware_threads() : config.threads;
 
   WikiCleanStats total;
@@ -108,7 +110,7 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
     total.disambiguations += result.stats.disambiguations;
     total.too_short += result.stats.too_short;
     if (progress.wants_update())
-      progress.update(input.offset(), fmt::format("{} pages, {} articles", total.pages, total.articles));
+      progress.update(input.raw_offset(), fmt::format("{} pages, {} articles", total.pages, total.articles));
   };
   ordered_parallel<Batch, BatchResult>(threads, produce, work, consume);
   if (reader_error) {
