@@ -8,6 +8,7 @@
 #include "data/hdf5_handle.h"
 #include "data/hdf5_writer.h"
 #include "data/tfrecord.h"
+#include "io/created_dirs.h"
 #include "io/input.h"
 #include "io/output.h"
 
@@ -269,7 +270,8 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
     convert(cfg.inputs, cfg.output, cfg, stats, count);
   } else {
     namespace fs = std::filesystem;
-    if (!fs::is_directory(cfg.output_dir)) fail("{}: not a directory", cfg.output_dir);
+    CreatedDirs created;  // a missing DIR is made, and removed again if the run fails
+    created.create(cfg.output_dir);
     std::vector<std::string> outputs;
     for (const auto& in : cfg.inputs) {
       std::string name = fs::path(in).filename().string();
@@ -281,6 +283,7 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
       check_hdf5_output(outputs.back(), cfg.force);  // refuse before converting anything
     }
     for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats, count);
+    created.commit();
   }
   progress.finish(stats.bytes, fmt::format("{} records{}, {} output file{}", stats.records,
                                            stats.skipped ? fmt::format(" ({} corrupt skipped)", stats.skipped) : "",

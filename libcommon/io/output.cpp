@@ -45,6 +45,7 @@ Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : pa
     if (fd_ < 0) fail("{}: cannot open output: {}", path, std::strerror(errno));
     return;
   }
+  created_.create_parent(path);
   // The temporary lives in the same directory so that rename() is atomic.
   temp_path_ = path + ".tmp.XXXXXX";
   fd_ = ::mkstemp(temp_path_.data());
@@ -115,6 +116,7 @@ void Output::commit() {
   commit_temporary(temp_path_, path_, name_);
   unregister_cleanup(cleanup_slot_);
   temp_path_.clear();
+  created_.commit();
   committed_ = true;
 }
 

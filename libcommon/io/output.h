@@ -2,9 +2,12 @@
 //
 // Output("-") writes to stdout. Output(path) writes to a temporary file beside `path` and renames it onto
 // `path` in commit(); if the Output is destroyed without commit() (an exception, an early return) or the
-// process gets SIGINT, the temporary is removed, so a failed run never leaves a partial file. An existing
+// process gets SIGINT, the temporary is removed, so a failed run never leaves a partial file. Missing
+// directories on the way to `path` are created, and removed again with the temporary (io/created_dirs.h). An existing
 // file is only replaced when overwrite is true (the tools' --force), so nothing the user had is lost.
 #pragma once
+
+#include "io/created_dirs.h"
 
 #include <cstdint>
 #include <string>
@@ -48,6 +51,7 @@ class Output {
   bool committed_ = false;
   uint64_t written_ = 0;
   std::string buffer_;
+  CreatedDirs created_;  // destroyed after the destructor has removed the temporary
 };
 
 // Fails with a clear message if `path` exists and overwrite is false (for tools that write many files).

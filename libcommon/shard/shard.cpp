@@ -3,6 +3,7 @@
 #include "cli/run_tool.h"
 #include "cli/progress.h"
 #include "io/input.h"
+#include "io/created_dirs.h"
 #include "io/output.h"
 #include "text/documents.h"
 
@@ -43,12 +44,12 @@ std::vector<ShardFile> shard_files(const std::string& prefix, uint32_t training_
   return files;
 }
 
-// The output directory must exist and be writable: found out now, before a long first pass.
-void check_directory(const std::string& prefix) {
+// The output directory (created when missing, as every tool does) must be writable: found out now, before a long
+// first pass.
+void prepare_directory(const std::string& prefix, CreatedDirs& created) {
+  created.create_parent(prefix);
   fs::path dir = fs::path(prefix).parent_path();
   if (dir.empty()) dir = ".";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) fail("{}: no such directory for the shards of -o {}", dir.string(), prefix);
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     fail("{}: cannot write shards there: {}", dir.string(), std::strerror(errno));
 }
@@ -180,7 +181,8 @@ ShardSummary run_shard(const ShardConfig& c) {
   // Refuse before reading anything: a long first pass should not end in "already exists".
   for (const auto& f : files) check_overwrite(f.path, c.force);
   check_overwrite(marker, c.force);
-  check_directory(c.prefix);
+  CreatedDirs created;  // declared before the outputs, so it runs after they have removed their temporaries
+  prepare_directory(c.prefix, created);
 
   Progress progress(c.quiet);
   ShardSummary summary;
@@ -246,6 +248,7 @@ ShardSummary run_shard(const ShardConfig& c) {
   }
 
   write_file_atomic(marker, marker_json(c, summary, files), /*overwrite=*/true);
+  created.commit();
 
   const uint64_t test_documents = split_documents(plan.test);
   std::string what = fmt::format("{} documents ({} training, {} test), {} + {} shards, max/mean {:.4f} training",
