@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Progress on a terminal, and only there: each long-running tool is run under a pseudo-terminal (script(1) from
 # util-linux) and must draw a progress line with a percentage, an amount of a total and an ETA; run with stderr
-# to a file (a pipe or a log), the same command must write nothing of it, only the one summary line.
+# to a file (a pipe or a log), the same command must write nothing of it, only the one summary line. Also
+# wiki-clean with no input and a terminal on stdin: refused in one line (as zstd does), not left waiting.
 source "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || { echo "skipped: no script(1) (util-linux) to make a pseudo-terminal"; exit 77; }
 # Draw at every update, so that runs of a fraction of a second draw too (the default is 4 draws a second).
@@ -86,7 +87,14 @@ expect_bar wiki-clean "^wiki-clean: $PCT[0-9.]+ [kMG]?B/1\.7 MB [0-9.]+ [kMG]?B/
 expect_no_bar wiki-clean.log wiki-clean -o "$TMP/wiki2.txt" "$DUMP"
 expect_same "$TMP/wiki.txt" "$TMP/wiki2.txt" "wiki-clean's output is the same with and without the progress line"
 
-# A dump on stdin.
+# wiki-clean with no input while stdin is a terminal: one line, exit 2, no waiting, nothing written.
+on_tty wiki-clean.stdin "wiki-clean -o '$TMP/never.txt'"
+expect_rc 2 "wiki-clean with no input on a terminal"
+OUT=$(tr -d '\r' <"$TMP/wiki-clean.stdin.tty")
+expect_out "wiki-clean: no input given and stdin is a terminal; name a dump file (or '-' to read the terminal); try --help" \
+  "wiki-clean's refusal is one line"
+CASES=$((CASES + 1)); [ ! -e "$TMP/never.txt" ] || fail_case "the refused run created its output"
+# Not a terminal: stdin is read as before.
 run wiki-clean -q -o "$TMP/wiki3.txt" <"$DUMP"
 expect_rc 0 "wiki-clean reading a redirected stdin"
 expect_same "$TMP/wiki.txt" "$TMP/wiki3.txt" "the dump read from stdin"
