@@ -19,10 +19,14 @@ CreatedDirs::~CreatedDirs() {
 void CreatedDirs::create(const fs::path& dir) {
   std::vector<fs::path> missing;
   std::error_code ec;
-  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+  fs::path p = dir;
+  for (; !p.empty() && !fs::exists(fs::status(p, ec)); p = p.parent_path()) {
     missing.push_back(p);
     if (p == p.parent_path()) break;
   }
+  // The nearest part of the path that exists must be a directory: a file there is named, not a child of it.
+  if (!p.empty() && fs::exists(fs::status(p, ec)) && !fs::is_directory(p, ec))
+    fail("{}: exists and is not a directory", p.string());
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
     if (!fs::create_directory(*it, ec) && ec) fail("{}: cannot create directory: {}", it->string(), ec.message());
     dirs_.emplace_back(it->string(), register_cleanup_dir(it->string()));
