@@ -8,6 +8,7 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$SRC/build}
 PYTHON=${PYTHON:-$HOME/.cache/bertkit/venv/bin/python}
+FIXTURES=${FIXTURES:-$SRC/../shared/fixtures}
 TOOL=$BUILD/tools/ckpt-convert
 [ -x "$TOOL" ] || { echo "no $TOOL; build with -DBERTKIT_WITH_TORCH=ON" >&2; exit 1; }
 TMP=$(mktemp -d)
@@ -49,6 +50,7 @@ json.dump({"attention_probs_dropout_prob": 0.1, "hidden_act": "gelu", "hidden_dr
            "num_hidden_layers": L, "type_vocab_size": 2, "vocab_size": V}, open(out + "/bert_config.json", "w"))
 PY
 CKPT=$TMP/base/bert_model.ckpt
+cp "$FIXTURES/vocab/bert-base-uncased-vocab.txt" "$TMP/base/vocab.txt"  # the tokenizer files hf output carries
 echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "input: BERT-base TF1 checkpoint, $(du -m "$CKPT".data-* | cut -f1) MB data (page cache warm)"
 cat "$CKPT".data-* > /dev/null

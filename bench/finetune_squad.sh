@@ -29,8 +29,7 @@ DATA=$FIXTURES/squad/xquad.en.json
 "$BIN/bert-finetune" train -q --task squad --init-checkpoint "$MODEL" --train-file "$TMP/train.tfrecord" \
   --output-dir "$TMP/run" --max-steps 20 --learning-rate 1e-4 --train-batch-size 16 --no-tensorboard
 CKPT="$TMP/run/checkpoints/$(cat "$TMP/run/checkpoints/latest")"
-"$BIN/ckpt-convert" -q --to hf -o "$TMP/hf" "$CKPT"
-cp "$VOCAB" "$TMP/hf/vocab.txt"
+"$BIN/ckpt-convert" -q --to hf --vocab "$VOCAB" -o "$TMP/hf" "$CKPT"
 
 start=$(date +%s.%N)
 "$BIN/bert-finetune" predict -q --task squad --checkpoint "$CKPT" --vocab "$VOCAB" --predict-file "$DATA" \

@@ -59,20 +59,22 @@ JSON
 sed -i "s/VOCAB_SIZE/$(wc -l <"$OUT/vocab.txt")/" "$OUT/bert_config.json"
 OMP_NUM_THREADS=$(nproc) "$BIN/bert-train" --config "$OUT/bert_config.json" --input "$OUT/hdf5" \
   --output-dir "$OUT/train" --train-batch-size 32 --max-steps 300 --learning-rate 2e-2 --warmup-proportion 0.05 \
-  --log-every 25 --checkpoint-every 100 --keep-checkpoints 2
+  --log-every 25 --checkpoint-every 100 --keep-checkpoints 2 --vocab "$OUT/vocab.txt"
 "$PYTHON" scripts/plot_loss.py "$OUT/train/log.jsonl" "$OUT/loss.png" | sed 's/^/   /' >&2
+# Every tool that takes a checkpoint takes the run's directory too, and reads its latest checkpoint; each
+# checkpoint carries the vocabulary (bert-train --vocab), so nothing below needs to be told it again.
 CKPT="$OUT/train/checkpoints/$(cat "$OUT/train/checkpoints/latest")"
 echo "   checkpoint: $CKPT; loss curve: $OUT/loss.png; TensorBoard: $OUT/train/tensorboard" >&2
 
 step "8. bert-eval: masked-LM and next-sentence accuracy on the held-out test shard"
 "$BIN/mkpretrain" -q --vocab "$OUT/vocab.txt" --dupe-factor 5 --seed 999 -o "$OUT/test.hdf5" \
   "$OUT"/shards/demo_test-00000-of-00001.txt
-"$BIN/bert-eval" --checkpoint "$CKPT" --input "$OUT/test.hdf5" | tee "$OUT/eval.json" | sed 's/^/   /' >&2
-"$BIN/bert-eval" --checkpoint "$CKPT" --vocab "$OUT/vocab.txt" --top-k 3 \
+"$BIN/bert-eval" --checkpoint "$OUT/train" --input "$OUT/test.hdf5" | tee "$OUT/eval.json" | sed 's/^/   /' >&2
+"$BIN/bert-eval" --checkpoint "$OUT/train" --top-k 3 \
   --fill-mask "The river flows through the [MASK] of the county." | sed 's/^/   /' >&2
 
 step "9. ckpt-convert: the checkpoint as HF safetensors (transformers' BertForPreTraining.from_pretrained reads it)"
-"$BIN/ckpt-convert" --to hf -o "$OUT/hf" "$CKPT"
+"$BIN/ckpt-convert" --to hf -o "$OUT/hf" "$OUT/train"
 ls -l "$OUT/hf" | sed 's/^/   /' >&2
 
 step "10. bert-finetune: the tiny model fine-tuned for question answering, then one answer"
@@ -83,7 +85,7 @@ qa=(--task squad --vocab "$OUT/vocab.txt" --max-seq-length 128 --doc-stride 64 -
 OMP_NUM_THREADS=$(nproc) "$BIN/bert-finetune" train -q --task squad --init-checkpoint "$CKPT" \
   --train-file "$OUT/qa-train.tfrecord" --output-dir "$OUT/qa" --epochs 30 --train-batch-size 8 \
   --learning-rate 3e-3 --warmup-proportion 0.05 --no-tensorboard
-QA="$OUT/qa/checkpoints/$(cat "$OUT/qa/checkpoints/latest")"
+QA="$OUT/qa"
 printf '   questions it was trained on:  ' >&2
 "$BIN/bert-finetune" predict -q "${qa[@]}" --checkpoint "$QA" --predict-file demo/qa-demo.json -o "$OUT/qa-pred-train" >&2
 printf '   held-out questions:           ' >&2
@@ -94,6 +96,6 @@ for a in json.load(open(sys.argv[1]))["data"]:
     for p in a["paragraphs"]:
         if any(q["id"] == "demo-015" for q in p["qas"]): print(p["context"])' demo/qa-demo.json)
 echo "   Q: $question" >&2
-"$BIN/bert-finetune" predict "${qa[@]}" --checkpoint "$QA" --question "$question" --context "$context" | sed 's/^/   A: /' >&2
+"$BIN/bert-finetune" predict --task squad --checkpoint "$QA" --max-seq-length 128 --doc-stride 64 --max-query-length 32 --question "$question" --context "$context" | sed 's/^/   A: /' >&2
 
 step "done: outputs in $OUT/"

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     opts.positional("file", -1);
     opts.epilog("Examples:\n"
                 "  bert-eval --checkpoint ckpt/step_7038 --input eval/*.hdf5 --device cuda\n"
+                "  bert-eval --checkpoint phase2/ --fill-mask \"paris is the [MASK] of france.\"\n"
                 "  bert-eval --checkpoint bert-base-uncased/ --vocab vocab.txt --fill-mask \"the capital of france is [MASK].\" --top-k 3\n"
                 "\n"
                 "Exit status: 0 success, 1 error (unreadable checkpoint or data), 2 usage error, 130 interrupted\n"

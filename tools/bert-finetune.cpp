@@ -88,7 +88,7 @@ struct TrainOptions {
 struct PredictOptions {
   bk::FinetunePredictConfig config;
   bk::Options opts{"bert-finetune predict",
-                   "--task T --checkpoint DIR --vocab VOCAB (--predict-file F -o DIR | --question Q --context C | --text S)",
+                   "--task T --checkpoint DIR [--vocab VOCAB] (--predict-file F -o DIR | --question Q --context C | --text S)",
                    "Predict with a fine-tuned model. SQuAD: DIR/predictions.json and nbest_predictions.json (and\n"
                    "null_odds.json for squad2), what run_squad.py's write_predictions writes from the same logits; when\n"
                    "the questions carry answers, the official evaluate-v1.1.py / evaluate-v2.0.py scores on stdout as\n"

@@ -6,7 +6,7 @@
 int main(int argc, char** argv) {
   return bk::run_tool("bert-train", argc, argv, [](int argc, char** argv) {
     bk::BertTrainConfig cfg;
-    bk::Options opts("bert-train", "--config CFG.json --input FILE_OR_DIR... --output-dir DIR [options]",
+    bk::Options opts("bert-train", "--config CFG.json --input PATH... --output-dir DIR --train-batch-size B --max-steps N [options]",
                      "Pretrain BERT (masked LM + next sentence) on HDF5 data made by mkpretrain, tfrecord2hdf5 or bin4.\n"
                      "Distributed runs take their rank from torchrun-style variables, Slurm, Open MPI, Intel MPI, MPICH\n"
                      "or MVAPICH2, or start their own workers with --nproc-per-node.");

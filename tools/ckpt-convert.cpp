@@ -12,7 +12,10 @@ int main(int argc, char** argv) {
     bk::Options opts("ckpt-convert", "(--list | --to native|hf|pt -o OUT) [options] INPUT",
                      "Convert a BERT pretraining checkpoint. INPUT is a TF1 checkpoint prefix (PREFIX.index and\n"
                      "PREFIX.data-*; TensorFlow is not needed), a native checkpoint directory or an HF directory with\n"
-                     "model.safetensors. Every tensor's CRC32C and shape (against the config) is checked.");
+                     "model.safetensors, a torch.save file (.pt, .pth, .bin: NVIDIA's checkpoints, HF's pytorch_model.bin)\n"
+                     "or a bert-train output directory (its latest checkpoint). Every tensor's CRC32C\n"
+                     "and shape (against the config) is checked. native and hf directories get the tokenizer too:\n"
+                     "vocab.txt, tokenizer_config.json and special_tokens_map.json.");
     opts.add()
       ("list", bk::po::bool_switch(&cfg.list), "print one line per tensor: NAME (DTYPE) [SHAPE]; reads only the index")
       ("to", bk::po::value(&cfg.to)->value_name("FORMAT"),
@@ -25,6 +28,11 @@ int main(int argc, char** argv) {
       ("allow-unmapped", bk::po::bool_switch(&cfg.load.allow_unmapped), "drop tensors with no BERT name instead of failing")
       ("pad-vocab", bk::po::value(&cfg.pad_vocab)->default_value(defaults.pad_vocab)->value_name("N"),
        "pad word embeddings and decoder bias with zero rows to a multiple of N (hf, pt; NVIDIA's scripts use 8)")
+      ("vocab", bk::po::value(&cfg.vocab)->value_name("FILE"),
+       "the model's vocabulary, written with the tokenizer files (default: vocab.txt beside INPUT; hf needs one)")
+      ("do-lower-case", bk::po::value(&cfg.lower_case)->value_name("BOOL"),
+       "true or false for tokenizer_config.json (default: a tokenizer_config.json beside the vocabulary, else "
+       "false when the vocabulary holds capitals)")
       ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing output");
     opts.positional("input", 1);
     opts.epilog("Examples:\n"
@@ -40,6 +48,7 @@ int main(int argc, char** argv) {
     if (!inputs.empty()) cfg.input = inputs[0];
     cfg.quiet = opts.quiet();
     cfg.write_pt = bk::write_pt_state_dict;
+    cfg.load.read_pt = bk::read_pt_state_dict;
     bk::run_ckpt_convert(cfg);
     return 0;
   });

@@ -4,7 +4,9 @@
 
 #include "ckpt/convert.h"
 
+#include "ckpt/checkpoint_path.h"
 #include "ckpt/name_mapping.h"
+#include "ckpt/tokenizer_files.h"
 #include "cli/run_tool.h"
 #include "util/error.h"
 #include "cli/progress.h"
@@ -117,6 +119,8 @@ void CkptConvertConfig::validate() const {
   if (output.empty()) usage_fail("-o OUT is required with --to");
   if (to == "native" && pad_vocab > 1)
     usage_fail("--pad-vocab is for hf and pt output; native checkpoints hold the true vocabulary size");
+  if (!lower_case.empty() && lower_case != "true" && lower_case != "false")
+    usage_fail("--do-lower-case must be true or false, got '{}'", lower_case);
   if (to != "native" && load.keep_optimizer)
     usage_fail("--keep-optimizer needs --to native (hf and pt output hold the model only)");
 }
@@ -132,7 +136,19 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   if (cfg.to == "pt") check_overwrite(cfg.output, cfg.force);
 
   Progress progress(cfg.quiet);
-  LoadedCheckpoint ck = load_checkpoint(cfg.input, cfg.load);
+  const std::string input = resolve_checkpoint(cfg.input);
+  // The tokenizer travels with the model (hf must have it: transformers would build an empty one without a word).
+  const std::string vocab = cfg.vocab.empty() ? vocab_beside_checkpoint(input) : cfg.vocab;
+  if (cfg.to == "hf" && vocab.empty())
+    fail("{}: no vocab.txt beside it; name the model's vocabulary with --vocab (an HF directory without one "
+         "loads a tokenizer that knows no words)", cfg.input);
+  LoadedCheckpoint ck = load_checkpoint(input, cfg.load);
+  std::optional<TokenizerFiles> tokenizer;
+  if (cfg.to != "pt" && !vocab.empty()) {
+    std::optional<bool> lower;
+    if (!cfg.lower_case.empty()) lower = cfg.lower_case == "true";
+    tokenizer = read_tokenizer_files(vocab, lower, ck.config.vocab_size, ck.config.max_position_embeddings);
+  }
   BertConfig out_config = ck.config;
   if (cfg.pad_vocab > 1) {
     pad_vocab_rows(ck.model, cfg.pad_vocab);
@@ -150,6 +166,11 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
     write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
     if (cfg.to == "native" && !ck.optimizer.empty())
       write_safetensors(dir.file("optimizer.safetensors"), ck.optimizer, kPtMetadata);
+    if (tokenizer) {
+      write_file_atomic(dir.file("vocab.txt"), tokenizer->vocab_bytes);
+      write_file_atomic(dir.file("tokenizer_config.json"), tokenizer_config_json(*tokenizer));
+      write_file_atomic(dir.file("special_tokens_map.json"), special_tokens_map_json());
+    }
     dir.commit();
   }
   std::string what = fmt::format("{} tensors ({} parameters)", ck.model.size(), count_parameters(ck.model));
@@ -158,6 +179,7 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   if (ck.dropped_training_state) what += fmt::format(", {} training variables dropped", ck.dropped_training_state);
   if (ck.dropped_pooler) what += fmt::format(", {} pooler tensors dropped (no pooler in it)", ck.dropped_pooler);
   if (!ck.unmapped.empty()) what += fmt::format(", {} unmapped dropped", ck.unmapped.size());
+  if (tokenizer) what += fmt::format(", tokenizer from {} ({})", tokenizer->vocab_path, tokenizer->lower_case ? "uncased" : "cased");
   progress.finish(count_bytes(ck.model) + count_bytes(ck.optimizer), what + " -> " + cfg.to);
 }
 

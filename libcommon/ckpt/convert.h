@@ -6,9 +6,10 @@
 // size, HF layout (Linear weights [out, in]), in bert_pretraining_tensors() order; optionally Adam's moments as
 // "<name>.exp_avg" / "<name>.exp_avg_sq" in the same order and layout.
 //
-// Inputs: a TF1 checkpoint prefix (PREFIX.index + PREFIX.data-*), or a directory holding model.safetensors and
+// Inputs: a TF1 checkpoint prefix (PREFIX.index + PREFIX.data-*), a directory holding model.safetensors and
 // config.json (a native checkpoint: Google's config keys, optional optimizer.safetensors; or an HF save_pretrained
-// directory). Outputs: native (directory), hf (directory), pt (one torch.load-able file, written by a callback
+// directory), or a torch.save file (NVIDIA's .pt checkpoints, HF's pytorch_model.bin, our --to pt) with its config
+// beside it. Outputs: native (directory), hf (directory), pt (one torch.load-able file, written by a callback
 // because only that part needs LibTorch).
 #pragma once
 
@@ -34,10 +35,22 @@ struct LoadedCheckpoint {
   int dropped_pooler = 0;           // a question-answering checkpoint's pooler (HF's class has none)
 };
 
+// Reads a torch.save file's model state dict (LibTorch's unpickler, so the tool hands it in): the tensors under
+// the names the file holds, in a safetensors dtype. bk::Error naming the file when it is not one.
+using PtReader = std::function<std::vector<StTensor>(const std::string& path)>;
+
+// A regular file named .pt, .pth or .bin: what load_checkpoint reads with the PtReader.
+bool is_torch_save_file(const std::string& path);
+
+// The config beside a weights file: bert_config.json (NVIDIA's and Google's name), else config.json; empty when
+// neither is there.
+std::string config_beside_file(const std::string& path);
+
 struct LoadOptions {
   std::string config_path;  // empty: bert_config.json or config.json beside the input
   bool keep_optimizer = false;
   bool allow_unmapped = false;
+  PtReader read_pt;         // for .pt/.pth/.bin inputs; empty: they are refused
 };
 
 // Reads and checks everything: names mapped, shapes against the config (before any data is read), dtypes converted

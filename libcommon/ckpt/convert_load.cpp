@@ -1,5 +1,6 @@
 // Reading any supported checkpoint into the canonical tensor set (ckpt/convert.h).
 #include "ckpt/convert.h"
+#include "ckpt/checkpoint_path.h"
 
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint.h"
@@ -8,7 +9,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 
 namespace bk {
 namespace fs = std::filesystem;
@@ -233,13 +236,23 @@ LoadedCheckpoint load_tf(const std::string& input, const LoadOptions& options) {
   return ck;
 }
 
-LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) {
-  LoadedCheckpoint ck;
-  ck.config_path = find_config(input, true, options.config_path);
-  ck.config = BertConfig::load(ck.config_path);
-  std::string model_path = (fs::path(input) / "model.safetensors").string();
-  SafetensorsReader model(model_path);
-  for (const auto& e : model.entries()) {
+// The tensors of one file under HF names: listed first (every name and shape is checked before any data is read),
+// then read one at a time. A safetensors file reads lazily; a torch .pt file is read whole by its reader.
+struct NamedTensors {
+  std::string path;
+  std::vector<StEntry> entries;
+  std::function<StTensor(const StEntry&)> read;
+};
+
+NamedTensors safetensors_source(const std::shared_ptr<SafetensorsReader>& reader) {
+  return {reader->path(), reader->entries(), [reader](const StEntry& e) { return reader->read(e); }};
+}
+
+// An HF-named model (and optionally the moments beside it) into the canonical set: the head from the tensors
+// present, tied copies and constant buffers dropped, shapes checked, dtypes converted, padded vocabularies cut.
+LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, const NamedTensors* optimizer,
+                               const LoadOptions& options) {
+  for (const auto& e : model.entries) {
     if (e.name == "qa_outputs.weight") ck.head = BertHead::span;
     if (e.name == "classifier.weight" && !e.shape.empty()) {
       ck.head = BertHead::classifier;
@@ -252,7 +265,7 @@ LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) 
 
   std::map<std::string, StTensor> weights, moments;
   std::vector<const StEntry*> wanted;
-  for (const auto& e : model.entries()) {
+  for (const auto& e : model.entries) {
     if (e.name == "cls.predictions.decoder.weight" || e.name == "cls.predictions.decoder.bias" ||
         e.name == "bert.embeddings.position_ids") {
       ++ck.dropped_training_state;  // copies of tied tensors and a constant buffer
@@ -267,13 +280,13 @@ LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) 
       ck.unmapped.push_back(e.name);
       continue;
     }
-    check_shape(e.shape, *it->second, ck.config, model_path, e.name, ck.config_path, e.shape);
+    check_shape(e.shape, *it->second, ck.config, model.path, e.name, ck.config_path, e.shape);
     wanted.push_back(&e);
   }
-  report_unmapped(ck, model_path, options.allow_unmapped);
-  auto load_into = [&](SafetensorsReader& reader, const StEntry& e, std::map<std::string, StTensor>& into) {
-    StTensor t = reader.read(e);
-    t.bytes = to_f32(t.bytes, t.dtype, t.numel(), fmt::format("{}: tensor {}", reader.path(), e.name));
+  report_unmapped(ck, model.path, options.allow_unmapped);
+  auto load_into = [&](const NamedTensors& source, const StEntry& e, std::map<std::string, StTensor>& into) {
+    StTensor t = source.read(e);
+    t.bytes = to_f32(t.bytes, t.dtype, t.numel(), fmt::format("{}: tensor {}", source.path, e.name));
     t.dtype = StDtype::F32;
     std::string param = e.name;
     for (const char* suffix : {".exp_avg_sq", ".exp_avg"})
@@ -283,39 +296,98 @@ LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) 
   };
   for (const StEntry* e : wanted) load_into(model, *e, weights);
 
-  std::string optimizer_path = (fs::path(input) / "optimizer.safetensors").string();
-  if (options.keep_optimizer && fs::exists(optimizer_path)) {
-    SafetensorsReader optimizer(optimizer_path);
-    for (const auto& e : optimizer.entries()) {
+  if (optimizer != nullptr) {
+    for (const auto& e : optimizer->entries) {
       bool known = false;
       for (TfRole role : {TfRole::kAdamM, TfRole::kAdamV})
         for (const auto& x : expected)
           if (e.name == adam_state_name(x.name, role)) {
-            check_shape(e.shape, x, ck.config, optimizer_path, e.name, ck.config_path, e.shape);
+            check_shape(e.shape, x, ck.config, optimizer->path, e.name, ck.config_path, e.shape);
             known = true;
           }
-      if (known) load_into(optimizer, e, moments);
+      if (known) load_into(*optimizer, e, moments);
       else ++ck.dropped_training_state;  // other optimizer state (step counts, LAMB norms)
     }
   }
-  order_and_check(ck, expected, weights, moments, model_path);
+  order_and_check(ck, expected, weights, moments, model.path);
   return ck;
+}
+
+LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) {
+  LoadedCheckpoint ck;
+  ck.config_path = find_config(input, true, options.config_path);
+  ck.config = BertConfig::load(ck.config_path);
+  const NamedTensors model =
+      safetensors_source(std::make_shared<SafetensorsReader>((fs::path(input) / "model.safetensors").string()));
+  const std::string optimizer_path = (fs::path(input) / "optimizer.safetensors").string();
+  if (options.keep_optimizer && fs::exists(optimizer_path)) {
+    const NamedTensors optimizer = safetensors_source(std::make_shared<SafetensorsReader>(optimizer_path));
+    return load_hf_named(std::move(ck), model, &optimizer, options);
+  }
+  return load_hf_named(std::move(ck), model, nullptr, options);
+}
+
+// A torch.save file: NVIDIA's checkpoints ({'model': state dict, 'optimizer': ...}, names from its modeling.py),
+// HF's pytorch_model.bin, our own --to pt, a bare state dict. The reader (LibTorch) gives the state dict; here its
+// names become HF's: a DistributedDataParallel "module." prefix goes, and NVIDIA's LinearActivation modules
+// (intermediate.dense_act, pooler.dense_act, transform.dense_act) are HF's dense layers with the activation after.
+LoadedCheckpoint load_pt(const std::string& input, const LoadOptions& options) {
+  if (!options.read_pt)
+    fail("{}: a torch .pt file; only the LibTorch tools (ckpt-convert, bert-train, bert-eval, bert-finetune) read them",
+         input);
+  LoadedCheckpoint ck;
+  ck.config_path = find_config(input, false, options.config_path);
+  ck.config = BertConfig::load(ck.config_path);
+  auto tensors = std::make_shared<std::vector<StTensor>>(options.read_pt(input));
+  NamedTensors model{input, {}, {}};
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < tensors->size(); ++i) {
+    StTensor& t = (*tensors)[i];
+    if (t.name.starts_with("module.")) t.name.erase(0, 7);
+    for (size_t at; (at = t.name.find(".dense_act.")) != std::string::npos;) t.name.replace(at, 11, ".dense.");
+    if (!index.emplace(t.name, i).second) fail("{}: two tensors are named {} once NVIDIA's names are mapped", input, t.name);
+    StEntry e;
+    e.name = t.name;
+    e.dtype = t.dtype;
+    e.shape = t.shape;
+    model.entries.push_back(std::move(e));
+  }
+  model.read = [tensors, index](const StEntry& e) { return (*tensors)[index.at(e.name)]; };
+  return load_hf_named(std::move(ck), model, nullptr, options);
 }
 
 }  // namespace
 
-LoadedCheckpoint load_checkpoint(const std::string& input, const LoadOptions& options) {
+bool is_torch_save_file(const std::string& path) {
+  const std::string ext = fs::path(path).extension().string();
+  std::error_code ec;
+  return (ext == ".pt" || ext == ".pth" || ext == ".bin") && fs::is_regular_file(path, ec);
+}
+
+std::string config_beside_file(const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  for (const char* name : {"bert_config.json", "config.json"})
+    if (fs::is_regular_file(dir / name, ec)) return (dir / name).string();
+  return "";
+}
+
+LoadedCheckpoint load_checkpoint(const std::string& named, const LoadOptions& options) {
+  const std::string input = resolve_checkpoint(named);
   if (fs::is_directory(input)) {
     if (!fs::exists(fs::path(input) / "model.safetensors"))
       fail("{}: a directory without model.safetensors: not a native or HF checkpoint", input);
     return load_dir(input, options);
   }
+  if (is_torch_save_file(input)) return load_pt(input, options);
   if (!is_tf_checkpoint(input))
     fail("{}: neither a TF checkpoint prefix ({}.index not found) nor a checkpoint directory", input, input);
   return load_tf(input, options);
 }
 
-std::string list_checkpoint(const std::string& input) {
+std::string list_checkpoint(const std::string& named) {
+  const std::string input = resolve_checkpoint(named);
   std::string out;
   int64_t total = 0;
   if (fs::is_directory(input)) {

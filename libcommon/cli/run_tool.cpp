@@ -4,6 +4,7 @@
 
 #include <boost/program_options/errors.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <csignal>
@@ -16,6 +17,7 @@ namespace bk {
 namespace {
 
 std::string g_tool = "bertkit";
+std::vector<std::string> g_arguments;
 std::atomic<bool> g_interrupted{false};
 
 constexpr int kMaxCleanup = kMaxCleanupPaths;
@@ -53,6 +55,7 @@ extern "C" void on_signal(int sig) {
 }  // namespace
 
 const std::string& tool_name() { return g_tool; }
+const std::vector<std::string>& tool_arguments() { return g_arguments; }
 bool interrupted() { return g_interrupted.load(); }
 
 namespace {
@@ -82,6 +85,7 @@ void unregister_cleanup(int slot) {
 
 int run_tool(const char* name, int argc, char** argv, const std::function<int(int, char**)>& body) {
   g_tool = name;
+  g_arguments.assign(argv + std::min(argc, 1), argv + argc);
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);

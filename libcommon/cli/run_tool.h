@@ -11,11 +11,14 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace bk {
 
 // The name of the running tool, as given to run_tool ("bertkit" before that).
 const std::string& tool_name();
+// The command line the tool was started with, argv[1..] (a training log's header records it).
+const std::vector<std::string>& tool_arguments();
 
 // Runs body inside the funnel and returns the process exit code.
 int run_tool(const char* name, int argc, char** argv, const std::function<int(int, char**)>& body);

@@ -104,10 +104,13 @@ FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig&
 void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& c, bool training) {
   const SquadFeatureOptions squad;  // the defaults, written once in the options structs
   const GlueFeatureOptions glue;
+  auto* vocab = po::value(&c.vocab_path)->value_name("FILE");
+  if (training) vocab->required();  // prediction finds the one its checkpoint carries
   options.add()
     ("task", po::value(&c.task)->required()->value_name("T"),
      fmt::format("squad (SQuAD v1.1), squad2 (v2.0) or a GLUE task: {}", glue_task_names()).c_str())
-    ("vocab", po::value(&c.vocab_path)->required()->value_name("FILE"), "WordPiece vocabulary (one token per line)")
+    ("vocab", vocab, training ? "WordPiece vocabulary (one token per line)"
+                              : "WordPiece vocabulary (default: vocab.txt beside --checkpoint)")
     ("cased", po::bool_switch(&c.cased), "keep case and accents (default: lower-case and strip accents)")
     ("max-seq-length", po::value<int>()->notifier([&c](int v) { c.max_seq_length = v; })->value_name("L"),
      fmt::format("tokens per feature (default {} for squad and squad2, {} for GLUE)", squad.max_seq_length,

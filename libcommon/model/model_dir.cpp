@@ -2,6 +2,8 @@
 
 #include "util/error.h"
 #include "io/output.h"
+#include "ckpt/convert.h"
+#include "model/pt_export.h"
 #include "model/safetensors_torch.h"
 
 #include <ATen/ATen.h>
@@ -15,6 +17,13 @@ namespace bk {
 
 std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetensors_path) {
   std::map<std::string, at::Tensor> out;
+  if (is_torch_save_file(safetensors_path)) {
+    // ckpt-convert's reading (ckpt/convert.h): NVIDIA's names mapped, every shape checked against the config beside it.
+    LoadOptions options;
+    options.read_pt = read_pt_state_dict;
+    for (const auto& t : load_checkpoint(safetensors_path, options).model) out[t.name] = to_torch(t).clone();
+    return out;
+  }
   for (auto& [name, tensor] : load_safetensors(safetensors_path)) {
     std::string key = name;
     if (key.ends_with("LayerNorm.gamma")) key.replace(key.size() - 5, 5, "weight");
@@ -39,7 +48,8 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
     if (config.empty()) config = (fs::path(path) / "config.json").string();
   } else {
     weights = path;
-    if (config.empty()) config = (fs::path(path).parent_path() / "config.json").string();
+    if (config.empty()) config = config_beside_file(path);
+    if (config.empty()) fail("{}: no bert_config.json or config.json beside it (give one with --config)", path);
   }
   if (!fs::exists(config, ec)) fail("{}: no config.json (give one with --config)", config);
   const BertConfig cfg = BertConfig::load(config);

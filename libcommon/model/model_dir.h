@@ -24,7 +24,8 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
                                                    bool strict = true);
 
 // The tensors of a checkpoint's model.safetensors (or the file itself), with the old TF-style LayerNorm names
-// (gamma/beta) renamed to weight/bias as transformers does.
+// (gamma/beta) renamed to weight/bias as transformers does; or of a torch.save file (.pt, .pth, .bin: NVIDIA's
+// checkpoints, HF's pytorch_model.bin) read as ckpt-convert reads it, with its config beside it.
 std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetensors_path);
 
 // What load_finetune_weights did besides copying: the head it left as initialised, the tensors it set aside.

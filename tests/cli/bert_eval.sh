@@ -83,4 +83,24 @@ expect_rc 1 "no [MASK]"; expect_err "has no \[MASK\]" "no [MASK] message"
 head -100 "$VOCAB" >"$TMP/small-vocab.txt"
 run bert-eval --checkpoint "$TMP/m" --vocab "$TMP/small-vocab.txt" --fill-mask "[MASK]"
 expect_rc 1 "vocab size mismatch"; expect_err "100 tokens, but the model's vocab_size is 30522" "vocab size message"
+# A run's output directory stands for its latest checkpoint, and a vocab.txt beside the checkpoint (with the case
+# its tokenizer_config.json gives) stands in for --vocab.
+run bert-eval --checkpoint "$TMP/m" --vocab "$VOCAB" --top-k 2 --fill-mask "Paris is the [MASK] of France."
+explicit=$OUT
+mkdir -p "$TMP/rundir/checkpoints"
+cp -r "$TMP/m" "$TMP/rundir/checkpoints/step-00000004"
+cp "$VOCAB" "$TMP/rundir/checkpoints/step-00000004/vocab.txt"
+echo step-00000004 >"$TMP/rundir/checkpoints/latest"
+run bert-eval --checkpoint "$TMP/rundir" --top-k 2 --fill-mask "Paris is the [MASK] of France."
+expect_rc 0 "fill-mask on a run directory, vocabulary beside the checkpoint"
+CASES=$((CASES + 1)); [ "$OUT" = "$explicit" ] || fail_case "run directory + vocab.txt beside: $OUT, with --vocab: $explicit"
+printf '{"do_lower_case": false}\n' >"$TMP/rundir/checkpoints/step-00000004/tokenizer_config.json"
+run bert-eval --checkpoint "$TMP/rundir/checkpoints" --top-k 2 --fill-mask "Paris is the [MASK] of France."
+expect_rc 0 "fill-mask with a cased tokenizer_config.json"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q '"tokens":\["\[CLS\]","\[UNK\]","is"' \
+  || fail_case "do_lower_case false beside the vocabulary keeps case (Paris is not in the uncased vocabulary): $OUT"
+run bert-eval --checkpoint "$TMP/rundir" --input "$TMP/s.hdf5" -q
+expect_rc 0 "evaluation on a run directory"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q '"checkpoint":"[^"]*rundir/checkpoints/step-00000004"' \
+  || fail_case "the resolved checkpoint reported: $OUT"
 finish

@@ -33,8 +33,8 @@ run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "
 usage "--epochs must be positive, got 0" "no epochs"
 run bert-finetune train --task squad --train-file "$MRPC_FEATURES" --eval-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
 usage "--eval-file for squad is the dev JSON, scored by its predictions: it needs --vocab" "SQuAD eval file without a vocabulary"
-run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --vocab "$TMP/v.txt" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
-usage "--vocab and --cased make the features of a SQuAD --eval-file; mrpc has none" "a vocabulary for GLUE training"
+run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --cased --output-dir "$OUTDIR" --init-checkpoint "$TMP"
+usage "--cased makes the features of a SQuAD --eval-file; mrpc has none" "--cased for GLUE training"
 run bert-finetune train --task mrpc --train-file "$TMP/none.tfrecord" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
 error "$TMP/none.tfrecord: cannot open: No such file or directory" "missing features"
 run bert-finetune train --task squad --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
@@ -50,6 +50,14 @@ if [ -x "${TORCH_TEST_TOOLS:-}/model_probe" ]; then
   "$TORCH_TEST_TOOLS/model_probe" init "$TMP/cfg.json" 1 "$TMP/pre"
   run bert-finetune bench --checkpoint "$TMP/pre" --task mrpc
   error "$TMP/pre/model.safetensors: no classifier.weight tensor: not a model fine-tuned for mrpc \(bert-finetune train makes one\)" "bench on a pretraining checkpoint"
+  # --dry-run: the features read, steps from --epochs, the plan on stdout, nothing written.
+  run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP/pre" \
+    --epochs 2 --train-batch-size 16 --dry-run
+  expect_rc 0 "train --dry-run"
+  CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "^data: 3,668 samples (mrpc features of .*train.tf_record), rows of up to 128 tokens; 2 epochs in 458 steps$" \
+    || fail_case "train --dry-run: the features and steps: $OUT"
+  CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "^start: step 0 from $TMP/pre$" || fail_case "train --dry-run: the start: $OUT"
+  CASES=$((CASES + 1)); [ ! -e "$OUTDIR" ] || fail_case "train --dry-run created $OUTDIR"
 fi
 run bert-finetune bench --checkpoint "$TMP/pre" --task mrpc --batch-sizes 1,x
 usage "--batch-sizes: 'x' is not a number" "bench: bad batch sizes"

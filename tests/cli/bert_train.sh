@@ -47,6 +47,43 @@ CASES=$((CASES + 1)); [ -f "$TMP/fall/checkpoints/step-00000060/model.safetensor
 CASES=$((CASES + 1)); [ "$(umask)" != 0022 ] || [ "$(stat -c %a "$TMP/fall/checkpoints/step-00000060")" = 755 ] \
   || fail_case "checkpoint directories are 0755 like every other output (umask 022)"
 
+# The plan. --dry-run resolves config, data, processes and schedule, prints them on stdout and writes nothing; a
+# run prints the same plan on stderr, and its log opens with a header record (version, arguments, model config).
+# --max-predictions is the data's (10 here) when not given. --resume on a finished run says so and changes nothing.
+PLAN=(bert-train --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --seed 7 --output-dir "$TMP/plan")
+run "${PLAN[@]}" --max-steps 2 --dry-run
+expect_rc 0 "--dry-run"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "10 masked positions per sample" \
+  || fail_case "--dry-run: the data's masked positions: $OUT"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -Eq "^model: BERT L=2 .* [0-9,]+ parameters$" \
+  || fail_case "--dry-run: the model and its parameters: $OUT"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "global batch 8 = 1 x 8 per micro-batch x 1 accumulation; up to 512 tokens per step" \
+  || fail_case "--dry-run: processes, batch and tokens per step: $OUT"
+CASES=$((CASES + 1)); [ ! -e "$TMP/plan" ] || fail_case "--dry-run wrote $TMP/plan"
+run "${PLAN[@]}" --max-steps 2
+expect_rc 0 "a run with the data's --max-predictions"
+expect_err "^bert-train: model: BERT L=2" "the plan on stderr"
+expect_err "bert-train: start: step 0 from freshly initialised weights" "where the run starts"
+CASES=$((CASES + 1))
+python3 - "$TMP/plan/log.jsonl" "${PLAN[@]:1}" --max-steps 2 <<'PY' || fail_case "log.jsonl header: $(head -1 "$TMP/plan/log.jsonl")"
+import json, sys
+first = json.loads(open(sys.argv[1]).readline())["header"]
+sys.exit(0 if first["arguments"] == sys.argv[2:] and first["version"] and first["model_config"]["hidden_size"] > 0
+         and first["global_batch"] == 8 and first["max_steps"] == 2 else 1)
+PY
+sum_before=$(cat "$TMP/plan/log.jsonl" "$TMP/plan/checkpoints/step-00000002/"* | md5sum)
+run "${PLAN[@]}" --max-steps 2 --resume
+expect_rc 0 "--resume of a finished run"
+expect_err "this run already finished \(its last checkpoint is at step 2 of --max-steps 2\); nothing to do" \
+  "--resume of a finished run says so"
+CASES=$((CASES + 1))
+[ "$(cat "$TMP/plan/log.jsonl" "$TMP/plan/checkpoints/step-00000002/"* | md5sum)" = "$sum_before" ] \
+  || fail_case "--resume of a finished run changed its log or checkpoint"
+run "${PLAN[@]}" --max-steps 4 --resume --dry-run
+expect_rc 0 "--dry-run --resume"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "^start: resuming at step 2 from .*step-00000002$" \
+  || fail_case "--dry-run --resume names the checkpoint: $OUT"
+
 # bin4 input: each bin of the step's ratio is a forward pass of its own, cut to its longest sample, so short samples
 # are not padded to the long bins' length. Samples of every length from 8 to 64 tokens (NVIDIA's layout, written
 # here), binned at 16/32/48/64: the real-token fraction must be far above that of the same samples unbinned.

@@ -43,7 +43,7 @@ expect_err "bert_model.ckpt.data-00000-of-00001: tensor bert/[a-z/_0-9A-Za-z]+: 
 expect_file_absent "$TMP/release" "no output without data"
 
 # A copy of the tiny checkpoint to damage.
-copy_tiny() { rm -rf "$TMP/ck"; mkdir "$TMP/ck"; cp "$TINY"/bert_config.json "$TINY"/bert_model.ckpt.* "$TMP/ck/"; chmod u+w "$TMP/ck"/*; }
+copy_tiny() { rm -rf "$TMP/ck"; mkdir "$TMP/ck"; cp "$TINY"/bert_config.json "$TINY"/vocab.txt "$TINY"/bert_model.ckpt.* "$TMP/ck/"; chmod u+w "$TMP/ck"/*; }
 copy_tiny
 # Flip a byte inside bert/embeddings/word_embeddings' data (15x4 floats): find it by its bytes in the file.
 WORD_AT=$("$PYTHON" -c '
@@ -139,7 +139,7 @@ with tf.Graph().as_default():
         s.run(tf.compat.v1.global_variables_initializer())
         saver.save(s, sys.argv[2], write_meta_graph=False)
 EOF
-cp "$TINY/bert_config.json" "$TMP/extra/"
+cp "$TINY/bert_config.json" "$TINY/vocab.txt" "$TMP/extra/"
 run ckpt-convert --to hf -o "$TMP/conv" "$TMP/extra/bert_model.ckpt"
 expect_rc 1 "unmapped variable"; expect_err "1 unmapped tensor\(s\): output_bias; --allow-unmapped" "unmapped listed"
 expect_file_absent "$TMP/conv" "no output with unmapped variables"
@@ -198,4 +198,44 @@ for delay in 0.3 0.6 0.9; do
   if [ "$rc" = 0 ]; then [ -f "$TMP/intr-$delay/model.safetensors" ] || fail_case "exit 0 without a complete output"
   else [ "$rc" = 143 ] && [ ! -e "$TMP/intr-$delay" ] || fail_case "interrupted: exit $rc, output $(ls "$TMP/intr-$delay" 2>&1)"; fi
 done
+# A training run's directory, or its checkpoints/, stands for its latest checkpoint; without `latest` (a run stopped
+# between the rename and the pointer), for the newest complete step directory.
+RUN=$TMP/run/checkpoints
+mkdir -p "$RUN"
+run ckpt-convert -q --to native -o "$RUN/step-00000002" "$TINY/bert_model.ckpt"; expect_rc 0 "step 2"
+run ckpt-convert -q --to native -o "$RUN/step-00000005" "$TINY/bert_model.ckpt"; expect_rc 0 "step 5"
+mkdir "$RUN/step-00000009.tmp.123"  # an interrupted save: never chosen
+echo step-00000002 > "$RUN/latest"
+for named in "$TMP/run" "$TMP/run/" "$RUN" "$RUN/"; do
+  rm -rf "$TMP/from-run"
+  run ckpt-convert --to hf -o "$TMP/from-run" "$named"
+  expect_rc 0 "run directory $named"
+  expect_err "tokenizer from .*step-00000002/vocab.txt" "$named follows latest to step 2"
+done
+rm "$RUN/latest"
+run ckpt-convert --list "$TMP/run"
+expect_rc 0 "--list of a run directory"
+rm -rf "$TMP/from-run"; run ckpt-convert --to hf -o "$TMP/from-run" "$TMP/run"
+expect_err "step-00000005/vocab.txt" "without latest: the newest complete step"
+echo step-00000007 > "$RUN/latest"
+run ckpt-convert --to hf -o "$TMP/from-run2" "$TMP/run"
+expect_rc 1 "latest naming a missing step"; expect_err "checkpoints/latest: names 'step-00000007'" "dangling latest named"
+mkdir -p "$TMP/empty-run/checkpoints"
+run ckpt-convert --to hf -o "$TMP/from-empty" "$TMP/empty-run"
+expect_rc 1 "run without checkpoints"; expect_err "no complete checkpoint yet" "empty run named"
+
+# The tokenizer: hf needs a vocabulary (beside the input or --vocab) of the model's size.
+mkdir "$TMP/novocab"; cp "$RUN/step-00000005/model.safetensors" "$RUN/step-00000005/config.json" "$TMP/novocab/"
+run ckpt-convert --to hf -o "$TMP/nv-hf" "$TMP/novocab"
+expect_rc 1 "hf without a vocabulary"; expect_err "no vocab.txt beside it; name the model's vocabulary with --vocab" "asks for --vocab"
+expect_file_absent "$TMP/nv-hf" "no output without a vocabulary"
+run ckpt-convert --to hf --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" -o "$TMP/nv-hf" "$TMP/novocab"
+expect_rc 1 "a vocabulary of another size"; expect_err "30522 tokens, but the model's vocab_size is 15" "size mismatch named"
+run ckpt-convert -q --to native -o "$TMP/nv-native" "$TMP/novocab"
+expect_rc 0 "native needs no vocabulary"
+[ ! -e "$TMP/nv-native/vocab.txt" ] || fail_case "native output invented a vocab.txt"
+run ckpt-convert -q --to hf --do-lower-case false --vocab "$TINY/vocab.txt" -o "$TMP/nv-hf" "$TMP/novocab"
+expect_rc 0 "--vocab and --do-lower-case"
+grep -q '"do_lower_case": false' "$TMP/nv-hf/tokenizer_config.json" || fail_case "--do-lower-case false not written"
+cmp -s "$TINY/vocab.txt" "$TMP/nv-hf/vocab.txt" || fail_case "vocab.txt not copied verbatim"
 finish

@@ -10,6 +10,7 @@
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -224,6 +225,37 @@ if os.access(EVAL, os.X_OK):
           "bert-eval on the native conversion gives TF's masked-token distribution (<= 1e-6)")
 else:
     print("bert-eval not built: its check on the native conversion is skipped")
+
+# --- the tokenizer travels with the model ------------------------------------------------------------------------
+# transformers' own pipeline on the hf directory (its tokenizer from our vocab.txt / tokenizer_config.json) gives
+# bert-eval --fill-mask's answer on the same model.
+from transformers import AutoTokenizer, pipeline  # noqa: E402
+
+tok = AutoTokenizer.from_pretrained(hf)
+check(len(tok) == 15 and tok.do_lower_case and tok.mask_token == "[MASK]",
+      f"AutoTokenizer on --to hf: {len(tok)} tokens, do_lower_case {getattr(tok, 'do_lower_case', None)}")
+text = "All work and [MASK] play makes Jack a dull boy"
+theirs = pipeline("fill-mask", model=hf, tokenizer=hf, top_k=15)(text)
+if os.access(os.path.join(BIN, "bert-eval"), os.X_OK):
+    # No --vocab: bert-eval reads the vocab.txt and tokenizer_config.json beside the model.
+    got = json.loads(subprocess.run([os.path.join(BIN, "bert-eval"), "-q", "--checkpoint", native, "--top-k", "15",
+                                     "--fill-mask", text], check=True, capture_output=True, text=True).stdout)
+    ours_p = {p["id"]: p["probability"] for p in got["masks"][0]["predictions"]}
+    theirs_p = {t["token"]: t["score"] for t in theirs}
+    diff = max(abs(ours_p[i] - theirs_p[i]) for i in theirs_p)
+    order_same = [p["id"] for p in got["masks"][0]["predictions"][:3]] == [t["token"] for t in theirs[:3]]
+    print(f"transformers pipeline('fill-mask') on the hf export vs bert-eval --fill-mask: max |p| diff {diff:.3g}")
+    check(set(ours_p) == set(theirs_p) and diff <= 1e-6 and order_same and theirs[0]["token_str"] != "",
+          "fill-mask pipeline on --to hf = bert-eval --fill-mask (every token's probability <= 1e-6, same top 3)")
+else:
+    check(theirs[0]["token_str"] != "", "fill-mask pipeline on --to hf names real tokens")
+bare = os.path.join(tmp, "bare")
+os.makedirs(bare)
+for name in ("model.safetensors", "config.json"):
+    shutil.copy(os.path.join(native, name), bare)
+r = subprocess.run([TOOL, "--to", "hf", "-o", os.path.join(tmp, "hf-bare"), bare], capture_output=True, text=True)
+check(r.returncode == 1 and "--vocab" in r.stderr and not os.path.exists(os.path.join(tmp, "hf-bare")),
+      f"--to hf with no vocabulary known is refused in one line: {r.stderr.strip()}")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -11,6 +11,7 @@ batch to 1e-5. HF side: a BertForSequenceClassification saved by transformers co
 with every tensor unchanged.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,7 @@ def write_tf_checkpoint(prefix, head):
         config = f.read()
     with open(os.path.join(os.path.dirname(prefix), "bert_config.json"), "w") as f:
         f.write(config)
+    shutil.copy(os.path.join(os.path.dirname(TINY), "vocab.txt"), os.path.dirname(prefix))
     return values
 
 
@@ -108,6 +110,8 @@ def main():
                                                             num_attention_heads=2, intermediate_size=64, num_labels=2))
         src = os.path.join(tmp, "hf-src")
         hf_model.save_pretrained(src, safe_serialization=True)
+        with open(os.path.join(src, "vocab.txt"), "w") as f:
+            f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(94)]) + "\n")
         native, back = os.path.join(tmp, "hf-native"), os.path.join(tmp, "hf-back")
         subprocess.run([TOOL, "-q", "--to", "native", "-o", native, src], check=True)
         subprocess.run([TOOL, "-q", "--to", "hf", "-o", back, native], check=True)

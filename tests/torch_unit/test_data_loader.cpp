@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <utility>
 
 using namespace loader_test;
 
@@ -292,4 +293,32 @@ TEST_CASE("data loader: destroying a loader whose thread waits on a full queue r
     bk::PretrainBatch batch;
     CHECK(loader.next(batch));
   }
+}
+
+TEST_CASE("data loader: max predictions 0 takes the widest masked_lm_positions of the inputs") {
+  ScratchDir dir;
+  const std::string narrow = dir / "narrow.hdf5", wide = dir / "wide.hdf5";
+  for (const auto& [path, width] : {std::pair{narrow, 8}, std::pair{wide, 12}}) {
+    bk::PretrainWriterOptions options;
+    options.seq_len = 96;
+    options.max_predictions = width;
+    bk::PretrainWriter writer(path, options);
+    for (int id = 0; id < 4; ++id) writer.append(make_sample(id, 40, width == 12 ? 11 : 3));
+    writer.commit();
+  }
+  auto config = config_for({narrow, wide}, 4);
+  config.max_predictions = 0;
+  bk::PretrainDataLoader loader(config);
+  CHECK(loader.max_predictions() == 12);
+  CHECK(loader.max_length() == 96);
+  bk::PretrainBatch batch;
+  REQUIRE(loader.next(batch));
+  CHECK(batch.masked_lm_positions.size(1) == 12);
+
+  // MLPerf's varlength files record no width: the count must be given.
+  const std::string varlength = dir / "varlength.hdf5";
+  write_ids(varlength, 0, 4, bk::Hdf5Layout::varlength);
+  auto vl = config_for({varlength}, 4);
+  vl.max_predictions = 0;
+  CHECK(error_of([&] { bk::PretrainDataLoader bad(vl); }).find("give --max-predictions") != std::string::npos);
 }

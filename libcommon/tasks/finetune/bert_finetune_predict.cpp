@@ -1,5 +1,7 @@
 #include "tasks/finetune/bert_finetune_predict.h"
 
+#include "ckpt/checkpoint_path.h"
+
 #include "cli/progress.h"
 #include "finetune/glue_features.h"
 #include "finetune/glue_tasks.h"
@@ -144,6 +146,13 @@ void predict_squad(const FinetunePredictConfig& config, const FinetunedModel& mo
 }  // namespace
 
 void run_bert_finetune_predict(FinetunePredictConfig config) {
+  if (config.features.vocab_path.empty() && !config.checkpoint.empty()) {
+    // The vocabulary a fine-tuned checkpoint carries (bert-finetune train writes it), with its case.
+    config.features.vocab_path = vocab_beside_checkpoint(resolve_checkpoint(config.checkpoint));
+    if (config.features.vocab_path.empty())
+      usage_fail("--vocab is required: there is no vocab.txt beside {}", config.checkpoint);
+    if (tokenizer_lower_case(config.features.vocab_path) == false) config.features.cased = true;
+  }
   config.validate();
   const at::Device device = pick_device(config.device, detect_dist_env());
   const FinetunedModel model = load_finetuned_model(config.checkpoint, config.features.task, device);

@@ -4,11 +4,18 @@
 #include "tasks/finetune/finetune_task.h"
 #include "train/loop/loop.h"
 #include "util/error.h"
+#include "ckpt/checkpoint_path.h"
 
 namespace bk {
 
 void run_bert_finetune_train(FinetuneTrainConfig config) {
+  if (!config.loop.init_checkpoint.empty()) config.loop.init_checkpoint = resolve_checkpoint(config.loop.init_checkpoint);
   config.task.model_dir = config.loop.init_checkpoint;
+  // The model's vocabulary: the one beside the pretrained checkpoint unless --vocab names one; it scores SQuAD's
+  // --eval-file and travels into every fine-tuned checkpoint, where predict finds it.
+  const bool span_eval = !config.task.eval_file.empty() && config.task.task.starts_with("squad");
+  if (config.task.vocab_path.empty() && span_eval) config.task.vocab_path = vocab_beside_checkpoint(config.task.model_dir);
+  config.loop.vocab = config.task.vocab_path;
   config.task.quiet = config.loop.quiet;
   config.task.validate();
   FinetuneTask task(config.task);

@@ -34,7 +34,8 @@ void add_bert_finetune_train_options(Options& options, FinetuneTrainConfig& c) {
     ("eval-file", po::value(&c.task.eval_file)->value_name("FILE"),
      "scored after every epoch, the best model kept in OUTPUT_DIR/best: GLUE features with labels, or the SQuAD "
      "dev JSON itself (official EM/F1 of its predictions; needs --vocab)")
-    ("vocab", po::value(&c.task.vocab_path)->value_name("FILE"), "SQuAD --eval-file: the vocabulary of its features")
+    ("vocab", po::value(&c.task.vocab_path)->value_name("FILE"), "the model's vocabulary: makes a SQuAD --eval-file's features and is written into every checkpoint "
+     "(default: vocab.txt beside --init-checkpoint)")
     ("cased", po::bool_switch(&c.task.cased), "SQuAD --eval-file: keep case and accents")
     ("epochs", po::value(&c.task.epochs)->default_value(d.task.epochs)->value_name("N"), "passes over the training features");
   add_loop_options(options, c.loop, d.loop, /*steps_from_data=*/true);

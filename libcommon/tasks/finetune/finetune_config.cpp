@@ -52,9 +52,10 @@ void FinetuneTaskConfig::validate() const {
   if (epochs < 1) usage_fail("--epochs must be positive, got {}", epochs);
   const bool span = finetune_task_info(task).kind == FinetuneKind::span;
   if (!eval_file.empty() && span && vocab_path.empty())
-    usage_fail("--eval-file for {} is the dev JSON, scored by its predictions: it needs --vocab", task);
-  if ((!vocab_path.empty() || cased) && !(span && !eval_file.empty()))
-    usage_fail("--vocab and --cased make the features of a SQuAD --eval-file; {} has none", task);
+    usage_fail("--eval-file for {} is the dev JSON, scored by its predictions: it needs --vocab (there is no "
+               "vocab.txt beside --init-checkpoint)", task);
+  if (cased && !(span && !eval_file.empty()))
+    usage_fail("--cased makes the features of a SQuAD --eval-file; {} has none", task);
 }
 
 }  // namespace bk

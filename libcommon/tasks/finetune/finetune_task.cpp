@@ -1,5 +1,6 @@
 #include "tasks/finetune/finetune_task.h"
 
+#include "ckpt/convert.h"
 #include "cli/run_tool.h"
 #include "data/py_random.h"
 #include "model/finetune_models.h"
@@ -77,8 +78,8 @@ std::string FinetuneTask::head_prefix() const { return info_.kind == FinetuneKin
 void FinetuneTask::start(const TaskContext& context) {
   context_ = context;
   const fs::path dir(config_.model_dir);
-  const fs::path config = fs::is_directory(dir) ? dir / "config.json" : dir.parent_path() / "config.json";
-  if (!fs::exists(config)) fail("{}: no config.json beside the checkpoint", config_.model_dir);
+  const fs::path config = fs::is_directory(dir) ? dir / "config.json" : fs::path(config_beside_file(dir.string()));
+  if (config.empty() || !fs::exists(config)) fail("{}: no config.json beside the checkpoint", config_.model_dir);
   model_config_ = BertConfig::load(config.string());
   if (train_.seq_len > model_config_.max_position_embeddings)
     fail("{}: features of {} tokens, but the model's max_position_embeddings is {}", config_.train_file,
@@ -224,6 +225,10 @@ MicroBatchLoss FinetuneTask::forward(size_t index) {
   if (info_.kind == FinetuneKind::regression) return {{(logits.squeeze(-1) - labels).pow(2).sum()}, {}};
   const at::Tensor correct = logits.detach().argmax(-1).eq(labels).sum();
   return {{at::cross_entropy_loss(logits, labels, {}, at::Reduction::Sum)}, {correct}};
+}
+
+TaskDataSummary FinetuneTask::data_summary() const {
+  return {train_.size(), train_.seq_len, fmt::format("{} features of {}", info_.name, config_.train_file)};
 }
 
 nlohmann::json FinetuneTask::data_position() const {

@@ -53,6 +53,7 @@ class FinetuneTask : public BertModelTask {
   const std::vector<TaskMetric>& metrics() const override { return metrics_; }
   StepCounts take_micro_batches(int64_t count, int64_t step) override;
   MicroBatchLoss forward(size_t index) override;
+  TaskDataSummary data_summary() const override;
   nlohmann::json data_position() const override;
   void restore_data_position(const nlohmann::json& position) override;
 

@@ -3,6 +3,7 @@
 #include "model/finetune_models.h"
 #include "model/model_dir.h"
 #include "train/loop/checkpoint.h"
+#include "ckpt/checkpoint_path.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -14,7 +15,8 @@ namespace bk {
 
 namespace fs = std::filesystem;
 
-FinetunedModel load_finetuned_model(const std::string& path, const std::string& task, const at::Device& device) {
+FinetunedModel load_finetuned_model(const std::string& named, const std::string& task, const at::Device& device) {
+  const std::string path = resolve_checkpoint(named);
   FinetunedModel m;
   m.info = &finetune_task_info(task);
   m.device = device;

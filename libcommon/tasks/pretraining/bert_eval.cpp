@@ -2,6 +2,7 @@
 
 #include "tasks/pretraining/fill_mask.h"
 #include "tok/vocab.h"
+#include "ckpt/checkpoint_path.h"
 
 #include "util/error.h"
 #include "cli/progress.h"
@@ -132,15 +133,22 @@ at::Device parse_eval_device(const std::string& text) {
 void run_bert_eval(const BertEvalConfig& options) {
   options.validate();
   const at::Device device = parse_eval_device(options.device);
-  auto model = load_model_dir(options.checkpoint, options.config);
+  const std::string checkpoint = resolve_checkpoint(options.checkpoint);
+  std::string vocab_path;
+  if (!options.fill_mask_texts.empty()) {
+    vocab_path = options.vocab.empty() ? vocab_beside_checkpoint(checkpoint) : options.vocab;
+    if (vocab_path.empty()) usage_fail("--fill-mask needs --vocab: there is no vocab.txt beside {}", checkpoint);
+  }
+  auto model = load_model_dir(checkpoint, options.config);
   model->to(device);
   model->eval();
   if (!options.fill_mask_texts.empty()) {
-    const Vocab vocab = Vocab::load(options.vocab);
+    const Vocab vocab = Vocab::load(vocab_path);
     if (static_cast<int64_t>(vocab.size()) != model->config().vocab_size)
-      fail("{}: {} tokens, but the model's vocab_size is {}", options.vocab, vocab.size(), model->config().vocab_size);
+      fail("{}: {} tokens, but the model's vocab_size is {}", vocab_path, vocab.size(), model->config().vocab_size);
+    const bool cased = options.cased || tokenizer_lower_case(vocab_path) == false;
     for (const auto& text : options.fill_mask_texts)
-      std::cout << fill_mask(*model, vocab, text, options.top_k, options.cased).dump() << '\n';
+      std::cout << fill_mask(*model, vocab, text, options.top_k, cased).dump() << '\n';
     std::cout.flush();
     return;
   }
@@ -149,7 +157,7 @@ void run_bert_eval(const BertEvalConfig& options) {
   // An accuracy of 0.0 over nothing would read as a result.
   if (totals.samples == 0) fail("{}: no samples to evaluate", fmt::join(options.settings.inputs, ", "));
   nlohmann::ordered_json out;
-  out["checkpoint"] = options.checkpoint;
+  out["checkpoint"] = checkpoint;
   out["device"] = device.str();
   const nlohmann::ordered_json metrics = totals.to_json();  // named: items() of a temporary would dangle
   for (const auto& [k, v] : metrics.items()) out[k] = v;

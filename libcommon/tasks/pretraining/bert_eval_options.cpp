@@ -12,7 +12,6 @@ void BertEvalConfig::validate() const {
     if (settings.inputs.empty()) usage_fail("give HDF5 files with --input, or --fill-mask TEXT");
   } else {
     if (!settings.inputs.empty()) usage_fail("--fill-mask and --input exclude each other");
-    if (vocab.empty()) usage_fail("--fill-mask needs --vocab");
     require_positive("top-k", top_k);
   }
 }
@@ -32,9 +31,9 @@ void add_bert_eval_options(Options& options, BertEvalConfig& c) {
      "evaluate the first N samples only (0 = all)")
     ("device", po::value(&c.device)->default_value(d.device)->value_name("DEV"), "cpu, cuda or cuda:N")
     ("fill-mask", po::value(&c.fill_mask_texts)->value_name("TEXT"), "print the top-k tokens for each [MASK] in TEXT (repeatable)")
-    ("vocab", po::value(&c.vocab)->value_name("FILE"), "WordPiece vocabulary for --fill-mask")
+    ("vocab", po::value(&c.vocab)->value_name("FILE"), "WordPiece vocabulary for --fill-mask (default: vocab.txt beside the checkpoint)")
     ("top-k", po::value(&c.top_k)->default_value(d.top_k)->value_name("K"), "predictions per [MASK] for --fill-mask")
-    ("cased", po::bool_switch(&c.cased), "--fill-mask: keep case and accents (default: lower-case and strip accents)");
+    ("cased", po::bool_switch(&c.cased), "--fill-mask: keep case and accents (default: lower-case and strip accents, unless a tokenizer_config.json beside the vocabulary says do_lower_case false)");
 }
 
 }  // namespace bk

@@ -2,11 +2,13 @@
 
 #include "tasks/pretraining/pretraining_task.h"
 #include "train/loop/loop.h"
+#include "ckpt/checkpoint_path.h"
 
 namespace bk {
 
-void run_bert_train(const BertTrainConfig& config) {
+void run_bert_train(BertTrainConfig config) {
   config.validate();
+  if (!config.loop.init_checkpoint.empty()) config.loop.init_checkpoint = resolve_checkpoint(config.loop.init_checkpoint);
   PretrainingTask task(config.data);
   run_training_loop(config.loop, task);
 }

@@ -21,6 +21,6 @@ struct BertTrainConfig {
 void add_bert_train_options(Options& options, BertTrainConfig& config);
 
 // Trains to loop.max_steps (or stop_after); throws bk::Error on bad input or a diverging run.
-void run_bert_train(const BertTrainConfig& config);
+void run_bert_train(BertTrainConfig config);
 
 }  // namespace bk

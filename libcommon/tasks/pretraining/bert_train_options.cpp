@@ -8,7 +8,7 @@ namespace bk {
 void BertTrainConfig::validate() const {
   loop.validate();
   if (data.inputs.empty()) usage_fail("--input: give at least one HDF5 file or directory");
-  if (data.max_predictions < 1) usage_fail("--max-predictions must be positive, got {}", data.max_predictions);
+  if (data.max_predictions < 0) usage_fail("--max-predictions must not be negative, got {}", data.max_predictions);
   if (data.eval_inputs.empty() && (loop.eval_every_samples > 0 || loop.target_score || !loop.mlperf_log.empty()))
     usage_fail("--eval-every-samples, --target-mlm-accuracy and --mlperf-log need --eval-input");
   if (!data.eval_inputs.empty() && data.eval_samples == 0) usage_fail("--eval-samples must be positive");
@@ -24,8 +24,9 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
      "bert-base, bert-large,\nbert-L{2,4,6,8,10,12}-H{128,256,512,768}")
     ("input", po::value(&c.data.inputs)->required()->multitoken()->value_name("PATH..."),
      "HDF5 files, directories of them, or bin4 directories")
-    ("max-predictions", po::value(&c.data.max_predictions)->default_value(d.max_predictions)->value_name("P"),
-     "masked positions per sample in the data")
+    ("max-predictions", po::value(&c.data.max_predictions)->default_value(d.max_predictions, "0: from the data")
+                            ->value_name("P"),
+     "masked positions per sample in the data (the width of masked_lm_positions; varlength files need it given)")
     ("attention", po::value<std::string>()->default_value(d.unpadded ? "unpadded" : "padded")->value_name("KIND")
                       ->notifier([&c](const std::string& kind) {
                         if (kind != "unpadded" && kind != "padded")
@@ -44,6 +45,9 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
     ("mlperf-log", po::value(&c.loop.mlperf_log)->value_name("FILE")->notifier([&c](const std::string&) {
        c.loop.mlperf_benchmark = "bert";
      }), "MLCommons :::MLLOG lines (run, hyperparameters, evaluations) to FILE")
+    ("vocab", po::value(&c.loop.vocab)->value_name("FILE"),
+     "the data's vocabulary, written into every checkpoint with its tokenizer files, so that bert-eval, "
+     "ckpt-convert and bert-finetune find it (default: the one beside --init-checkpoint, if any)")
     ("no-nsp", po::bool_switch(&c.data.no_nsp), "masked-LM loss only, no next-sentence loss (mkpretrain --no-nsp data)")
     ("global-data-order", po::bool_switch(&c.data.global_data_order),
      "every worker reads the single-process sample order and keeps its slice of each global batch");

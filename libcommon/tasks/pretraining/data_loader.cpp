@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <mutex>
@@ -107,6 +108,8 @@ struct PretrainDataLoader::Impl {
   std::vector<int64_t> per_batch;
   uint64_t fingerprint = 0, total = 0;
   size_t file_count = 0;
+  int64_t max_length = 0, widest_predictions = 0;
+  bool infer_predictions = false;  // --max-predictions was 0: from the inputs
 
   DataPosition position;  // of the consumer: what next() has handed out
   std::unique_ptr<BatchProducer> producer;
@@ -143,7 +146,7 @@ struct PretrainDataLoader::Impl {
 PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   if (config.batch_size < 1) fail("batch size must be positive, not {}", config.batch_size);
-  if (config.max_predictions < 1) fail("max predictions must be positive, not {}", config.max_predictions);
+  if (config.max_predictions < 0) fail("max predictions must not be negative, not {}", config.max_predictions);
   if (config.world < 1 || config.rank < 0 || config.rank >= config.world)
     fail("rank {} is not in [0, {})", config.rank, config.world);
   if (config.prefetch < 0) fail("prefetch must not be negative, not {}", config.prefetch);
@@ -161,7 +164,19 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
            fmt::join(m.bin_bounds, ","), m.bin_bounds.size());
     m.per_batch = scale_bin_ratio(ratio, config.batch_size);
   }
+  m.infer_predictions = config.max_predictions == 0;
   m.config = std::move(config);
+  // P from the data, as bert-eval takes it: the widest masked_lm_positions. MLPerf's varlength files store each
+  // sample's own count and no width, so they need it given.
+  for (const auto& source : m.sources)
+    for (const auto& file : source) {
+      m.max_length = std::max<int64_t>(m.max_length, file.seq_len);
+      if (file.max_predictions == 0 && m.infer_predictions)
+        fail("{}: a varlength file does not record its samples' widest prediction count: give --max-predictions "
+             "(MLPerf's phase-2 data uses 76)", file.path);
+      m.widest_predictions = std::max<int64_t>(m.widest_predictions, file.max_predictions);
+    }
+  if (m.config.max_predictions == 0) m.config.max_predictions = m.widest_predictions;
 
   uint64_t hash = 0xcbf29ce484222325ull;
   hash = fnv1a(hash, fmt::format("{} {} {} {} {}{}|", m.config.seed, m.config.world, m.config.batch_size,
@@ -220,6 +235,10 @@ int64_t PretrainDataLoader::samples_per_epoch() const {
 uint64_t PretrainDataLoader::total_samples() const { return impl_->total; }
 size_t PretrainDataLoader::files() const { return impl_->file_count; }
 bool PretrainDataLoader::binned() const { return !impl_->bin_bounds.empty(); }
+int64_t PretrainDataLoader::max_predictions() const { return impl_->config.max_predictions; }
+int64_t PretrainDataLoader::max_length() const {
+  return impl_->bin_bounds.empty() ? impl_->max_length : *std::max_element(impl_->bin_bounds.begin(), impl_->bin_bounds.end());
+}
 const std::vector<int64_t>& PretrainDataLoader::per_batch() const { return impl_->per_batch; }
 
 }  // namespace bk

@@ -32,7 +32,7 @@ namespace bk {
 struct DataLoaderConfig {
   std::vector<std::string> inputs;
   int64_t batch_size = 0;       // samples per batch, per rank and micro-step
-  int64_t max_predictions = 0;  // P of the batches
+  int64_t max_predictions = 0;  // P of the batches; 0: the widest masked_lm_positions of the inputs
   uint64_t seed = 0;
   int rank = 0, world = 1;
   int prefetch = 4;             // batches built ahead by a background thread; 0 builds them inside next()
@@ -65,6 +65,8 @@ class PretrainDataLoader {
   uint64_t total_samples() const;       // in all input files
   size_t files() const;
   bool binned() const;                  // bin4 inputs
+  int64_t max_predictions() const;      // P of the batches (given, or from the inputs)
+  int64_t max_length() const;           // the longest row the inputs can hold (0: varlength, not known)
   const std::vector<int64_t>& per_batch() const;  // samples per batch from each source (bin)
 
  private:

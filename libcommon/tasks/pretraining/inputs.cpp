@@ -90,7 +90,10 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
   // Every file is opened now, so a bad one fails before training starts.
   for (const auto& list : bins) {
     auto& source = resolved.sources.emplace_back();
-    for (const auto& path : list) source.push_back({path, PretrainReader(path).rows()});
+    for (const auto& path : list) {
+      const PretrainReader reader(path);
+      source.push_back({path, reader.rows(), reader.seq_len(), reader.max_predictions()});
+    }
   }
   return resolved;
 }

@@ -9,6 +9,8 @@
 #include "util/error.h"
 
 #include <ATen/ATen.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace bk {
 
@@ -93,7 +95,7 @@ TaskEvaluation PretrainingTask::evaluate() {
 BertModelBase& PretrainingTask::bert() const { return *model_; }
 
 double PretrainingTask::flops_per_sequence(int64_t seq_len) const {
-  return model_config_.training_flops_per_sequence(seq_len, config_.max_predictions);
+  return model_config_.training_flops_per_sequence(seq_len, loader_ ? loader_->max_predictions() : config_.max_predictions);
 }
 
 StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
@@ -140,6 +142,16 @@ MicroBatchLoss PretrainingTask::forward(size_t index) {
   if (config_.no_nsp) return {{mlm_sum}, {l.mlm_correct}};
   at::Tensor nsp_sum = l.nsp_loss * l.nsp_total.to(at::kFloat);
   return {{mlm_sum, nsp_sum}, {l.mlm_correct, l.nsp_correct}};
+}
+
+TaskDataSummary PretrainingTask::data_summary() const {
+  TaskDataSummary summary;
+  summary.samples = loader_->total_samples();
+  summary.max_length = loader_->max_length();
+  summary.detail = fmt::format("{} file{}, {} masked positions per sample", loader_->files(),
+                               loader_->files() == 1 ? "" : "s", loader_->max_predictions());
+  if (loader_->binned()) summary.detail += fmt::format(", bins of {} per batch", fmt::join(loader_->per_batch(), "+"));
+  return summary;
 }
 
 nlohmann::json PretrainingTask::data_position() const { return nlohmann::json::parse(loader_->position().to_json()); }

@@ -40,6 +40,7 @@ class PretrainingTask : public BertModelTask {
   TaskEvaluation evaluate() override;
   uint64_t evaluation_samples() const override { return config_.eval_samples; }
 
+  TaskDataSummary data_summary() const override;
   nlohmann::json data_position() const override;
   void restore_data_position(const nlohmann::json& position) override;
 

@@ -30,6 +30,8 @@ class PretrainReader;
 struct SampleFile {
   std::string path;
   uint64_t rows = 0;
+  int seq_len = 0;          // the NVIDIA and packed layouts' row width; 0 for varlength
+  int max_predictions = 0;  // their masked_lm_positions width; 0 for varlength
 };
 
 // The rows of one file that one rank reads in an epoch: first, first + step, ... (count of them).

@@ -1,6 +1,7 @@
 #include "train/loop/checkpoint.h"
 
 #include "train/loop/output_dir.h"
+#include "ckpt/checkpoint_path.h"
 
 #include "cli/run_tool.h"
 #include "util/error.h"
@@ -39,19 +40,6 @@ mode_t process_umask() {
 
 std::string step_name(int64_t step) { return fmt::format("step-{:08d}", step); }
 
-// Step directories under checkpoints/, oldest first (names sort by step: zero-padded).
-std::vector<fs::path> step_dirs(const fs::path& root) {
-  std::vector<fs::path> dirs;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(root, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_directory() && name.starts_with("step-") && name.find(".tmp.") == std::string::npos)
-      dirs.push_back(entry.path());
-  }
-  std::sort(dirs.begin(), dirs.end());
-  return dirs;
-}
-
 }  // namespace
 
 void write_checkpoint_dir(const std::string& dir, const Checkpoint& ckpt) {
@@ -68,6 +56,7 @@ void write_checkpoint_dir(const std::string& dir, const Checkpoint& ckpt) {
   std::vector<int> slots = {register_cleanup_dir(temp)};
   for (const char* name : {"model.safetensors", "optimizer.safetensors", "config.json", "trainer_state.json", "task.json"})
     slots.push_back(register_cleanup((fs::path(temp) / name).string()));
+  for (const auto& [name, contents] : ckpt.tokenizer) slots.push_back(register_cleanup((fs::path(temp) / name).string()));
   auto release = [&] {
     for (int slot : slots) unregister_cleanup(slot);
   };
@@ -77,6 +66,7 @@ void write_checkpoint_dir(const std::string& dir, const Checkpoint& ckpt) {
     write_file_atomic((fs::path(temp) / "config.json").string(), ckpt.config.to_json().dump(2) + "\n");
     write_file_atomic((fs::path(temp) / "trainer_state.json").string(), ckpt.state.dump(2) + "\n");
     if (!ckpt.task.empty()) write_file_atomic((fs::path(temp) / "task.json").string(), ckpt.task.dump(2) + "\n");
+    for (const auto& [name, contents] : ckpt.tokenizer) write_file_atomic((fs::path(temp) / name).string(), contents);
     if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again (a resumed run)
     fs::rename(temp, final_dir);
     release();
@@ -99,25 +89,9 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
   const fs::path final_dir = root / step_name(step);
   write_checkpoint_dir(final_dir.string(), ckpt);
   write_file_atomic((root / "latest").string(), step_name(step) + "\n");
-  auto dirs = step_dirs(root);
+  const std::vector<std::string> dirs = checkpoint_step_dirs(output_dir);
   for (size_t i = 0; keep > 0 && i + static_cast<size_t>(keep) < dirs.size(); ++i) fs::remove_all(dirs[i], ec);
   return final_dir.string();
-}
-
-std::optional<std::string> latest_checkpoint(const std::string& output_dir) {
-  const fs::path root = fs::path(output_dir) / "checkpoints";
-  if (!fs::exists(root / "latest")) {
-    // A run stopped between renaming a step directory into place and replacing `latest` (or `latest` was lost):
-    // the newest complete step directory.
-    const std::vector<std::string> dirs = checkpoint_step_dirs(output_dir);
-    if (dirs.empty()) return std::nullopt;
-    return dirs.back();
-  }
-  std::string name = read_file((root / "latest").string());
-  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-  if (name.empty() || !fs::is_directory(root / name))
-    fail("{}: names '{}', which is not a checkpoint directory", (root / "latest").string(), name);
-  return (root / name).string();
 }
 
 Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer) {

@@ -7,12 +7,14 @@
 //   optimizer.safetensors  the optimizer's named state (moments), when there is one
 //   trainer_state.json     step, loss scaler, random-generator states, data position, the run's settings
 //   task.json              a fine-tuned model's task and labels (not written for pretraining)
+//   vocab.txt, tokenizer_config.json, special_tokens_map.json   the tokenizer, when the run knows it
 // It is written in a temporary directory beside it and renamed into place, so a checkpoint directory is always
 // complete; OUTPUT_DIR/checkpoints/latest (a one-line file, replaced atomically) names the newest one. Only
 // rank 0 writes. After a save, all but the newest `keep` step directories are removed.
 #pragma once
 
 #include "ckpt/bert_config.h"
+#include "ckpt/tokenizer_files.h"
 
 #include <ATen/Tensor.h>
 #include <nlohmann/json.hpp>
@@ -30,6 +32,7 @@ struct Checkpoint {
   std::map<std::string, at::Tensor> optimizer;  // empty: none saved
   nlohmann::json state = nlohmann::json::object();
   nlohmann::json task;  // null: no task.json
+  NamedFiles tokenizer;  // vocab.txt, tokenizer_config.json, special_tokens_map.json (written when known)
   std::string path;  // the directory it was read from or written to
 };
 
@@ -39,9 +42,6 @@ void write_checkpoint_dir(const std::string& dir, const Checkpoint& checkpoint);
 
 // Writes step's checkpoint under output_dir/checkpoints and prunes old ones; returns its directory.
 std::string save_checkpoint(const std::string& output_dir, int64_t step, const Checkpoint& checkpoint, int keep);
-
-// The directory named by output_dir/checkpoints/latest, if any.
-std::optional<std::string> latest_checkpoint(const std::string& output_dir);
 
 // Reads a checkpoint directory (optimizer and trainer state only if present). Errors name the directory and file.
 Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer = true);

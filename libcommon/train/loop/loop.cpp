@@ -216,7 +216,7 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   run.cfg = config;
   run.task = &task;
   const LoopConfig& cfg = run.cfg;
-  setup_run(run);
+  if (!setup_run(run)) return;
   const bool main = run.dist->is_main();
   const int world = run.dist->world();
   const int64_t first_step = run.step;

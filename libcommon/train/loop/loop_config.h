@@ -32,6 +32,7 @@ struct LoopConfig {
   bool resume = false;
   bool force = false;                   // a new run in a directory with an earlier run's checkpoints removes them
   std::string init_checkpoint;
+  std::string vocab;  // the tokenizer copied into every checkpoint (empty: the one beside the checkpoint started from)
   bool init_optimizer = false;          // also the optimizer's moments from init_checkpoint (NVIDIA's phase 2)
   std::string device = "cpu";           // cpu | cuda
   int64_t log_every = 1;
@@ -55,6 +56,7 @@ struct LoopConfig {
   std::string mlperf_benchmark;         // its submission_benchmark ("bert")
   bool keep_best = false;               // keep the model of the best evaluation score in OUTPUT_DIR/best
   LaunchOptions launch;                 // --nproc-per-node & co., and --dist-timeout for the process group
+  bool dry_run = false;                 // resolve everything, print the plan, write nothing
   bool quiet = false;
 
   // bk::UsageError for a value no run can use (the names in the messages are the flags').

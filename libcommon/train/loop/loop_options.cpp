@@ -94,7 +94,9 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("lr-scaling", po::value(&c.lr_scaling)->default_value(d.lr_scaling)->value_name("S"),
      "scale the rate with workers: none, linear, sqrt")
     ("prefetch", po::value(&c.prefetch)->default_value(d.prefetch)->value_name("N"),
-     "micro-batches prepared ahead by a background thread");
+     "micro-batches prepared ahead by a background thread")
+    ("dry-run", po::bool_switch(&c.dry_run),
+     "resolve the config, data, processes and schedule, print the plan on stdout and exit; nothing is written");
   add_launcher_options(options, c.launch);
 }
 

@@ -1,6 +1,7 @@
 // Internal to the training loop (loop.cpp, loop_setup.cpp): everything a run holds. Not for other callers.
 #pragma once
 
+#include "ckpt/tokenizer_files.h"
 #include "train/dist/dist.h"
 #include "train/dist/dist_sync.h"
 #include "train/loop/loop_config.h"
@@ -39,6 +40,7 @@ struct LoopRun {
   std::unique_ptr<MlperfLog> mlperf;  // rank 0 with --mlperf-log
   int64_t eval_every = 0;             // steps between evaluations (eval_every, or from eval_every_samples)
   int64_t init_start_ms = 0;          // when setup began (MLPerf's init_start)
+  NamedFiles tokenizer;               // written into every checkpoint (ckpt/tokenizer_files.h)
 
   bool synced() const { return dist->world() > 1 && !cfg.no_sync_gradients; }
   int64_t global_batch() const { return cfg.train_batch_size * dist->world(); }
@@ -50,8 +52,9 @@ struct LoopRun {
 };
 
 // Builds the process group, starts the task, makes the optimizer, scaler and schedule, restores a checkpoint with
-// --resume and opens the log (loop_setup.cpp).
-void setup_run(LoopRun& run);
+// --resume, prints the plan (run_plan.h) and opens the log (loop_setup.cpp). False when there is nothing to train:
+// --dry-run (the plan went to stdout), or --resume of a run that already finished (said on stderr).
+bool setup_run(LoopRun& run);
 // Rank 0 with --mlperf-log: the MLPerf log's header (submission, hyperparameters, init, run start, first block).
 void start_mlperf_log(LoopRun& run, int64_t init_start_ms);
 // Rank 0 writes a checkpoint of the run as it stands; `why` is "periodic", "stop" or "end".

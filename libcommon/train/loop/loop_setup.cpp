@@ -1,11 +1,14 @@
 #include "launch/launcher.h"
 #include "train/dist/dist_buckets.h"
 #include "train/loop/checkpoint.h"
+#include "ckpt/checkpoint_path.h"
 #include "train/loop/loop_run.h"
+#include "train/loop/run_plan.h"
 #include "train/loop/train_state.h"
 #include "train/optim/make_optimizer.h"
 
 #include "cli/run_tool.h"
+#include "io/input.h"
 
 #include <ATen/ATen.h>
 #include <fmt/format.h>
@@ -31,7 +34,7 @@ std::vector<at::Tensor> parameter_tensors(const Optimizer& optimizer) {
   return out;
 }
 
-void restore_run(LoopRun& run, const std::string& dir) {
+TrainingState restore_run(LoopRun& run, const std::string& dir) {
   Checkpoint ckpt = load_checkpoint(dir);
   run.task->load_model_state(ckpt.model, dir + "/model.safetensors");
   if (ckpt.optimizer.empty()) fail("{}: no optimizer.safetensors; --resume needs a checkpoint {} wrote", dir, tool_name());
@@ -46,6 +49,14 @@ void restore_run(LoopRun& run, const std::string& dir) {
   run.schedule_offset = state.schedule_offset;
   run.task->restore_data_position(state.data_position);
   restore_generator_states(state.generators, run.device);
+  return state;
+}
+
+// The step a checkpoint directory (step-NNNNNNNN) holds, from its trainer_state.json; for --dry-run, which reads
+// nothing else of it.
+int64_t checkpoint_step(const std::string& dir) {
+  const std::string path = dir + "/trainer_state.json";
+  return TrainingState::from_json(nlohmann::json::parse(read_file(path), nullptr, false), path).step;
 }
 
 // NVIDIA's phase 2: the optimizer's moments (and its step count, which bias correction goes on from) from the
@@ -93,7 +104,7 @@ void warm_up_collectives(LoopRun& run, const std::vector<at::Tensor>& params) {
 
 }  // namespace
 
-void setup_run(LoopRun& run) {
+bool setup_run(LoopRun& run) {
   run.init_start_ms = mlperf_now_ms();
   const LoopConfig& cfg = run.cfg;
   TrainingTask& task = *run.task;
@@ -173,18 +184,47 @@ void setup_run(LoopRun& run) {
 
   // Dropout differs per rank (as NVIDIA seeds seed + rank); the weights above do not.
   at::manual_seed(cfg.seed + static_cast<uint64_t>(run.dist->rank()));
+  // Where the run starts, read before anything is written: --dry-run stops after printing the plan.
+  const bool main = run.dist->is_main();
+  std::optional<std::string> latest = cfg.resume ? latest_checkpoint(cfg.output_dir) : std::nullopt;
+  RunStart start{latest ? *latest : cfg.init_checkpoint, 0};
+  if (main) {
+    const BertConfig model_config = task.model_config();
+    run.tokenizer = training_tokenizer_files(cfg.vocab, start.checkpoint, model_config.vocab_size,
+                                             model_config.max_position_embeddings);
+  }
+  if (cfg.dry_run) {
+    if (latest) start.step = checkpoint_step(*latest);
+    if (main)
+      for (const auto& line : run_plan_lines(run, start)) std::printf("%s\n", line.c_str());
+    return false;
+  }
   // Rank 0 claims the output directory once the inputs are known to be good, before anything is read from it or
   // written: one run at a time, and an earlier run's checkpoints are never replaced by a new run without --force.
-  if (run.dist->is_main()) {
+  if (main) {
     run.lock = std::make_unique<OutputDirLock>(cfg.output_dir);
     if (!cfg.resume) claim_for_new_run(cfg.output_dir, cfg.force);
   }
-  if (cfg.resume) {
-    if (auto latest = latest_checkpoint(cfg.output_dir)) restore_run(run, *latest);
-    else if (run.dist->is_main() && !cfg.quiet)
-      std::fprintf(stderr, "%s: --resume: no checkpoint in %s/checkpoints yet, starting at step 0\n",
-                   tool_name().c_str(), cfg.output_dir.c_str());
+  if (cfg.resume) latest = latest_checkpoint(cfg.output_dir);  // again, now that no other run can write it
+  if (latest) {
+    const TrainingState state = restore_run(run, *latest);
+    start = {*latest, run.step};
+    const bool finished = run.step >= cfg.max_steps || state.saved_because == "target";
+    if (finished) {
+      if (main)
+        std::fprintf(stderr, "%s: %s: this run already finished (%s at step %lld of --max-steps %lld); nothing to do%s\n",
+                     tool_name().c_str(), cfg.output_dir.c_str(),
+                     state.saved_because == "target" ? "it reached its target" : "its last checkpoint is",
+                     static_cast<long long>(run.step), static_cast<long long>(cfg.max_steps),
+                     state.saved_because == "target" ? "" : " (a larger --max-steps trains on)");
+      return false;
+    }
+  } else if (cfg.resume && main && !cfg.quiet) {
+    std::fprintf(stderr, "%s: --resume: no checkpoint in %s/checkpoints yet, starting at step 0\n",
+                 tool_name().c_str(), cfg.output_dir.c_str());
   }
+  if (main && !cfg.quiet)
+    for (const auto& line : run_plan_lines(run, start)) std::fprintf(stderr, "%s: %s\n", tool_name().c_str(), line.c_str());
 
   if (run.dist->is_main()) {
     fs::create_directories(cfg.output_dir);
@@ -196,11 +236,13 @@ void setup_run(LoopRun& run) {
     lo.quiet = cfg.quiet;
     lo.total_steps = cfg.max_steps;
     run.log = std::make_unique<TrainLog>(lo);
+    run.log->header(run.step, run_header_json(run, start));
   }
   run.eval_every = cfg.eval_every_samples > 0
                        ? (cfg.eval_every_samples + run.global_batch() - 1) / run.global_batch()
                        : cfg.eval_every;
   if (run.dist->is_main() && !cfg.mlperf_log.empty()) start_mlperf_log(run, run.init_start_ms);
+  return true;
 }
 
 // MLPerf's run header: submission fields, the hyperparameters the BERT rules require, init and run start, the
@@ -262,6 +304,7 @@ Checkpoint snapshot(LoopRun& run, const std::string& why) {
   state.saved_because = why;
   ckpt.state = state.to_json();
   ckpt.task = run.task->description();
+  ckpt.tokenizer = run.tokenizer;
   return ckpt;
 }
 

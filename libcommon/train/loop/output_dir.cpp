@@ -1,5 +1,6 @@
 #include "train/loop/output_dir.h"
 
+#include "ckpt/checkpoint_path.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -40,20 +41,6 @@ OutputDirLock::OutputDirLock(const std::string& output_dir) {
 
 OutputDirLock::~OutputDirLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (removing it would race with a waiting run)
-}
-
-std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir) {
-  std::vector<std::string> dirs;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fs::path(output_dir) / "checkpoints", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() == 13 && name.rfind("step-", 0) == 0 &&
-        std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-        entry.is_directory(ec))
-      dirs.push_back(entry.path().string());
-  }
-  std::sort(dirs.begin(), dirs.end());  // fixed-width step numbers sort as numbers
-  return dirs;
 }
 
 void claim_for_new_run(const std::string& output_dir, bool force) {

@@ -20,10 +20,6 @@ class OutputDirLock {
   int fd_ = -1;
 };
 
-// The complete step directories under OUTPUT_DIR/checkpoints (step-NNNNNNNN, renamed into place whole; never the
-// temporary step-N.tmp.* ones), in step order.
-std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir);
-
 // Before a new run (no --resume) writes into output_dir: bk::Error when it holds an earlier run's checkpoints,
 // unless `force`, which removes them (that run's checkpoints are gone; its logs stay).
 void claim_for_new_run(const std::string& output_dir, bool force);

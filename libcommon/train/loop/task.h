@@ -63,6 +63,13 @@ struct StepCounts {
 };
 
 class TrainingTask;
+
+// What a run's start banner and --dry-run say about the training data.
+struct TaskDataSummary {
+  uint64_t samples = 0;    // in the training set (all ranks together)
+  int64_t max_length = 0;  // the longest sequence a row may hold; 0: not known before reading
+  std::string detail;      // "3 files, 20 masked positions per sample", "mrpc features"
+};
 // Adds a micro-batch to the step's counts from its attention mask ([B, T], 1 for real tokens, on the host): real
 // and computed tokens, and the task's FLOPs for each row at its real length.
 void add_batch_counts(StepCounts& counts, const at::Tensor& attention_mask, const TrainingTask& task);
@@ -116,6 +123,7 @@ class TrainingTask {
   // Micro-batch `index` of those taken last, on the context's device (the loop sets autocast around it).
   virtual MicroBatchLoss forward(size_t index) = 0;
 
+  virtual TaskDataSummary data_summary() const = 0;  // after start()
   virtual nlohmann::json data_position() const = 0;
   virtual void restore_data_position(const nlohmann::json& position) = 0;
 

@@ -100,6 +100,10 @@ void TrainLog::note(int64_t step, const std::string& text) {
   std::fflush(human_);
 }
 
+void TrainLog::header(int64_t step, const std::string& header_json) {
+  write_json_line(fmt::format("{{\"step\":{},\"time\":{:.3f},\"header\":{}}}\n", step, unix_time_now(), header_json));
+}
+
 void TrainLog::progress(int64_t step) {
   if (!tty_) return;
   auto now = std::chrono::steady_clock::now();

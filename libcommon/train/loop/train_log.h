@@ -46,6 +46,9 @@ class TrainLog {
   // A line for events such as checkpoints ("saved checkpoint ckpt/step_1000"): to the human stream unless
   // quiet, and to the log file as {"step": N, "time": .., "event": text}.
   void note(int64_t step, const std::string& text);
+  // The run's header record, the first line a run (or a resumed run) writes: {"step": N, "time": .., "header":
+  // {...}} with the tool's version, its arguments and the resolved configuration. Not shown on stderr.
+  void header(int64_t step, const std::string& header_json);
   // Clears the progress bar.
   void finish();
 

@@ -21,7 +21,7 @@ struct TrainingState {
   int64_t max_steps = 0, train_batch_size = 0;
   double learning_rate = 0;
   std::string optimizer, precision;
-  std::string saved_because;  // "periodic", "stop" or "end"
+  std::string saved_because;  // "periodic", "stop", "end" or "target" (an evaluation reached the target)
 
   nlohmann::json to_json() const;
   // `where` names the file in errors; a state without step or data position is an error, other keys default.

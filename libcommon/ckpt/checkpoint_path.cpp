@@ -1,0 +1,100 @@
+#include "ckpt/checkpoint_path.h"
+
+#include "io/input.h"
+#include "util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace bk {
+namespace {
+
+std::string read_first_line(const fs::path& path) {
+  std::string name = read_file(path.string());
+  const size_t end = name.find_first_of("\r\n");
+  if (end != std::string::npos) name.resize(end);
+  while (!name.empty() && name.back() == ' ') name.pop_back();
+  return name;
+}
+
+// The run directory a checkpoint path sits in: OUT for OUT/checkpoints/step-N, OUT/checkpoints and OUT.
+fs::path run_dir_of(const fs::path& path) {
+  if (path.parent_path().filename() == "checkpoints") return path.parent_path().parent_path();
+  if (path.filename() == "checkpoints") return path.parent_path();
+  return path;
+}
+
+}  // namespace
+
+std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(output_dir) / "checkpoints", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() == 13 && name.rfind("step-", 0) == 0 &&
+        std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        entry.is_directory(ec))
+      dirs.push_back(entry.path().string());
+  }
+  std::sort(dirs.begin(), dirs.end());  // fixed-width step numbers sort as numbers
+  return dirs;
+}
+
+std::optional<std::string> latest_checkpoint(const std::string& output_dir) {
+  const fs::path root = fs::path(output_dir) / "checkpoints";
+  if (!fs::exists(root / "latest")) {
+    const std::vector<std::string> dirs = checkpoint_step_dirs(output_dir);
+    if (dirs.empty()) return std::nullopt;
+    return dirs.back();
+  }
+  const std::string name = read_first_line(root / "latest");
+  if (name.empty() || name.find('/') != std::string::npos || !fs::is_directory(root / name))
+    fail("{}: names '{}', which is not a checkpoint directory", (root / "latest").string(), name);
+  return (root / name).string();
+}
+
+std::string resolve_checkpoint(const std::string& path) {
+  const fs::path p(path);
+  std::error_code ec;
+  if (!fs::is_directory(p, ec) || fs::exists(p / "model.safetensors", ec)) return path;
+  fs::path run;
+  if (fs::is_directory(p / "checkpoints", ec)) run = p;
+  else if (fs::exists(p / "latest", ec) || p.filename() == "checkpoints" ||
+           (p.filename().empty() && p.parent_path().filename() == "checkpoints"))
+    run = p.filename().empty() ? p.parent_path().parent_path() : p.parent_path();
+  else
+    return path;  // not a run: the loader says what is missing
+  if (run.empty()) run = ".";
+  const std::optional<std::string> latest = latest_checkpoint(run.string());
+  if (!latest) fail("{}: a training run's directory with no complete checkpoint yet", path);
+  return *latest;
+}
+
+std::string vocab_beside_checkpoint(const std::string& resolved) {
+  const fs::path p(resolved);
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(p, ec) ? p : (p.parent_path().empty() ? fs::path(".") : p.parent_path());
+  for (const fs::path& candidate : {dir / "vocab.txt", run_dir_of(dir) / "vocab.txt"})
+    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+  return "";
+}
+
+std::optional<bool> tokenizer_lower_case(const std::string& vocab_path) {
+  const fs::path path = fs::path(vocab_path).parent_path() / "tokenizer_config.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(read_file(path.string()));
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: not valid JSON: {}", path.string(), e.what());
+  }
+  if (!json.is_object() || !json.contains("do_lower_case") || !json["do_lower_case"].is_boolean()) return std::nullopt;
+  return json["do_lower_case"].get<bool>();
+}
+
+}  // namespace bk

@@ -1,0 +1,32 @@
+// Where a checkpoint is, from what a user names (torch-free): the checkpoint directory itself, a training run's
+// output directory or its checkpoints/ (both followed to the newest checkpoint), a TF1 prefix or a weights file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bk {
+
+// The complete step directories under OUTPUT_DIR/checkpoints (step-NNNNNNNN, renamed into place whole; never the
+// temporary step-N.tmp.* ones), in step order.
+std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir);
+
+// The directory OUTPUT_DIR/checkpoints/latest names; without `latest` (a run stopped between renaming a step
+// directory into place and replacing it), the newest complete step directory; nullopt when there is none.
+std::optional<std::string> latest_checkpoint(const std::string& output_dir);
+
+// `path` unchanged when it is a checkpoint directory (it holds model.safetensors) or not a directory at all;
+// for a run's output directory or its checkpoints/, the checkpoint `latest` names. bk::Error when a run directory
+// holds no complete checkpoint yet.
+std::string resolve_checkpoint(const std::string& path);
+
+// vocab.txt beside a resolved checkpoint (in its directory, or beside a TF prefix or weights file), then in the
+// run's output directory; empty when there is none.
+std::string vocab_beside_checkpoint(const std::string& resolved);
+
+// do_lower_case from the tokenizer_config.json beside a vocabulary file (as transformers writes it), if there is
+// one and it says; bk::Error naming the file when it is not JSON.
+std::optional<bool> tokenizer_lower_case(const std::string& vocab_path);
+
+}  // namespace bk

@@ -1,0 +1,41 @@
+// The tokenizer files an exported model carries (torch-free): vocab.txt, and transformers' tokenizer_config.json
+// and special_tokens_map.json, so that AutoTokenizer.from_pretrained(dir) and pipeline("fill-mask", dir) get
+// BERT's WordPiece tokenizer with the model's case handling instead of a silently empty one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bk {
+
+struct TokenizerFiles {
+  std::string vocab_path;
+  std::string vocab_bytes;  // copied verbatim
+  bool lower_case = true;
+  int64_t max_length = 512;  // model_max_length: the model's max_position_embeddings
+};
+
+// Reads the vocabulary and decides do_lower_case: `lower_case` when given, else a tokenizer_config.json beside
+// the vocabulary, else from the vocabulary itself (Google's cased vocabularies hold upper-case word pieces, the
+// uncased ones none). bk::Error naming the file when a BERT special token is missing or the size is not the
+// model's vocab_size.
+TokenizerFiles read_tokenizer_files(const std::string& vocab_path, std::optional<bool> lower_case,
+                                    int64_t vocab_size, int64_t max_length);
+
+// The JSON files transformers reads beside vocab.txt.
+std::string tokenizer_config_json(const TokenizerFiles& files);
+std::string special_tokens_map_json();
+
+// The three files as (name, contents).
+using NamedFiles = std::vector<std::pair<std::string, std::string>>;
+NamedFiles tokenizer_file_set(const TokenizerFiles& files);
+
+// The tokenizer a training run writes into each of its checkpoints: from `vocab` when given (bk::Error when it
+// does not fit the model), else the vocabulary beside `checkpoint` (the one the run starts or resumes from) when it
+// fits the model; empty when there is none.
+NamedFiles training_tokenizer_files(const std::string& vocab, const std::string& checkpoint, int64_t vocab_size,
+                                    int64_t max_length);
+
+}  // namespace bk

@@ -1,0 +1,97 @@
+#include "train/loop/run_plan.h"
+
+#include "ckpt/bert_config.h"
+#include "cli/run_tool.h"
+#include "train/loop/loop_run.h"
+#include "bertkit/version.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace bk {
+
+namespace {
+
+// 110106428 -> "110,106,428".
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+int64_t parameter_count(const LoopRun& run) {
+  int64_t n = 0;
+  for (const auto& [name, tensor] : run.task->parameters()) n += tensor.numel();
+  return n;
+}
+
+std::string start_text(const LoopRun& run, const RunStart& start) {
+  if (start.step > 0) return fmt::format("resuming at step {} from {}", start.step, start.checkpoint);
+  if (!start.checkpoint.empty())
+    return fmt::format("step 0 from {}{}", start.checkpoint, run.cfg.init_optimizer ? " (weights and optimizer)" : "");
+  return "step 0 from freshly initialised weights";
+}
+
+}  // namespace
+
+std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& start) {
+  const LoopConfig& cfg = run.cfg;
+  const BertConfig& model = run.task->model_config();
+  const TaskDataSummary data = run.task->data_summary();
+  const int world = run.dist->world();
+  const int64_t global = run.global_batch();
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("model: BERT L={} H={} A={} I={}, vocabulary {}, {} parameters", model.num_hidden_layers,
+                              model.hidden_size, model.num_attention_heads, model.intermediate_size, model.vocab_size,
+                              grouped(static_cast<uint64_t>(parameter_count(run)))));
+  std::string rows = data.max_length > 0 ? fmt::format(", rows of up to {} tokens", data.max_length) : "";
+  const double epochs = data.samples > 0 ? static_cast<double>(cfg.max_steps * global) / static_cast<double>(data.samples) : 0;
+  lines.push_back(fmt::format("data: {} samples ({}){}; {:.3g} epochs in {} steps", grouped(data.samples), data.detail,
+                              rows, epochs, cfg.max_steps));
+  std::string tokens = data.max_length > 0
+                           ? fmt::format("; up to {} tokens per step", grouped(static_cast<uint64_t>(global * data.max_length)))
+                           : "";
+  lines.push_back(fmt::format("processes: {} on {} ({}); global batch {} = {} x {} per micro-batch x {} accumulation{}",
+                              world, run.device.str(), cfg.precision, global, world, cfg.micro_batch_size(),
+                              cfg.gradient_accumulation_steps, tokens));
+  const auto warmup = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
+  std::string checkpoints = cfg.checkpoint_every > 0 ? fmt::format("every {} steps", cfg.checkpoint_every) : "at the end";
+  lines.push_back(fmt::format("schedule: {} at learning rate {:g}, {} warm-up steps then {} decay; checkpoints {} "
+                              "in {}/checkpoints",
+                              cfg.optimizer, cfg.learning_rate * run.lr_scale, warmup, cfg.lr_decay, checkpoints,
+                              cfg.output_dir));
+  lines.push_back("start: " + start_text(run, start));
+  return lines;
+}
+
+std::string run_header_json(const LoopRun& run, const RunStart& start) {
+  const LoopConfig& cfg = run.cfg;
+  const TaskDataSummary data = run.task->data_summary();
+  nlohmann::ordered_json j;
+  j["tool"] = tool_name();
+  j["version"] = BERTKIT_VERSION;
+  j["arguments"] = tool_arguments();
+  j["model_config"] = run.task->model_config().to_json();
+  j["parameters"] = parameter_count(run);
+  j["training_samples"] = data.samples;
+  j["data"] = data.detail;
+  j["world_size"] = run.dist->world();
+  j["device"] = run.device.str();
+  j["precision"] = cfg.precision;
+  j["global_batch"] = run.global_batch();
+  j["gradient_accumulation_steps"] = cfg.gradient_accumulation_steps;
+  j["max_steps"] = cfg.max_steps;
+  j["optimizer"] = cfg.optimizer;
+  j["learning_rate"] = cfg.learning_rate * run.lr_scale;
+  j["warmup_proportion"] = run.schedule.warmup_proportion;
+  j["lr_decay"] = cfg.lr_decay;
+  j["seed"] = cfg.seed;
+  j["start_checkpoint"] = start.checkpoint;
+  j["start_step"] = start.step;
+  return j.dump();
+}
+
+}  // namespace bk
