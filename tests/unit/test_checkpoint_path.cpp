@@ -49,7 +49,7 @@ TEST_CASE("resolve_checkpoint: a run directory and its checkpoints/ follow lates
   make_step(run, 10);
   const fs::path step20 = make_step(run, 20);
   fs::create_directories(run / "checkpoints" / "step-30.tmp.abc");  // an interrupted save is never chosen
-  fs::create_symlink("step-00000010", run / "checkpoints" / "latest");
+  write(run / "checkpoints" / "latest", "step-00000010\n");  // as the loop writes it: the step directory's name
   CHECK(fs::path(bk::resolve_checkpoint(run.string())).filename() == "step-00000010");
   CHECK(fs::path(bk::resolve_checkpoint((run / "checkpoints").string())).filename() == "step-00000010");
   CHECK(bk::resolve_checkpoint(step20.string()) == step20.string());
