@@ -15,7 +15,13 @@ int main(int argc, char** argv) {
                      "tokens for each [MASK] of a text, one JSON object per text.");
     bk::add_bert_eval_options(opts, cfg);
     opts.positional("file", -1);
-    opts.epilog("Exit status: 0 ok, 1 error (unreadable checkpoint or data), 2 usage error.");
+    opts.epilog("Examples:\n"
+                "  bert-eval --checkpoint ckpt/step_7038 --input eval/*.hdf5 --device cuda\n"
+                "  bert-eval --checkpoint phase2/ --fill-mask \"paris is the [MASK] of france.\"\n"
+                "  bert-eval --checkpoint bert-base-uncased/ --vocab vocab.txt --fill-mask \"the capital of france is [MASK].\" --top-k 3\n"
+                "\n"
+                "Exit status: 0 success, 1 error (unreadable checkpoint or data), 2 usage error, 130 interrupted\n"
+                "(129 hangup, 143 terminated).");
     if (!opts.parse(argc, argv)) return 0;
     cfg.quiet = opts.quiet();
     for (auto& file : opts.positionals()) cfg.settings.inputs.push_back(file);

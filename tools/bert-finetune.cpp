@@ -77,7 +77,10 @@ struct TrainOptions {
     opts.epilog(
         "Examples:\n"
         "  bert-finetune train --task mrpc --init-checkpoint pretrain/checkpoints/step-00001000 \\\n"
-        "      --train-file mrpc_train.tfrecord --eval-file mrpc_dev.tfrecord --output-dir mrpc --epochs 3\n"
+        "      --train-file mrpc-train.tfrecord --eval-file mrpc-dev.tfrecord --output-dir mrpc --epochs 3\n"
+        "  bert-finetune train --task squad --init-checkpoint pretrain/checkpoints/step-00001000 \\\n"
+        "      --train-file squad-train.tfrecord --output-dir squad --epochs 2 --learning-rate 3e-5\n"
+        "\n"
         "Exit status: 0 ok, 1 error (the last checkpoint is left intact), 2 usage error, 130 interrupted.");
   }
 };
@@ -107,6 +110,7 @@ struct PredictOptions {
         "  bert-finetune predict --task squad --checkpoint squad/best --vocab vocab.txt \\\n"
         "      --question \"Who built the engine?\" --context \"The engine was built by Aldous Penwright in 1871.\"\n"
         "  bert-finetune predict --task sst-2 --checkpoint sst2/best --vocab vocab.txt --text \"a gripping film\"\n"
+        "\n"
         "Exit status: 0 ok, 1 error (no prediction file is left), 2 usage error, 130 interrupted.");
   }
 };
@@ -121,7 +125,9 @@ struct BenchOptions {
     bk::add_bert_finetune_bench_options(opts, config);
     opts.epilog("Examples:\n"
                 "  bert-finetune bench --checkpoint squad/best --task squad --batch-sizes 1,8,32 --seq-length 384\n"
-                "Exit status: 0 ok, 1 error, 2 usage error.");
+                "  bert-finetune bench --checkpoint mrpc/best --task mrpc --batch-sizes 1,8,32\n"
+                "\n"
+                "Exit status: 0 ok, 1 error, 2 usage error, 130 interrupted.");
   }
 };
 

@@ -11,7 +11,16 @@ int main(int argc, char** argv) {
                      "Distributed runs take their rank from torchrun-style variables, Slurm, Open MPI, Intel MPI, MPICH\n"
                      "or MVAPICH2, or start their own workers with --nproc-per-node.");
     bk::add_bert_train_options(opts, cfg);
-    opts.epilog("Exit status: 0 ok, 1 error (the last checkpoint is left intact), 2 usage error, 130 interrupted.");
+    opts.epilog("Examples:\n"
+                "  bert-train --config bert_config.json --input hdf5/ --output-dir run1 --train-batch-size 32 \\\n"
+                "      --max-steps 1000 --learning-rate 1e-3 --precision bf16\n"
+                "  bert-train --nproc-per-node 8 --device cuda --precision bf16 --config large.json --input bins/ \\\n"
+                "      --output-dir phase1 --train-batch-size 8192 --gradient-accumulation-steps 128 \\\n"
+                "      --max-steps 7038 --learning-rate 6e-3 --warmup-proportion 0.2843\n"
+                "  srun bert-train --device cuda ...\n"
+                "\n"
+                "Exit status: 0 success, 1 error (the last checkpoint is left intact), 2 usage error, 130 interrupted\n"
+                "(129 hangup, 143 terminated).");
     if (!opts.parse(argc, argv)) return 0;
     if (cfg.loop.launch.launch()) return bk::run_local_workers(cfg.loop.launch, argc, argv);
     cfg.loop.quiet = opts.quiet();

@@ -40,7 +40,14 @@ int main(int argc, char** argv) {
        "false when the vocabulary holds capitals)")
       ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing output");
     opts.positional("input", 1);
-    opts.epilog("Exit status: 0 ok, 1 error (nothing is written), 2 usage error.");
+    opts.epilog("Examples:\n"
+                "  ckpt-convert --list uncased_L-12_H-768_A-12/bert_model.ckpt\n"
+                "  ckpt-convert --to native -o init/ uncased_L-12_H-768_A-12/bert_model.ckpt\n"
+                "  ckpt-convert --to hf -o hf-model/ run/checkpoint-7038/\n"
+                "  ckpt-convert --to pt --pad-vocab 8 -o bert_base.pt model.ckpt-28252\n"
+                "\n"
+                "Exit status: 0 success, 1 error (nothing is written), 2 usage error, 130 interrupted (129 hangup,\n"
+                "143 terminated; nothing is left).");
     if (!opts.parse(argc, argv)) return 0;
     auto inputs = opts.positionals();
     if (!inputs.empty()) cfg.input = inputs[0];

@@ -36,19 +36,29 @@ int main(int argc, char** argv) {
        "passes over the documents, each with other masks")
       ("seed", bk::po::value(&cfg.seed)->default_value(defaults.seed)->value_name("S"),
        "random seed (an integer of any size, as Python's)")
-      ("format", bk::po::value(&cfg.format)->value_name("F"),
+      ("format", bk::po::value(&cfg.format)->value_name("FORMAT"),
        "tfrecord or hdf5 (default: from the output's extension, else tfrecord)")
       ("layout", bk::po::value(&cfg.hdf5_layout)->default_value(defaults.hdf5_layout)->value_name("LAYOUT"),
        "HDF5 layout: nvidia or varlength")
       ("gzip", bk::po::value(&cfg.gzip_level)->default_value(defaults.gzip_level)->value_name("N"),
        "HDF5 deflate level 1-9 (0 = none)")
-      ("output,o", bk::po::value(&cfg.output)->required()->value_name("OUT"), "output file")
+      ("output,o", bk::po::value(&cfg.output)->required()->value_name("OUT"), "output file (- = stdout, TFRecord only)")
       ("threads,t", bk::po::value(&cfg.threads)->default_value(defaults.threads)->value_name("N"),
        "tokenization threads (0 = all cores); output is the same for any N")
       ("force,f", bk::po::bool_switch(&cfg.force), "overwrite an existing output file");
     opts.positional("input", -1);
     opts.epilog("The whole input is held in memory, as the reference does, because instances are shuffled across it;\n"
-                "run one mkpretrain per shard. Exit status: 0 ok, 1 error, 2 usage error.");
+                "run one mkpretrain per shard. HDF5 output needs a file (it is written with seeks); a TFRecord can go\n"
+                "to stdout with -o -. Missing directories of OUT are created. On a terminal, a progress line shows\n"
+                "the share of the input read, then of the instances written.\n"
+                "\n"
+                "Examples:\n"
+                "  mkpretrain --vocab vocab.txt --dupe-factor 5 -o out.tfrecord sample_text.txt\n"
+                "  mkpretrain --vocab vocab.txt --max-seq-length 512 --max-predictions 80 -o shard_00.hdf5 shard_00.txt\n"
+                "  mkpretrain --vocab vocab.txt --whole-word-mask -t 0 -o - shard_01.txt | gzip > shard_01.tfrecord.gz\n"
+                "\n"
+                "Exit status: 0 success, 1 data or I/O error (no output file is left), 2 usage error, 130 interrupted\n"
+                "(129 hangup, 143 terminated).");
     if (!opts.parse(argc, argv)) return 0;
     ic.next_sentence = !no_nsp;
     cfg.inputs = opts.positionals();

@@ -20,8 +20,15 @@ constexpr const char* kEpilog =
     "that is not a regular file (a named pipe, <(...), a device) to a new PREFIX.input-spool.tmp.XXXXXX.\n"
     "Memory: about 32 bytes per document plus the largest document.\n"
     "\n"
-    "Exit status: 0 done, 1 data or I/O error (nothing is left half-written), 2 usage error.\n"
-    "Example: shard --training-shards 256 --test-shards 16 --test-fraction 0.01 -o out/wiki sentences.txt";
+    "On a terminal, a progress line shows which pass of how many runs and its share of the inputs.\n"
+    "\n"
+    "Examples:\n"
+    "  shard --training-shards 256 --test-shards 16 --test-fraction 0.01 -o out/wiki sentences.txt\n"
+    "  sent-seg articles.txt | shard -n 4 -o out/demo -\n"
+    "  shard -n 1024 --max-open-files 256 -o shards/enwiki enwiki-sentences-*.txt.gz\n"
+    "\n"
+    "Exit status: 0 done, 1 data or I/O error (nothing is left half-written), 2 usage error, 130 interrupted\n"
+    "(129 hangup, 143 terminated).";
 
 int body(int argc, char** argv) {
   bk::ShardConfig config;
@@ -40,7 +47,7 @@ int body(int argc, char** argv) {
     ("seed", bk::po::value(&config.seed)->default_value(defaults.seed)->value_name("S"),
      "seed of the test choice and of the shard numbering")
     ("output,o", bk::po::value(&config.prefix)->required()->value_name("PREFIX"),
-     "output path prefix (its directory must exist)")
+     "output path prefix (missing directories are created)")
     ("max-open-files", bk::po::value(&config.max_open)->default_value(defaults.max_open)->value_name("K"),
      "shards written per pass over the inputs")
     ("force,f", bk::po::bool_switch(&config.force), "replace existing shards and marker");

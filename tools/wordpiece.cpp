@@ -18,6 +18,10 @@ constexpr const char* kDescription =
     "  decode  lines of ids back to text (case, accents and original spacing are not recovered)\n"
     "  train   learn a vocabulary (vocab.txt) from text";
 
+constexpr const char* kExitStatus =
+    "Exit status: 0 success, 1 data or I/O error (no output file is left), 2 usage error, 130 interrupted\n"
+    "(129 hangup, 143 terminated).";
+
 // --vocab, --output and --force of encode and decode.
 template <typename Config>
 void add_common(bk::Options& opts, Config& config) {
@@ -42,6 +46,10 @@ struct EncodeOptions {
               ("threads,t", po::value(&config.threads)->default_value(defaults.threads)->value_name("N"),
                "worker threads, 0 = all cores (output is the same for every N)");
     opts.positional("input", -1);
+    opts.epilog("Examples:\n"
+                "  wordpiece encode --vocab vocab.txt --threads 0 sentences.txt > tokens.txt\n"
+                "  echo \"Hello, world!\" | wordpiece encode --vocab vocab.txt --format ids\n"
+                "\n" + std::string(kExitStatus));
   }
 };
 
@@ -52,6 +60,10 @@ struct DecodeOptions {
   DecodeOptions() {
     add_common(opts, config);
     opts.positional("input", -1);
+    opts.epilog("Examples:\n"
+                "  wordpiece encode --vocab vocab.txt --format ids text.txt | wordpiece decode --vocab vocab.txt\n"
+                "  wordpiece decode --vocab vocab.txt -o text.txt ids.txt\n"
+                "\n" + std::string(kExitStatus));
   }
 };
 
@@ -80,7 +92,7 @@ struct TrainOptions {
                                        t.special_tokens = bk::split_special_tokens(list);
                                      }),
                "comma-separated tokens placed first (ids 0, 1, ...)")
-              ("wordpieces-prefix", po::value(&t.prefix)->default_value(d.prefix)->value_name("P"),
+              ("wordpieces-prefix", po::value(&t.prefix)->default_value(d.prefix)->value_name("PREFIX"),
                "prefix of continuation pieces")
               ("cased", po::bool_switch()->notifier([&t](bool cased) { t.lower_case = !cased; }),
                "keep case and accents (default: lower-case, strip accents)")
@@ -90,6 +102,12 @@ struct TrainOptions {
               ("threads,t", po::value(&t.threads)->default_value(d.threads)->value_name("N"),
                "counting threads, 0 = all cores (output is the same for every N)");
     opts.positional("input", -1);
+    opts.epilog("On a terminal, a progress line shows the share of the inputs counted, then of the vocabulary merged.\n"
+                "\n"
+                "Examples:\n"
+                "  wordpiece train --vocab-size 30522 --threads 0 -o vocab.txt shards/*.txt\n"
+                "  wordpiece train --vocab-size 8000 --cased --min-frequency 5 -o vocab-cased.txt corpus.txt.gz\n"
+                "\n" + std::string(kExitStatus));
   }
 };
 

@@ -3,9 +3,12 @@
 #include "bertkit/version.h"
 #include "util/error.h"
 
+#include <boost/make_shared.hpp>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdio>
+#include <string_view>
 #include <typeinfo>
 #include <sstream>
 
@@ -28,18 +31,6 @@ void Options::positional(const std::string& name, int max_count) {
   positional_.add(name.c_str(), max_count);
 }
 
-std::string Options::help_text() const {
-  std::ostringstream out;
-  out << "Usage: " << tool_ << ' ' << synopsis_ << "\n\n" << description_ << "\n\n";
-  // The positional pseudo-option is an implementation detail; hide it from the listing.
-  po::options_description visible("Options", 100, 50);
-  for (const auto& opt : options_.options())
-    if (opt->long_name() != positional_name_) visible.add(opt);
-  out << visible;
-  if (!epilog_.empty()) out << '\n' << epilog_ << (epilog_.back() == '\n' ? "" : "\n");
-  return out.str();
-}
-
 namespace {
 
 bool is_unsigned_integer(const std::type_info& type) {
@@ -47,7 +38,87 @@ bool is_unsigned_integer(const std::type_info& type) {
          type == typeid(unsigned long) || type == typeid(unsigned long long);
 }
 
+bool is_integer(const std::type_info& type) {
+  return is_unsigned_integer(type) || type == typeid(int) || type == typeid(long) || type == typeid(long long) ||
+         type == typeid(short) || type == typeid(signed char);
+}
+
+bool ends_with(const std::string& text, std::string_view tail) { return text.ends_with(tail); }
+
+// The placeholder --help shows for a value that was declared without value_name(): a name for what the value is
+// (FILE, DIR, N, RATE, X), else the option's own name in capitals (--layout LAYOUT).
+std::string placeholder_for(const po::option_description& opt) {
+  const std::string& name = opt.long_name();
+  const auto* typed = dynamic_cast<const po::typed_value_base*>(opt.semantic().get());
+  const std::type_info& type = typed ? typed->value_type() : typeid(std::string);
+  if (is_integer(type)) return "N";
+  if (type == typeid(double) || type == typeid(float))
+    return name.find("rate") != std::string::npos ? "RATE" : "X";
+  if (ends_with(name, "dir") || ends_with(name, "-directory")) return "DIR";
+  if (name == "output" || name == "input" || name == "vocab" || name == "config" || ends_with(name, "file") ||
+      ends_with(name, "-path") || ends_with(name, "abbreviations"))
+    return "FILE";
+  if (name.starts_with("master-addr")) return "HOST";
+  if (ends_with(name, "-url") || ends_with(name, "url-base")) return "URL";
+  std::string upper;
+  for (char c : name) upper += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return upper;
+}
+
+// A value's semantics with another name in --help; every other call goes to the declared semantics.
+class NamedValue : public po::value_semantic {
+ public:
+  NamedValue(boost::shared_ptr<const po::value_semantic> inner, std::string name)
+      : inner_(std::move(inner)), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  unsigned min_tokens() const override { return inner_->min_tokens(); }
+  unsigned max_tokens() const override { return inner_->max_tokens(); }
+  bool is_composing() const override { return inner_->is_composing(); }
+  bool is_required() const override { return inner_->is_required(); }
+  void parse(boost::any& store, const std::vector<std::string>& tokens, bool utf8) const override {
+    inner_->parse(store, tokens, utf8);
+  }
+  bool apply_default(boost::any& store) const override { return inner_->apply_default(store); }
+  void notify(const boost::any& store) const override { inner_->notify(store); }
+
+ private:
+  boost::shared_ptr<const po::value_semantic> inner_;
+  std::string name_;
+};
+
+// `opt` as --help lists it: Boost writes a value declared without value_name() as "arg"; it gets a name here,
+// so no tool's --help shows a bare "arg".
+boost::shared_ptr<po::option_description> with_placeholder(const boost::shared_ptr<po::option_description>& opt) {
+  const auto semantic = opt->semantic();
+  if (!semantic || semantic->max_tokens() == 0) return opt;
+  std::string shown = semantic->name();
+  const std::string& bare = po::arg;
+  size_t at = shown.starts_with(bare) ? 0 : shown.starts_with("[=" + bare) ? 2 : std::string::npos;
+  if (at == std::string::npos || (shown.size() > at + bare.size() && shown[at + bare.size()] != ' ' &&
+                                  shown[at + bare.size()] != '('))
+    return opt;
+  shown.replace(at, bare.size(), placeholder_for(*opt));
+  std::string names = opt->long_name();
+  const std::string short_name = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
+  if (short_name.size() == 2 && short_name[0] == '-') names += ',' + short_name.substr(1);
+  return boost::make_shared<po::option_description>(names.c_str(), new NamedValue(semantic, shown),
+                                                  opt->description().c_str());
+}
+
 }  // namespace
+
+std::string Options::help_text() const {
+  std::ostringstream out;
+  out << "Usage: " << tool_ << ' ' << synopsis_ << "\n\n" << description_ << "\n\n";
+  // The positional pseudo-option is an implementation detail; hide it from the listing.
+  po::options_description visible("Options", 100, 50);
+  for (const auto& opt : options_.options())
+    if (opt->long_name() != positional_name_) visible.add(with_placeholder(opt));
+  out << visible;
+  if (!epilog_.empty()) out << '\n' << epilog_ << (epilog_.back() == '\n' ? "" : "\n");
+  return out.str();
+}
+
 
 // Boost converts "-1" into an unsigned option as 2^64 - 1 (lexical_cast wraps), so `--min-chars -1` would read
 // as "drop every article". A count or size is never negative: refuse it here, once for every tool.

@@ -6,6 +6,7 @@
 #include "cli/run_tool.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
+#include "io/created_dirs.h"
 #include "io/output.h"
 
 #include <fmt/format.h>
@@ -33,52 +34,6 @@ struct InputInfo {
   Hdf5Layout layout;
   uint64_t rows, bytes;
   int seq_len, max_predictions;
-};
-
-// The directories a run creates (DIR, its missing parents, the bin directories), removed again, newest first,
-// unless the run commits: a failed or interrupted run leaves the output as it found it, so the same command
-// can simply be run again. Only empty directories are removed; the shards' temporaries are gone by then.
-class CreatedDirs {
- public:
-  CreatedDirs() = default;
-  CreatedDirs(const CreatedDirs&) = delete;
-  CreatedDirs& operator=(const CreatedDirs&) = delete;
-  ~CreatedDirs() {
-    for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
-      if (!committed_) ::rmdir(it->first.c_str());
-      unregister_cleanup(it->second);
-    }
-  }
-
-  // Creates `dir` and any missing parents, remembering each one it made.
-  void create(const fs::path& dir) {
-    std::vector<fs::path> missing;
-    std::error_code ec;
-    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-      missing.push_back(p);
-      if (p == p.parent_path()) break;
-    }
-    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-      if (!fs::create_directory(*it, ec) && ec) fail("{}: cannot create directory: {}", it->string(), ec.message());
-      dirs_.emplace_back(it->string(), register_cleanup_dir(it->string()));
-    }
-    if (!fs::is_directory(dir, ec)) fail("{}: exists and is not a directory", dir.string());
-  }
-  // How many directories create(dir) would make.
-  static int missing(const fs::path& dir) {
-    int count = 0;
-    std::error_code ec;
-    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
-      ++count;
-      if (p == p.parent_path()) break;
-    }
-    return count;
-  }
-  void commit() { committed_ = true; }
-
- private:
-  std::vector<std::pair<std::string, int>> dirs_;  // path and cleanup slot, in creation order
-  bool committed_ = false;
 };
 
 void prepare_output_dir(const std::string& dir, bool force, CreatedDirs& created) {
@@ -150,6 +105,7 @@ void Bin4Config::validate() const {
     usage_fail("--max-predictions must be positive, got {}", *max_predictions);
   if (shards_per_bin < 1) usage_fail("--shards-per-bin must be positive, got {}", shards_per_bin);
   if (inputs.empty()) usage_fail("no input files");
+  refuse_stdout_output(output_dir, "the output", "it is a directory of HDF5 files", "bins");
 }
 
 Bin4Result run_bin4(const Bin4Config& o) {
@@ -204,6 +160,9 @@ Bin4Result run_bin4(const Bin4Config& o) {
   Bin4Result result;
   result.per_bin.assign(o.bins.size(), 0);
   Progress progress(o.quiet);
+  uint64_t input_bytes = 0;
+  for (const auto& in : inputs) input_bytes += in.bytes;
+  progress.set_total(input_bytes);
   uint64_t bytes_done = 0;
   std::vector<PretrainSample> block;
   for (const auto& in : inputs) {

@@ -75,6 +75,7 @@ void check_hdf5_output(const std::string& path, bool overwrite) {
 Hdf5TempFile::Hdf5TempFile(std::string path, bool overwrite) : path_(std::move(path)) {
   hdf5_quiet();
   check_hdf5_output(path_, overwrite);
+  created_.create_parent(path_);
   temp_path_ = path_ + ".tmp.XXXXXX";
   int fd = ::mkstemp(temp_path_.data());
   if (fd < 0) fail("{}: cannot create output: {}", path_, std::strerror(errno));
@@ -111,6 +112,7 @@ void Hdf5TempFile::commit() {
   if (!file_.close()) fail("{}: closing the HDF5 file failed: {}", path_, hdf5_last_error());
   commit_temporary(temp_path_, path_, path_);  // fsync, rename, fsync the directory (io/output.h)
   unregister_cleanup(cleanup_slot_);
+  created_.commit();
   committed_ = true;
 }
 

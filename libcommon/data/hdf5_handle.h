@@ -4,6 +4,8 @@
 // our tools print one line (bk::fail) instead. hdf5_last_error() recovers the innermost HDF5 message for it.
 #pragma once
 
+#include "io/created_dirs.h"
+
 #include <hdf5.h>
 
 #include <string>
@@ -69,7 +71,8 @@ void check_hdf5_output(const std::string& path, bool overwrite);
 // An HDF5 file created under a temporary name beside `path` and renamed onto it by commit().
 //
 // The temporary (`<path>.tmp.XXXXXX`, made with mkstemp so two runs never collide) is registered with
-// bk::register_cleanup, so SIGINT removes it; destruction without commit() closes and removes it too.
+// bk::register_cleanup, so SIGINT removes it; destruction without commit() closes and removes it too. Missing
+// directories on the way to `path` are created and, without commit(), removed again (io/created_dirs.h).
 class Hdf5TempFile {
  public:
   // Fails if `path` exists and overwrite is false.
@@ -88,6 +91,7 @@ class Hdf5TempFile {
   int cleanup_slot_ = -1;
   Hid file_;
   bool committed_ = false;
+  CreatedDirs created_;  // destroyed after the destructor has removed the temporary
 };
 
 }  // namespace bk

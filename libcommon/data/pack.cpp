@@ -3,6 +3,7 @@
 #include "cli/progress.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
+#include "io/output.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -51,6 +52,7 @@ void PackConfig::validate() const {
   if (max_predictions && *max_predictions < 1) usage_fail("--max-predictions must be positive, got {}", *max_predictions);
   if (gzip_level < 0 || gzip_level > 9) usage_fail("--gzip must be in [0, 9], got {}", gzip_level);
   if (output.empty()) usage_fail("-o OUTPUT.hdf5 is required");
+  refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "packed/part-00000.hdf5");
   if (inputs.empty()) usage_fail("no input files");
 }
 
@@ -103,6 +105,13 @@ PackResult run_pack(const PackConfig& config) {
   std::vector<PretrainSample> samples;
   int input_seq_len = 0, most_predictions = 0;
   Progress progress(config.quiet);
+  uint64_t input_bytes = 0;
+  for (const auto& path : config.inputs) {
+    std::error_code ec;
+    input_bytes += std::filesystem::file_size(path, ec);
+    if (ec) input_bytes = 0;
+  }
+  progress.stage("reading", input_bytes);
   uint64_t bytes_done = 0;
   std::vector<PretrainSample> block;
   for (const auto& path : config.inputs) {
@@ -118,7 +127,7 @@ PackResult run_pack(const PackConfig& config) {
       }
       if (progress.wants_update())
         progress.update(bytes_done + (ec ? 0 : bytes) * reader.next_row() / std::max<uint64_t>(1, reader.rows()),
-                        fmt::format("{} samples read", samples.size()));
+                        fmt::format("{} samples", samples.size()));
     }
     bytes_done += ec ? 0 : bytes;
   }
@@ -152,7 +161,11 @@ PackResult run_pack(const PackConfig& config) {
   w.chunk_rows = std::max<size_t>(64, 65536 / static_cast<size_t>(result.seq_len));
   w.overwrite = config.force;
   PretrainWriter writer(config.output, w);
-  for (const auto& row : rows) writer.append(join(samples, row));
+  progress.stage("writing", rows.size(), "rows");
+  for (size_t r = 0; r < rows.size(); ++r) {
+    writer.append(join(samples, rows[r]));
+    if (progress.wants_update()) progress.update(r + 1);
+  }
   writer.commit();
 
   result.samples = samples.size();

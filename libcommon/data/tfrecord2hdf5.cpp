@@ -8,6 +8,7 @@
 #include "data/hdf5_handle.h"
 #include "data/hdf5_writer.h"
 #include "data/tfrecord.h"
+#include "io/created_dirs.h"
 #include "io/input.h"
 #include "io/output.h"
 
@@ -28,10 +29,18 @@ struct Record {
   std::string where;  // "FILE: record N at byte OFFSET"
 };
 
+// What the progress line counts across all inputs: bytes read from the files (compressed ones too, against
+// their sizes) and records.
+struct ProgressCount {
+  Progress& progress;
+  uint64_t raw_done = 0, records = 0;
+};
+
 // Iterates over the records of several inputs, one file open at a time.
 class RecordStream {
  public:
-  RecordStream(std::vector<std::string> paths, bool skip_corrupt) : paths_(std::move(paths)), skip_corrupt_(skip_corrupt) {}
+  RecordStream(std::vector<std::string> paths, bool skip_corrupt, ProgressCount& count)
+      : paths_(std::move(paths)), skip_corrupt_(skip_corrupt), count_(count) {}
 
   bool next(Record& record) {
     for (;;) {
@@ -45,10 +54,14 @@ class RecordStream {
         record.where = fmt::format("{}: record {} at byte {}", reader_->name(), reader_->record_index(), reader_->record_offset());
         decode_example(bytes, record.example, record.where);
         ++records_;
+        ++count_.records;
+        if (count_.progress.wants_update())
+          count_.progress.update(count_.raw_done + input_->raw_offset(), fmt::format("{} records", count_.records));
         return true;
       }
       skipped_ += reader_->skipped();
       bytes_ += reader_->bytes_read();
+      count_.raw_done += input_->raw_offset();
       reader_.reset();
       input_.reset();
     }
@@ -64,6 +77,7 @@ class RecordStream {
   std::unique_ptr<Input> input_;
   std::unique_ptr<TFRecordReader> reader_;
   uint64_t records_ = 0, skipped_ = 0, bytes_ = 0;
+  ProgressCount& count_;
 };
 
 // Without --max-seq-length and --max-predictions the row width comes from the first record, and the writer
@@ -204,8 +218,8 @@ void write_generic(RecordStream& stream, Record& first, const Tfrecord2hdf5Confi
 
 // Converts `inputs` into one HDF5 file at `path`.
 void convert(const std::vector<std::string>& inputs, const std::string& path, const Tfrecord2hdf5Config& cfg,
-             Tfrecord2hdf5Stats& stats) {
-  RecordStream stream(inputs, cfg.skip_corrupt);
+             Tfrecord2hdf5Stats& stats, ProgressCount& count) {
+  RecordStream stream(inputs, cfg.skip_corrupt, count);
   Record first;
   if (!stream.next(first)) fail("{}: no records", inputs.size() == 1 ? inputs[0] : "the inputs");
   std::string layout = cfg.layout;
@@ -233,7 +247,9 @@ void Tfrecord2hdf5Config::validate() const {
     usage_fail("--layout must be auto, nvidia, varlength or generic, got '{}'", layout);
   if (inputs.empty()) usage_fail("no input files");
   if (output.empty() == output_dir.empty()) usage_fail("give either -o FILE or --output-dir DIR");
-  if (output == "-") usage_fail("-o -: HDF5 output cannot go to stdout (it needs a regular file); give a file name");
+  if (output_dir.empty()) refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "part-00000.hdf5");
+  if (output_dir == "-")
+    usage_fail("--output-dir -: the output is a directory of HDF5 files, not stdout; give a directory name");
   if (!output_dir.empty() && std::count(inputs.begin(), inputs.end(), "-") > 0)
     usage_fail("--output-dir needs file inputs to name its outputs; use -o for stdin");
 }
@@ -241,13 +257,21 @@ void Tfrecord2hdf5Config::validate() const {
 Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
   cfg.validate();
   Progress progress(cfg.quiet);
+  uint64_t total = 0;
+  for (const auto& in : cfg.inputs) {
+    std::error_code ec;
+    if (in != "-" && std::filesystem::is_regular_file(in, ec)) total += std::filesystem::file_size(in, ec);
+  }
+  progress.set_total(total);
+  ProgressCount count{progress};
   Tfrecord2hdf5Stats stats;
   if (!cfg.output.empty()) {
     check_hdf5_output(cfg.output, cfg.force);  // refuse before converting anything
-    convert(cfg.inputs, cfg.output, cfg, stats);
+    convert(cfg.inputs, cfg.output, cfg, stats, count);
   } else {
     namespace fs = std::filesystem;
-    if (!fs::is_directory(cfg.output_dir)) fail("{}: not a directory", cfg.output_dir);
+    CreatedDirs created;  // a missing DIR is made, and removed again if the run fails
+    created.create(cfg.output_dir);
     std::vector<std::string> outputs;
     for (const auto& in : cfg.inputs) {
       std::string name = fs::path(in).filename().string();
@@ -258,7 +282,8 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
         fail("{} and another input would both write {}", in, outputs.back());
       check_hdf5_output(outputs.back(), cfg.force);  // refuse before converting anything
     }
-    for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats);
+    for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats, count);
+    created.commit();
   }
   progress.finish(stats.bytes, fmt::format("{} records{}, {} output file{}", stats.records,
                                            stats.skipped ? fmt::format(" ({} corrupt skipped)", stats.skipped) : "",

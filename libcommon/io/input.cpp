@@ -10,6 +10,7 @@
 #include <exception>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -55,6 +56,11 @@ Input::Input(const std::string& path) : decoder_(std::make_unique<Decoder>()) {
     name_ = path;
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) fail("{}: cannot open: {}", path, std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    raw_size_ = static_cast<uint64_t>(st.st_size) - (at > 0 && at <= st.st_size ? static_cast<uint64_t>(at) : 0);
   }
   // Peek at the first bytes to pick the decoder; they stay in the raw buffer.
   auto& d = *decoder_;

@@ -23,6 +23,9 @@ class Input {
   const std::string& name() const { return name_; }        // "<stdin>" for "-"
   uint64_t offset() const { return decoded_offset_; }       // decompressed bytes returned so far
   uint64_t raw_offset() const;                              // bytes consumed from the file itself
+  // The bytes raw_offset() will reach at the end: the size of a regular file (stdin redirected from one too,
+  // less where it was opened), 0 for a pipe or terminal. For a progress line's total.
+  uint64_t raw_size() const { return raw_size_; }
   std::string_view compression() const;                     // "none", "gzip" or "bzip2"
   bool is_stdin() const { return fd_ == 0; }
 
@@ -34,6 +37,7 @@ class Input {
   std::string name_;
   int fd_ = -1;
   uint64_t decoded_offset_ = 0;
+  uint64_t raw_size_ = 0;
   std::unique_ptr<Decoder> decoder_;
 };
 

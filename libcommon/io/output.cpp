@@ -15,9 +15,16 @@
 namespace bk {
 
 void check_overwrite(const std::string& path, bool overwrite) {
+  if (path == "-" || path.empty()) return;
   struct stat st {};
   if (!overwrite && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
     fail("{}: already exists; use --force to overwrite it", path);
+}
+
+void refuse_stdout_output(const std::string& path, const char* what, const char* why, const char* example) {
+  if (path != "-" && !path.empty()) return;
+  usage_fail("-o {}: {} cannot go to stdout ({}); give a name, e.g. -o {}", path.empty() ? "''" : path, what, why,
+             example);
 }
 
 Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : path_(path) {
@@ -38,6 +45,7 @@ Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : pa
     if (fd_ < 0) fail("{}: cannot open output: {}", path, std::strerror(errno));
     return;
   }
+  created_.create_parent(path);
   // The temporary lives in the same directory so that rename() is atomic.
   temp_path_ = path + ".tmp.XXXXXX";
   fd_ = ::mkstemp(temp_path_.data());
@@ -108,6 +116,7 @@ void Output::commit() {
   commit_temporary(temp_path_, path_, name_);
   unregister_cleanup(cleanup_slot_);
   temp_path_.clear();
+  created_.commit();
   committed_ = true;
 }
 

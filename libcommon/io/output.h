@@ -2,9 +2,12 @@
 //
 // Output("-") writes to stdout. Output(path) writes to a temporary file beside `path` and renames it onto
 // `path` in commit(); if the Output is destroyed without commit() (an exception, an early return) or the
-// process gets SIGINT, the temporary is removed, so a failed run never leaves a partial file. An existing
+// process gets SIGINT, the temporary is removed, so a failed run never leaves a partial file. Missing
+// directories on the way to `path` are created, and removed again with the temporary (io/created_dirs.h). An existing
 // file is only replaced when overwrite is true (the tools' --force), so nothing the user had is lost.
 #pragma once
+
+#include "io/created_dirs.h"
 
 #include <cstdint>
 #include <string>
@@ -48,10 +51,19 @@ class Output {
   bool committed_ = false;
   uint64_t written_ = 0;
   std::string buffer_;
+  CreatedDirs created_;  // destroyed after the destructor has removed the temporary
 };
 
 // Fails with a clear message if `path` exists and overwrite is false (for tools that write many files).
+// "-" (and "") is stdout, never a file named "-", so it passes.
 void check_overwrite(const std::string& path, bool overwrite);
+
+// A usage error (exit 2) when `path` is "-" (or empty) for an output that cannot be a stream: an HDF5 file, which
+// is written with seeks, or a directory. Called before anything is read or created, so nothing is left behind:
+//   refuse_stdout_output(cfg.output, "HDF5 output", kHdf5NeedsFile, "part-00000.hdf5") ->
+//   "-o -: HDF5 output cannot go to stdout (it is written with seeks and needs a regular file); give a name, e.g. ..."
+void refuse_stdout_output(const std::string& path, const char* what, const char* why, const char* example);
+inline constexpr const char* kHdf5NeedsFile = "it is written with seeks and needs a regular file";
 
 // Atomically writes a small file (marker files, JSON summaries).
 void write_file_atomic(const std::string& path, std::string_view contents, bool overwrite = true);

@@ -31,7 +31,7 @@ struct TokenizedLines {
 // Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
 // after Python's str.strip() starts a new document, a line whose tokens are empty is skipped, and documents run
 // on across input files unless a blank line separates them.
-Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab, uint64_t& bytes,
+Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab, Progress& progress, uint64_t& bytes,
                    uint64_t& lines_read) {
   Corpus corpus;
   // English text makes about one token per 4 to 5 bytes: reserving one per 3 bytes of the regular input files
@@ -42,10 +42,18 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
     if (path != "-" && std::filesystem::is_regular_file(path, ec)) file_bytes += std::filesystem::file_size(path, ec);
   }
   corpus.tokens.reserve(file_bytes / 3);
+  // The share done counts the bytes read from the files (compressed ones too) against their sizes; stdin or a
+  // pipe adds bytes but no size, so the percentage then stays below 100 until the end.
+  progress.stage(cfg.inputs.size() > 1 ? fmt::format("reading {} files", cfg.inputs.size()) : "reading", file_bytes);
+  uint64_t raw_before = 0;
   for (const auto& path : cfg.inputs) {
     Input input(path);
     LineReader reader(input);
-    auto produce = [&](LineBatch& batch) { return read_line_batch(reader, batch); };
+    auto produce = [&](LineBatch& batch) {  // on this thread, as consume is
+      if (progress.wants_update())
+        progress.update(raw_before + input.raw_offset(), fmt::format("{} documents", corpus.num_docs()));
+      return read_line_batch(reader, batch);
+    };
     auto work = [&](LineBatch& batch) {
       thread_local std::unique_ptr<FullTokenizer> tokenizer;
       thread_local const Vocab* tokenizer_vocab = nullptr;
@@ -76,6 +84,7 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
     };
     ordered_parallel<LineBatch, TokenizedLines>(threads, produce, work, consume);
     bytes += input.offset();
+    raw_before += input.raw_offset();
     lines_read += reader.line_number();
   }
   corpus.end_document();
@@ -99,12 +108,12 @@ constexpr size_t kPrefetchDistance = 4;
 
 // Records are serialised and framed (CRCs included) in parallel chunks and written in order.
 void write_tfrecord(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
-                    const MkpretrainConfig& cfg, int threads) {
+                    const MkpretrainConfig& cfg, int threads, Progress& progress) {
   Output out(cfg.output, cfg.force);
   constexpr size_t kChunk = 2048;
   const size_t count = instances.list.size();
   size_t next = 0;
-  ordered_parallel<std::pair<size_t, size_t>, std::string>(
+  ordered_parallel<std::pair<size_t, size_t>, std::pair<size_t, std::string>>(
       threads,
       [&](std::pair<size_t, size_t>& range) {
         if (next == count) return false;
@@ -126,14 +135,17 @@ void write_tfrecord(const Corpus& corpus, const Instances& instances, const Mask
           append_instance_record(inst, cfg.instances.max_seq_length, cfg.instances.max_predictions, framed);
           close_tfrecord(framed, start);
         }
-        return framed;
+        return std::make_pair(range.second, std::move(framed));
       },
-      [&](std::string& framed) { out.write(framed); });
+      [&](std::pair<size_t, std::string>& chunk) {
+        out.write(chunk.second);
+        progress.update(chunk.first);
+      });
   out.commit();
 }
 
 void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
-                const MkpretrainConfig& cfg) {
+                const MkpretrainConfig& cfg, Progress& progress) {
   PretrainWriterOptions options;
   parse_layout(cfg.hdf5_layout, options.layout);  // a known name: validate() checked it
   options.seq_len = cfg.instances.max_seq_length;
@@ -153,6 +165,7 @@ void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingV
     sample.masked_lm_ids = inst.masked_lm_ids;
     sample.next_sentence_label = inst.is_random_next ? 1 : 0;
     writer.append(sample);
+    progress.update(i + 1);
   }
   writer.commit();
 }
@@ -182,8 +195,8 @@ void MkpretrainConfig::validate() const {
   Hdf5Layout layout;
   if (output_format() == PretrainFormat::hdf5 && !parse_layout(hdf5_layout, layout))
     usage_fail("--layout must be nvidia or varlength");
-  if (output_format() == PretrainFormat::hdf5 && (output == "-" || output.empty()))
-    usage_fail("-o -: HDF5 output cannot go to stdout (it needs a regular file); give a file name");
+  if (output_format() == PretrainFormat::hdf5)
+    refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "part-00000.hdf5");
 }
 
 PretrainFormat MkpretrainConfig::output_format() const {
@@ -209,12 +222,15 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   rng.seed_words(py_seed_words(cfg.seed));
 
   uint64_t bytes = 0, lines = 0;
-  Corpus corpus = read_corpus(cfg, threads, vocab, bytes, lines);
+  Corpus corpus = read_corpus(cfg, threads, vocab, progress, bytes, lines);
   if (corpus.num_docs() == 0)
     fail("{}: no documents: the input has no line with tokens", cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs");
+  progress.stage("making instances");
+  progress.update(0, fmt::format("{} documents, {} passes", corpus.num_docs(), ic.dupe_factor));
   const Instances instances = create_instances(corpus, ic, masking, rng);
-  if (format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg, threads);
-  else write_hdf5(corpus, instances, masking, cfg);
+  progress.stage("writing", instances.list.size(), "instances");
+  if (format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg, threads, progress);
+  else write_hdf5(corpus, instances, masking, cfg, progress);
   progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances", corpus.num_docs(),
                                      corpus.sentence_begin.size() - 1, instances.list.size()));
   return instances.list.size();

@@ -56,6 +56,7 @@ SentSegStats run_sent_seg(const SentSegConfig& config) {
   DocumentReader reader(input);
   Output output(config.output, config.force);
   Progress progress(config.quiet);
+  progress.set_total(input.raw_size());  // the file as on disk, compressed or not; none for a pipe
   SentSegStats stats;
   std::mutex clone_mutex;
 
@@ -91,7 +92,7 @@ SentSegStats run_sent_seg(const SentSegConfig& config) {
     stats.sentences += result.sentences;
     stats.bytes_in += result.bytes_in;
     if (progress.wants_update())
-      progress.update(reader.bytes_read(), fmt::format("{} documents, {} sentences", stats.documents, stats.sentences));
+      progress.update(input.raw_offset(), fmt::format("{} documents, {} sentences", stats.documents, stats.sentences));
   };
   ordered_parallel<Batch, SegmentedBatch>(threads, produce, work, consume);
   output.commit();

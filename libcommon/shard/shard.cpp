@@ -3,6 +3,7 @@
 #include "cli/run_tool.h"
 #include "cli/progress.h"
 #include "io/input.h"
+#include "io/created_dirs.h"
 #include "io/output.h"
 #include "text/documents.h"
 
@@ -43,12 +44,12 @@ std::vector<ShardFile> shard_files(const std::string& prefix, uint32_t training_
   return files;
 }
 
-// The output directory must exist and be writable: found out now, before a long first pass.
-void check_directory(const std::string& prefix) {
+// The output directory (created when missing, as every tool does) must be writable: found out now, before a long
+// first pass.
+void prepare_directory(const std::string& prefix, CreatedDirs& created) {
+  created.create_parent(prefix);
   fs::path dir = fs::path(prefix).parent_path();
   if (dir.empty()) dir = ".";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) fail("{}: no such directory for the shards of -o {}", dir.string(), prefix);
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     fail("{}: cannot write shards there: {}", dir.string(), std::strerror(errno));
 }
@@ -93,9 +94,9 @@ bool readable_twice(const std::string& source) {
 
 using DocumentVisitor = std::function<void(const Document&, uint64_t index, const Input& source)>;
 
-// Reads every source in order, numbering documents across them.
-uint64_t read_sources(const std::vector<std::string>& sources, Progress& progress, const char* pass,
-                      const DocumentVisitor& visit) {
+// Reads every source in order, numbering documents across them. Progress counts the bytes read from the files
+// (compressed ones too), against the sum of their sizes (file_bytes below).
+uint64_t read_sources(const std::vector<std::string>& sources, Progress& progress, const DocumentVisitor& visit) {
   uint64_t index = 0, bytes_before = 0;
   Document doc;
   for (const auto& source : sources) {
@@ -104,11 +105,20 @@ uint64_t read_sources(const std::vector<std::string>& sources, Progress& progres
     while (reader.next(doc)) {
       visit(doc, index++, input);
       if (progress.wants_update())
-        progress.update(bytes_before + reader.bytes_read(), fmt::format("{}: {} documents", pass, index));
+        progress.update(bytes_before + input.raw_offset(), fmt::format("{} documents", index));
     }
-    bytes_before += reader.bytes_read();
+    bytes_before += input.raw_offset();
   }
   return index;
+}
+
+uint64_t file_bytes(const std::vector<std::string>& sources) {
+  uint64_t total = 0;
+  for (const auto& source : sources) {
+    std::error_code ec;
+    if (fs::is_regular_file(source, ec)) total += fs::file_size(source, ec);
+  }
+  return total;
 }
 
 uint64_t split_documents(const ShardBalance& b) {
@@ -171,7 +181,8 @@ ShardSummary run_shard(const ShardConfig& c) {
   // Refuse before reading anything: a long first pass should not end in "already exists".
   for (const auto& f : files) check_overwrite(f.path, c.force);
   check_overwrite(marker, c.force);
-  check_directory(c.prefix);
+  CreatedDirs created;  // declared before the outputs, so it runs after they have removed their temporaries
+  prepare_directory(c.prefix, created);
 
   Progress progress(c.quiet);
   ShardSummary summary;
@@ -184,6 +195,7 @@ ShardSummary run_shard(const ShardConfig& c) {
   std::vector<std::unique_ptr<TemporaryFile>> spools;
   for (auto& source : sources) {
     if (readable_twice(source)) continue;
+    progress.stage(fmt::format("copying {} for the later passes", source == "-" ? "stdin" : source));
     // A fresh name each run: a file the user has at PREFIX.stdin-spool (or a second run's spool) is not touched.
     spools.push_back(std::make_unique<TemporaryFile>(
         c.prefix + (source == "-" ? ".stdin-spool.tmp.XXXXXX" : ".input-spool.tmp.XXXXXX")));
@@ -192,12 +204,21 @@ ShardSummary run_shard(const ShardConfig& c) {
     DocumentReader reader(input);
     Document doc;
     // The sizes of these documents are taken below, when the spool is read with the other inputs.
-    while (reader.next(doc)) write_document(copy, doc.lines);
+    while (reader.next(doc)) {
+      write_document(copy, doc.lines);
+      if (progress.wants_update()) progress.update(input.offset());
+    }
     copy.commit();
     source = spools.back()->path;
   }
+  // One pass to measure, then one per group of --max-open-files shards.
+  const uint32_t total_shards = static_cast<uint32_t>(files.size());
+  const uint32_t group = open_file_budget(static_cast<uint32_t>(c.max_open));
+  const uint32_t passes = 1 + (total_shards + group - 1) / group;
+  const uint64_t source_bytes = file_bytes(sources);
+  progress.stage(fmt::format("pass 1/{}", passes), source_bytes);
   auto measure_size = [&](const Document& doc, uint64_t, const Input&) { sizes.push_back(doc.bytes()); };
-  const uint64_t documents = read_sources(sources, progress, "pass 1", measure_size);
+  const uint64_t documents = read_sources(sources, progress, measure_size);
   summary.documents = documents;
   for (uint64_t b : sizes) summary.bytes += b;
 
@@ -207,15 +228,13 @@ ShardSummary run_shard(const ShardConfig& c) {
   if (c.force) ::unlink(marker.c_str());
 
   // Pass 2 (repeated per group of shards): stream the documents into their shards.
-  const uint32_t total_shards = static_cast<uint32_t>(files.size());
-  const uint32_t group = open_file_budget(static_cast<uint32_t>(c.max_open));
   for (uint32_t first = 0; first < total_shards; first += group) {
     const uint32_t last = std::min(total_shards, first + group);
     std::vector<std::unique_ptr<Output>> outputs;
     for (uint32_t s = first; s < last; ++s)
       outputs.push_back(std::make_unique<Output>(files[s].path, c.force, kShardBuffer));
     ++summary.passes;
-    const std::string pass = fmt::format("pass {}", summary.passes + 1);
+    progress.stage(fmt::format("pass {}/{}", summary.passes + 1, passes), source_bytes);
     auto route = [&](const Document& doc, uint64_t i, const Input& source) {
       if (i >= documents || doc.bytes() != sizes[i])
         fail("{}: line {}: the input changed between passes (document {})", source.name(), doc.first_line, i + 1);
@@ -223,12 +242,13 @@ ShardSummary run_shard(const ShardConfig& c) {
       uint32_t combined = (to & ShardPlan::kTest) ? training_shards + (to & ~ShardPlan::kTest) : to;
       if (combined >= first && combined < last) write_document(*outputs[combined - first], doc.lines);
     };
-    uint64_t seen = read_sources(sources, progress, pass.c_str(), route);
+    uint64_t seen = read_sources(sources, progress, route);
     if (seen != documents) fail("the inputs changed between passes: {} documents, then {}", documents, seen);
     for (auto& out : outputs) out->commit();
   }
 
   write_file_atomic(marker, marker_json(c, summary, files), /*overwrite=*/true);
+  created.commit();
 
   const uint64_t test_documents = split_documents(plan.test);
   std::string what = fmt::format("{} documents ({} training, {} test), {} + {} shards, max/mean {:.4f} training",

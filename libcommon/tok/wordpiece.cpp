@@ -81,6 +81,7 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
   Input input(one_input(config.inputs));
   LineReader reader(input);
   Progress progress(config.quiet);
+  progress.set_total(input.raw_size());
   uint64_t lines = 0, tokens = 0;
 
   ordered_parallel<LineBatch, EncodedBatch>(
@@ -92,7 +93,7 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
         output.write(result.text);
         lines += result.lines;
         tokens += result.tokens;
-        if (progress.wants_update()) progress.update(input.offset(), fmt::format("{} lines, {} tokens", lines, tokens));
+        if (progress.wants_update()) progress.update(input.raw_offset(), fmt::format("{} lines, {} tokens", lines, tokens));
       });
   output.commit();
   progress.finish(input.offset(), fmt::format("{} lines, {} tokens", lines, tokens));
@@ -107,6 +108,7 @@ void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
   Input input(one_input(config.inputs));
   LineReader reader(input);
   Progress progress(config.quiet);
+  progress.set_total(input.raw_size());
   std::string text;
   uint64_t tokens = 0;
   std::string_view line;
@@ -144,7 +146,7 @@ void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
     text.push_back('\n');
     output.write(text);
     if (progress.wants_update())
-      progress.update(input.offset(), fmt::format("{} lines, {} tokens", reader.line_number(), tokens));
+      progress.update(input.raw_offset(), fmt::format("{} lines, {} tokens", reader.line_number(), tokens));
   }
   output.commit();
   progress.finish(input.offset(), fmt::format("{} lines, {} tokens", reader.line_number(), tokens));
@@ -167,7 +169,7 @@ void run_wordpiece_train(const WordpieceTrainConfig& config) {
   if (!config.output.empty() && config.output != "-") check_overwrite(config.output, config.force);
   WordpieceTrainerStats stats;
   const std::vector<std::string> inputs = config.inputs.empty() ? std::vector<std::string>{"-"} : config.inputs;
-  std::vector<std::string> vocab = train_vocab(inputs, trainer, stats);
+  std::vector<std::string> vocab = train_vocab(inputs, trainer, stats, &progress);
   Output out(config.output, config.force);
   for (const auto& token : vocab) {
     out.write(token);

@@ -1,5 +1,6 @@
 #include "tok/wordpiece_trainer.h"
 
+#include "cli/progress.h"
 #include "util/error.h"
 #include "io/input.h"
 #include "io/line_batch.h"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <queue>
@@ -59,7 +61,7 @@ struct HeapEntry {
 }  // namespace
 
 std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<std::string>, uint64_t>>& words,
-                                      const WordpieceTrainerConfig& cfg) {
+                                      const WordpieceTrainerConfig& cfg, Progress* progress) {
   Merger m;
   for (const auto& s : cfg.special_tokens) m.intern(s);
 
@@ -90,7 +92,9 @@ std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<st
 
   std::priority_queue<HeapEntry> heap;
   for (const auto& [p, c] : m.pair_counts) heap.push({c, p});
+  if (progress) progress->stage("merging", cfg.vocab_size, "tokens");
   while (m.pieces.size() < cfg.vocab_size && !heap.empty()) {
+    if (progress && progress->wants_update()) progress->update(m.pieces.size());
     HeapEntry top = heap.top();
     heap.pop();
     auto it = m.pair_counts.find(top.pair);
@@ -143,13 +147,27 @@ std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<st
 }
 
 std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const WordpieceTrainerConfig& cfg,
-                                     WordpieceTrainerStats& stats) {
+                                     WordpieceTrainerStats& stats, Progress* progress) {
   std::unordered_map<std::string, uint64_t> word_counts;
   using Counts = std::vector<std::pair<std::string, uint64_t>>;
+  if (progress) {
+    uint64_t total = 0;
+    for (const auto& path : inputs) {
+      std::error_code ec;
+      if (path != "-" && std::filesystem::is_regular_file(path, ec)) total += std::filesystem::file_size(path, ec);
+    }
+    progress->stage("counting", total);
+  }
+  uint64_t raw_before = 0;
   for (const auto& path : inputs) {
     Input input(path);
     LineReader reader(input);
-    auto produce = [&](LineBatch& b) { return read_line_batch(reader, b); };
+    auto produce = [&](LineBatch& b) {  // on this thread
+      if (progress && progress->wants_update())
+        progress->update(raw_before + input.raw_offset(), fmt::format("{} words ({} distinct)", stats.words,
+                                                                      word_counts.size()));
+      return read_line_batch(reader, b);
+    };
     auto work = [&](LineBatch& b) {
       BasicTokenizer basic(cfg.lower_case);
       LineWords words;
@@ -173,6 +191,7 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
     ordered_parallel<LineBatch, Counts>(cfg.threads, produce, work, consume);
     stats.lines += reader.line_number();
     stats.bytes += input.offset();
+    raw_before += input.raw_offset();
   }
   if (word_counts.empty()) fail("{}: no words to learn from", inputs.size() == 1 ? inputs[0] : "the inputs");
   stats.distinct_words = word_counts.size();
@@ -191,7 +210,7 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
     }
     words.emplace_back(std::move(chars), c);
   }
-  auto pieces = learn_pieces(words, cfg);
+  auto pieces = learn_pieces(words, cfg, progress);
   stats.merges = pieces.size();
   return pieces;
 }

@@ -35,12 +35,15 @@ struct WordpieceTrainerStats {
   uint64_t lines = 0, words = 0, distinct_words = 0, bytes = 0, merges = 0;
 };
 
-// Learns a vocabulary (tokens in id order) from the inputs ("-" = stdin).
+class Progress;
+
+// Learns a vocabulary (tokens in id order) from the inputs ("-" = stdin). With a progress line: stage
+// "counting" (bytes of the input files read, of their sizes), then "merging" (tokens of --vocab-size).
 std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, const WordpieceTrainerConfig& config,
-                                     WordpieceTrainerStats& stats);
+                                     WordpieceTrainerStats& stats, Progress* progress = nullptr);
 
 // The BPE core on counted words (each word a sequence of characters as UTF-8 strings); exposed for tests.
 std::vector<std::string> learn_pieces(const std::vector<std::pair<std::vector<std::string>, uint64_t>>& words,
-                                      const WordpieceTrainerConfig& config);
+                                      const WordpieceTrainerConfig& config, Progress* progress = nullptr);
 
 }  // namespace bk

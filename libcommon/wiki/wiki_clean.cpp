@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <unistd.h>
 
 namespace bk {
 namespace {
@@ -37,6 +38,10 @@ void WikiCleanConfig::validate() const {
     usage_fail("--format must be text, jsonl or wikiextractor, got '{}'", format);
   if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
   if (max_node_bytes < 1) usage_fail("--max-node-bytes must be positive, got {}", max_node_bytes);
+  // As zstd does: with no input named, a terminal on stdin is a mistake (nobody types a dump), not a request
+  // to wait for one. '-' names stdin explicitly and reads the terminal all the same.
+  if (input.empty() && ::isatty(STDIN_FILENO))
+    usage_fail("no input given and stdin is a terminal; name a dump file (or '-' to read the terminal)");
 }
 
 WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
@@ -47,6 +52,8 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
   Output output(config.output, config.force);
   WikiDumpReader reader(input, config.max_node_bytes);
   Progress progress(config.quiet);
+  // The share of the dump's file (compressed, as it is on disk) consumed so far; none for a pipe.
+  progress.set_total(input.raw_size());
   const int threads = config.threads == 0 ? hardware_threads() : config.threads;
 
   WikiCleanStats total;
@@ -108,7 +115,7 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
     total.disambiguations += result.stats.disambiguations;
     total.too_short += result.stats.too_short;
     if (progress.wants_update())
-      progress.update(input.offset(), fmt::format("{} pages, {} articles", total.pages, total.articles));
+      progress.update(input.raw_offset(), fmt::format("{} pages, {} articles", total.pages, total.articles));
   };
   ordered_parallel<Batch, BatchResult>(threads, produce, work, consume);
   if (reader_error) {

@@ -11,7 +11,7 @@
 namespace bk {
 
 struct WikiCleanConfig {
-  std::string input = "-";
+  std::string input;  // "-" = stdin; "" = stdin as well, but refused when stdin is a terminal (no input named)
   std::string output = "-";
   bool force = false;
   std::string format = "text";  // text, jsonl or wikiextractor (wiki/article.h)

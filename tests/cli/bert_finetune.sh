@@ -149,8 +149,9 @@ run bert-finetune features -q --task mrpc --vocab "$VOCAB" --train -o "$TMP/mrpc
 bert-finetune features -q --task mrpc --vocab "$VOCAB" --train --max-seq-length 128 -o - "$MRPC/train.tsv" >"$TMP/stdout.tfrecord"
 RC=$?; expect_rc 0 "-o - writes to stdout"
 expect_same "$TMP/stdout.tfrecord" "$TMP/mrpc.tfrecord" "stdout output equals the file output; GLUE's default length is 128"
-run bert-finetune features --task mrpc --vocab "$VOCAB" -o /nonexistent-dir/x.tfrecord "$MRPC/dev.tsv"
-expect_rc 1 "unwritable output"; expect_err "^bert-finetune: error: /nonexistent-dir/x.tfrecord: cannot create output" "unwritable output named"
+: > "$TMP/afile"
+run bert-finetune features --task mrpc --vocab "$VOCAB" -o "$TMP/afile/x.tfrecord" "$MRPC/dev.tsv"
+expect_rc 1 "unwritable output"; expect_err "^bert-finetune: error: $TMP/afile: exists and is not a directory" "unwritable output named"
 
 # SIGINT while the input is still coming (a FIFO held open): exit 130, the temporary output removed.
 mkfifo "$TMP/fifo"

@@ -65,7 +65,32 @@ expect_err "^mkpretrain: -o -: HDF5 output cannot go to stdout .*; try --help$" 
 RC=$(cat "$TMP/cwd/rc"); ERR=$(cat "$TMP/cwd/err"); rm "$TMP/cwd/rc" "$TMP/cwd/err"
 expect_rc 2 "tfrecord2hdf5 -o -"
 expect_err "^tfrecord2hdf5: -o -: HDF5 output cannot go to stdout .*; try --help$" "tfrecord2hdf5 -o - message"
+tfrecord2hdf5 -q -o "$TMP/in.hdf5" "$TMP/good.tfrecord" || fail_case "making an HDF5 input"
+(cd "$TMP/cwd" && run pack -q -o - "$TMP/in.hdf5"; echo "$RC" >rc; printf '%s' "$ERR" >err)
+RC=$(cat "$TMP/cwd/rc"); ERR=$(cat "$TMP/cwd/err"); rm "$TMP/cwd/rc" "$TMP/cwd/err"
+expect_rc 2 "pack -o -"
+expect_err "^pack: -o -: HDF5 output cannot go to stdout \(it is written with seeks and needs a regular file\); give a name, e\.g\. -o [^ ]+\.hdf5; try --help$" "pack -o - message"
+(cd "$TMP/cwd" && run bin4 -q -o - "$TMP/in.hdf5"; echo "$RC" >rc; printf '%s' "$ERR" >err)
+RC=$(cat "$TMP/cwd/rc"); ERR=$(cat "$TMP/cwd/err"); rm "$TMP/cwd/rc" "$TMP/cwd/err"
+expect_rc 2 "bin4 -o -"
+expect_err "^bin4: -o -: the output cannot go to stdout \(it is a directory of HDF5 files\); give a name, e\.g\. -o [^ ]+; try --help$" "bin4 -o - message"
+(cd "$TMP/cwd" && run tfrecord2hdf5 -q --output-dir - "$TMP/good.tfrecord"; echo "$RC" >rc; printf '%s' "$ERR" >err)
+RC=$(cat "$TMP/cwd/rc"); ERR=$(cat "$TMP/cwd/err"); rm "$TMP/cwd/rc" "$TMP/cwd/err"
+expect_rc 2 "tfrecord2hdf5 --output-dir -"
+expect_err "^tfrecord2hdf5: --output-dir -: .*give a directory name; try --help$" "tfrecord2hdf5 --output-dir - message"
 OUT=$(ls -A "$TMP/cwd"); expect_out "" "no file named '-' (or a temporary) was created"
+# A TFRecord streams: mkpretrain --format tfrecord -o - writes to stdout, the same bytes as to a file, and a file
+# named '-' in the working directory is neither checked for nor touched.
+mkpretrain -q --vocab "$TMP/vocab.txt" -o "$TMP/stream.tfrecord" "$TMP/corpus.txt" || fail_case "mkpretrain to a file"
+printf 'precious\n' >"$TMP/cwd/-"
+(cd "$TMP/cwd" && mkpretrain -q --vocab "$TMP/vocab.txt" --format tfrecord -o - "$TMP/corpus.txt" >"$TMP/stdout.tfrecord"
+ echo "$?" >"$TMP/rc")
+RC=$(cat "$TMP/rc"); ERR=""
+expect_rc 0 "mkpretrain --format tfrecord -o - beside a file named '-'"
+expect_same "$TMP/stdout.tfrecord" "$TMP/stream.tfrecord" "mkpretrain -o - writes the file's bytes to stdout"
+OUT=$(cat "$TMP/cwd/-"); expect_out "precious" "the file named '-' is untouched"
+OUT=$(ls -A "$TMP/cwd"); expect_out "-" "and nothing else was created"
+rm "$TMP/cwd/-"
 
 # 2. tfrecord2hdf5: an int64 value that does not fit the int32 column is an error naming file, record and
 # feature (a plain cast stored 2^40 as 0 and 2^32 + 3 as 3).

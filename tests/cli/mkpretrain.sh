@@ -40,8 +40,9 @@ expect_file_absent "$TMP/x.tfrecord" "bad vocab leaves no output"
 printf 'good line\n\xff\xfe bad\n' >"$TMP/bad-utf8.txt"
 run mkpretrain --vocab "$VOCAB" -o "$TMP/x.tfrecord" "$TMP/bad-utf8.txt"
 expect_rc 1 "invalid UTF-8"; expect_err "bad-utf8.txt: line 2: invalid UTF-8" "invalid UTF-8 names file and line"
-run mkpretrain --vocab "$VOCAB" -o /nonexistent-dir/x.tfrecord "$SAMPLE"
-expect_rc 1 "unwritable output"; expect_err "/nonexistent-dir/x.tfrecord" "unwritable output named"
+: > "$TMP/afile"
+run mkpretrain --vocab "$VOCAB" -o "$TMP/afile/x.tfrecord" "$SAMPLE"
+expect_rc 1 "unwritable output"; expect_err "^mkpretrain: error: $TMP/afile: exists and is not a directory$" "unwritable output named"
 
 # Determinism: any --threads, stdin, same bytes; an existing output is refused without -f.
 run mkpretrain -q --vocab "$VOCAB" --dupe-factor 3 -t 1 -o "$TMP/a.tfrecord" "$SAMPLE"

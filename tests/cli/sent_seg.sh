@@ -73,11 +73,16 @@ run sent-seg -q "$TMP/missing.txt"
 expect_rc 1 "missing input"
 expect_err "^sent-seg: error: .*missing\.txt" "missing input is named"
 
-# Output files: written atomically, never replaced without -f, nothing left when the directory is missing.
-run sent-seg -q "$TMP/in.txt" -o "$TMP/no/such/dir/out.txt"
+# Output files: written atomically, never replaced without -f; missing directories are created (and a failed run
+# removes them again); a file where a directory is needed is an error that leaves nothing behind.
+: > "$TMP/afile"
+run sent-seg -q "$TMP/in.txt" -o "$TMP/afile/dir/out.txt"
 expect_rc 1 "unwritable output"
-expect_err '^sent-seg: error: ' "unwritable output message"
-CASES=$((CASES + 1)); [ -e "$TMP/no" ] && fail_case "unwritable output created something"
+expect_err "^sent-seg: error: $TMP/afile: exists and is not a directory$" "unwritable output message"
+CASES=$((CASES + 1)); [ -s "$TMP/afile" ] && fail_case "unwritable output wrote something"
+run sent-seg -q "$TMP/in.txt" -o "$TMP/no/such/dir/out.txt"
+expect_rc 0 "missing directories are created"
+expect_same "$TMP/no/such/dir/out.txt" "$TMP/out_file.txt" "the output in created directories"
 run sent-seg -q "$TMP/in.txt" -o "$TMP/o.txt"
 expect_rc 0 "-o writes a file"
 expect_same "$TMP/o.txt" "$TMP/out_file.txt" "-o content equals stdout"

@@ -166,9 +166,15 @@ CASES=$((CASES + 1)); [ -z "$(ls "$TMP/f")" ] || fail_case "failed runs left: $(
 if [ "$(id -u)" = 0 ]; then nowrite=/proc/bertkit-shard-test; else nowrite="$TMP/ro"; mkdir "$nowrite"; chmod 555 "$nowrite"; fi
 run shard -n 2 -o "$nowrite/w" "$WIKI"
 expect_rc 1 "unwritable directory"
-expect_err '^shard: error: .*(cannot write|no such directory)' "unwritable directory message"
+expect_err '^shard: error: .*(cannot write|cannot create directory)' "unwritable directory message"
 CASES=$((CASES + 1)); [ -z "$(ls "$(dirname "$nowrite/w")" 2>/dev/null | grep '^w[._]')" ] || fail_case "unwritable: files left"
-run shard -n 2 -o "$TMP/no/such/dir/w" "$WIKI"
-expect_rc 1 "missing directory"
-expect_err 'no such directory' "missing directory message"
+# A missing directory is created, as by every tool (and removed again when the run fails).
+run shard -q -n 2 -o "$TMP/no/such/dir/w" "$WIKI"
+expect_rc 0 "missing directory is created"
+OUT=$(cd "$TMP/no/such/dir" && ls); expect_out "w.done
+w_training-00000-of-00002.txt
+w_training-00001-of-00002.txt" "shards in the created directory"
+run shard -q -n 2 -o "$TMP/new/dir/w" "$TMP/missing.txt"
+expect_rc 1 "missing input with a missing directory"
+CASES=$((CASES + 1)); [ ! -e "$TMP/new" ] || fail_case "a failed run left the directories it created: $(find "$TMP/new")"
 finish

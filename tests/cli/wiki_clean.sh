@@ -162,9 +162,10 @@ run wiki-clean "$TMP/missing.xml"
 expect_rc 1 "missing input"
 
 # Output files: atomic, never overwritten without -f
-run wiki-clean -q -o /nonexistent/dir/x "$TMP/dump.xml"
+: > "$TMP/afile"
+run wiki-clean -q -o "$TMP/afile/dir/x" "$TMP/dump.xml"
 expect_rc 1 "unwritable output"
-expect_err '^wiki-clean: error: /nonexistent/dir/x' "unwritable output message"
+expect_err "^wiki-clean: error: $TMP/afile: exists and is not a directory" "unwritable output message"
 echo keep > "$TMP/exists.txt"
 run wiki-clean -q -o "$TMP/exists.txt" "$TMP/dump.xml"
 expect_rc 1 "existing output without -f"

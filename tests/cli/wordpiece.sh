@@ -143,9 +143,10 @@ CASES=$((CASES + 1))
 [ "$(wc -l < "$TMP/t1.txt")" -eq 24000 ] || fail_case "--threads: one output line per input line"
 
 # output files: unwritable, existing without -f refused and untouched, -f replaces atomically
-run wordpiece encode -q --vocab "$V" -o "$TMP/no/such/dir/out.txt" "$TMP/in.txt"
+: > "$TMP/afile"
+run wordpiece encode -q --vocab "$V" -o "$TMP/afile/dir/out.txt" "$TMP/in.txt"
 expect_rc 1 "unwritable -o"
-expect_err "^wordpiece: error: .*out\.txt" "unwritable -o names the file"
+expect_err "^wordpiece: error: .*afile: exists and is not a directory" "unwritable -o names the path"
 echo "keep me" > "$TMP/exists.txt"
 run wordpiece encode -q --vocab "$V" -o "$TMP/exists.txt" "$TMP/in.txt"
 expect_rc 1 "existing -o without -f"

@@ -96,7 +96,18 @@ TEST_CASE("Output is atomic: nothing appears until commit, nothing is left on fa
     out.commit();
   }
   CHECK(bk::read_file(path) == "second\n");
-  CHECK_THROWS_AS(bk::Output((dir / "no/such/dir/x").string()), bk::Error);
+  // Missing directories are created for the output and removed again when it is not committed.
+  { bk::Output out((dir / "no/such/dir/x").string()); }
+  CHECK_FALSE(fs::exists(dir / "no"));
+  {
+    bk::Output out((dir / "no/such/dir/x").string());
+    out.write("kept\n");
+    out.commit();
+  }
+  CHECK(bk::read_file((dir / "no/such/dir/x").string()) == "kept\n");
+  // A file where a directory is needed is named.
+  CHECK_THROWS_WITH_AS(bk::Output((dir / "no/such/dir/x/y").string()), doctest::Contains("exists and is not a directory"),
+                       bk::Error);
   fs::remove_all(dir);
 }
 
