@@ -8,7 +8,7 @@
 set -euo pipefail
 np=${1:?usage: mpirun.sh NP HOSTFILE -- BERT_TRAIN_ARGS...}; hostfile=${2:?}; shift 2
 [ "${1:-}" = "--" ] && shift
-BIN=${BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/tools}
+source "$(dirname "$0")/tools-dir.sh" bert-train
 if [ -s "$hostfile" ]; then master=$(awk 'NF && $1 !~ /^#/ {print $1; exit}' "$hostfile"); else master=127.0.0.1; fi
 export MASTER_ADDR=${MASTER_ADDR:-$master} MASTER_PORT=${MASTER_PORT:-29500}
 hosts=(); [ -s "$hostfile" ] && hosts=(--hostfile "$hostfile")
