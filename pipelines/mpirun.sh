@@ -4,7 +4,8 @@
 #   pipelines/mpirun.sh NP HOSTFILE -- BERT_TRAIN_ARGS...
 # Intel's CPU recipe (independent workers, sqrt learning-rate scaling) is e.g.
 #   pipelines/mpirun.sh 4 hosts -- --no-sync-gradients --lr-scaling sqrt --device cpu ...
-# Environment: BIN, MASTER_PORT (default 29500), MPIRUN (default mpirun).
+# Environment: BIN, MASTER_PORT (default 29500), MPIRUN (default mpirun). Open MPI refuses to run as root unless
+# OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 are exported (containers often run as root).
 set -euo pipefail
 np=${1:?usage: mpirun.sh NP HOSTFILE -- BERT_TRAIN_ARGS...}; hostfile=${2:?}; shift 2
 [ "${1:-}" = "--" ] && shift
