@@ -4,9 +4,10 @@
     plot_loss.py [--title TEXT] LOG.jsonl OUT.png
 
 The log has one JSON object per line (man bert-train, LOGS): step records {"step", "time", "loss", "mlm_loss",
-"mlm_accuracy", "lr", ...}, evaluation records {"step", "time", "eval_mlm_loss", "eval_mlm_accuracy", ...} and
-event records {"step", "time", "event"}; a resumed run appends, logging again the steps after its checkpoint, and
-the later record of a step wins. The plot: the training loss and, where the log has them, the evaluation losses
+"mlm_accuracy", "lr", ...}, evaluation records {"step", "time", "eval_mlm_loss", "eval_mlm_accuracy", ...}, event
+records {"step", "time", "event"} and, where the run wrote one, a header record {"step", "time", "header": {"tool",
+"model_config", "parameters", "global_batch", "optimizer", ...}}; a resumed run appends, logging again the steps
+after its checkpoint, and the later record of a step wins (and its header). The plot: the training loss and, where the log has them, the evaluation losses
 against the step, with the learning rate on the right-hand axis; below, the MLM accuracy (or the task's accuracy)
 with the evaluation accuracies. The title names the run (the log's directory, or --title) and its last step.
 One line on stdout says what was drawn; a bad log is one line on stderr ("plot_loss.py: error: ...") and exit 1,
@@ -47,8 +48,8 @@ def read_log(path):
             raise LogError(f"{path}:{number}: not a JSON object: is it bert-train's log.jsonl?") from None
         if not isinstance(record, dict):
             raise LogError(f"{path}:{number}: not a JSON object: is it bert-train's log.jsonl?")
-        if "config" in record and "step" not in record:
-            header = record
+        if isinstance(record.get("header"), dict):
+            header = record["header"]
             continue
         step = record.get("step")
         if not isinstance(step, (int, float)) or isinstance(step, bool):
@@ -80,12 +81,21 @@ def label(key):
     return ("eval " if key.startswith("eval_") else "train ") + words
 
 
-def run_name(log_path, header):
-    name = os.path.dirname(log_path) or os.path.basename(os.getcwd())
-    config = (header or {}).get("config")
+def run_title(log_path, header):
+    """'bert-train: RUN_DIR' and, from the run's header record, the model and the optimisation."""
+    header = header or {}
+    title = f"{header.get('tool', 'bert-train')}: {os.path.dirname(log_path) or os.path.basename(os.getcwd())}"
+    about = []
+    config = header.get("model_config")
     if isinstance(config, dict) and "hidden_size" in config:
-        name += f" (L={config.get('num_hidden_layers', '?')}, H={config['hidden_size']})"
-    return name
+        about.append(f"L={config.get('num_hidden_layers', '?')} H={config['hidden_size']}")
+    if isinstance(header.get("parameters"), (int, float)):
+        about.append(f"{header['parameters'] / 1e6:.3g}M parameters")
+    if isinstance(header.get("global_batch"), (int, float)):
+        about.append(f"global batch {header['global_batch']}")
+    if isinstance(header.get("optimizer"), str) and isinstance(header.get("learning_rate"), (int, float)):
+        about.append(f"{header['optimizer']} lr {header['learning_rate']:g}")
+    return title + (f"\n{', '.join(about)}" if about else "")
 
 
 def plot(log_path, out_path, title):
@@ -153,7 +163,7 @@ def plot(log_path, out_path, title):
     summary = f"step {last}" + (f", loss {final:.4g}" if isinstance(final, (int, float)) else "")
     if accuracy_key and isinstance(steps[last].get(accuracy_key), (int, float)):
         summary += f", {label(accuracy_key).removeprefix('train ')} {steps[last][accuracy_key]:.3f}"
-    fig.suptitle(title or f"bert-train: {run_name(log_path, header)}", fontsize="large")
+    fig.suptitle(title or run_title(log_path, header), fontsize="large")
     top.set_title(summary, fontsize="small", color="0.3")
     fig.tight_layout()
 
