@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# scripts/plot_loss.py (the demo's loss plot) on real bert-train logs: tests/fixtures/bert-train-log.jsonl when it
-# is there (a log bert-train wrote, kept so that builds without LibTorch test the plot too), and the log of a fresh
-# short run with evaluations (the run below) when this build has bert-train. The PNG is checked with an independent reader (chunk CRCs, size, decoded by Pillow: an image with
+# scripts/plot_loss.py (the demo's loss plot) on real bert-train logs: tests/fixtures/bert-train-log.jsonl, kept so
+# that builds without LibTorch test the plot too (the log of the demo's bert-train step, scripts/demo.sh step 7, run
+# with --eval-input on the test shard's 87 samples and --eval-every-samples 1600: 12 step records, 6 evaluations,
+# 3 checkpoint events), and the log of a fresh short run with evaluations (below) when this build has bert-train. The PNG is checked with an independent reader (chunk CRCs, size, decoded by Pillow: an image with
 # text and lines, not a blank or a bare line), its one-line report against the log read independently; bad inputs
 # give one error line, exit 1 and no output file.
 source "$(dirname "$0")/lib.sh"
@@ -22,7 +23,7 @@ if [ -x "$BIN/bert-train" ] && [ -n "$FIXTURES" ] && [ -d "$FIXTURES" ]; then
     "$FIXTURES/pretraining_text/sample_text.txt"
   run env OMP_NUM_THREADS=1 bert-train -q --config "$SRC/tests/fixtures/tiny_bert_config.json" --input "$TMP/data.hdf5" \
     --output-dir "$TMP/run" --train-batch-size 8 --max-steps 24 --log-every 2 --learning-rate 2e-2 \
-    --warmup-proportion 0.2 --eval-input "$TMP/eval.hdf5" --eval-samples 32 --eval-every-samples 64 --seed 7
+    --warmup-proportion 0.2 --eval-input "$TMP/eval.hdf5" --eval-samples 16 --eval-every-samples 64 --seed 7
   expect_rc 0 "a short bert-train run with evaluations"
   logs+=("$TMP/run/log.jsonl")
 fi
@@ -84,7 +85,7 @@ bad=("$TMP/missing.jsonl:No such file or directory"
      "$SRC/configs/bert-base.json:bert-base.json:1: not a JSON object: is it bert-train's log.jsonl"
      "$TMP/events.jsonl:no step records"
      "$TMP/cut.jsonl:cut.jsonl:1: not a JSON object"
-     "$TMP/loss.png:not UTF-8 text")
+     "$BIN/wiki-clean:not UTF-8 text")
 for case in "${bad[@]}"; do
   input=${case%%:*} message=${case#*:}
   rm -f "$TMP/bad.png"
