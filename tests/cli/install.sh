@@ -10,6 +10,10 @@ BUILD=${BUILD:-$(cd "$BIN/.." && pwd)}
 CMAKE=${CMAKE:-cmake}
 P=$TMP/prefix
 mkdir -p "$TMP/empty" "$TMP/run" "$TMP/elsewhere"
+# as_user PATH DIR CMD...: CMD run from DIR in a clean environment, as from a user's shell (HOME, a UTF-8 locale,
+# PATH), with nothing of the build's.
+as_user() { local path=$1 dir=$2; shift 2; (cd "$dir" && env -i HOME="$TMP/empty" LC_ALL=C.UTF-8 PATH="$path" "$@"); }
+SYSTEM_PATH=/usr/bin:/bin
 # expect_no_err DESCRIPTION
 expect_no_err() { CASES=$((CASES + 1)); [ -z "$ERR" ] || fail_case "$1: stderr is not empty: $ERR"; }
 
@@ -25,7 +29,7 @@ torch=0; [ -x "$BIN/bert-train" ] && torch=1
 echo "installed: $(echo $expected) (LibTorch tools: $([ $torch = 1 ] && echo yes || echo 'not in this build'))"
 
 for tool in $expected; do
-  run sh -c "cd '$TMP/empty' && env -i HOME='$TMP/empty' LC_ALL=C.UTF-8 PATH='$P/bin:/usr/bin:/bin' $tool --version"
+  run as_user "$P/bin:$SYSTEM_PATH" "$TMP/empty" "$tool" --version
   expect_rc 0 "installed $tool --version"
   expect_out "$("$BIN/$tool" --version)" "installed $tool --version prints what the built one prints"
   CASES=$((CASES + 1))
@@ -36,7 +40,7 @@ CASES=$((CASES + 1))
 
 # bert-finetune hands train/predict/bench to its LibTorch half in PREFIX/libexec/bertkit.
 if [ $torch = 1 ]; then
-  run sh -c "cd '$TMP/empty' && env -i HOME='$TMP/empty' LC_ALL=C.UTF-8 PATH='$P/bin:/usr/bin:/bin' bert-finetune train --help"
+  run as_user "$P/bin:$SYSTEM_PATH" "$TMP/empty" bert-finetune train --help
   expect_rc 0 "installed bert-finetune train --help starts PREFIX/libexec/bertkit/bert-finetune-torch"
   expect_out "$("$BIN/bert-finetune" train --help)" "installed bert-finetune train --help"
 fi
@@ -78,7 +82,7 @@ done
 # in PREFIX/bin through its own location (PATH does not have them); the checkout's Makefile.data with the built
 # tools makes the same files.
 knobs=(DUPE_FACTOR=1 EVAL_DOCS=3)
-run sh -c "cd '$TMP/run' && env -i HOME='$TMP/empty' LC_ALL=C.UTF-8 PATH=/usr/bin:/bin make -s -f '$P/share/bertkit/Makefile.data' OUT='$TMP/installed' ${knobs[*]}"
+run as_user "$SYSTEM_PATH" "$TMP/run" make -s -f "$P/share/bertkit/Makefile.data" OUT="$TMP/installed" "${knobs[@]}"
 expect_rc 0 "the installed Makefile.data finds the tools beside it"
 # Without QUIET each tool's summary line reaches the user: wordpiece train's says how large the vocabulary came out
 # (the demo corpus cannot fill the default VOCAB_SIZE of 30522).
@@ -98,21 +102,23 @@ CASES=$((CASES + 1))
 # A copy of Makefile.data with no tools beside it takes them from PATH, and says so when PATH has none.
 cp "$P/share/bertkit/Makefile.data" "$TMP/elsewhere/Makefile.data"
 dump=(DUMP="$P/share/bertkit/demo/enwiki-demo.xml" TRAIN_SHARDS=4 TEST_SHARDS=1 TEST_FRACTION=0.1)
-run sh -c "cd '$TMP/empty' && env -i HOME='$TMP/empty' LC_ALL=C.UTF-8 PATH='$P/bin:/usr/bin:/bin' make -s -f '$TMP/elsewhere/Makefile.data' OUT='$TMP/path' ${dump[*]} QUIET=1 text"
+run as_user "$P/bin:$SYSTEM_PATH" "$TMP/empty" make -s -f "$TMP/elsewhere/Makefile.data" OUT="$TMP/path" "${dump[@]}" \
+  QUIET=1 text
 expect_rc 0 "a Makefile.data with no tools beside it uses the tools on PATH"
 CASES=$((CASES + 1))
 cmp -s "$TMP/path/sentences.txt" "$TMP/installed/sentences.txt" && cmp -s "$TMP/path/shards/wiki_training-00003-of-00004.txt" \
   "$TMP/installed/shards/wiki_training-00003-of-00004.txt" || fail_case "the PATH run's text and shards differ"
-run sh -c "cd '$TMP/empty' && env -i HOME='$TMP/empty' LC_ALL=C.UTF-8 PATH=/usr/bin:/bin make -s -f '$TMP/elsewhere/Makefile.data' OUT='$TMP/none' ${dump[*]} text"
+run as_user "$SYSTEM_PATH" "$TMP/empty" make -s -f "$TMP/elsewhere/Makefile.data" OUT="$TMP/none" "${dump[@]}" text
 expect_rc 2 "no tools beside Makefile.data nor on PATH"
 expect_err "bertkit tools are neither beside this Makefile.data .* nor on PATH; set BIN=DIR" "says where it looked"
 CASES=$((CASES + 1)); [ ! -e "$TMP/none" ] || fail_case "nothing is made when the tools are missing"
-run sh -c "cd '$TMP/empty' && env -i HOME='$TMP/empty' LC_ALL=C.UTF-8 PATH=/usr/bin:/bin make -s -f '$TMP/elsewhere/Makefile.data' help"
+run as_user "$SYSTEM_PATH" "$TMP/empty" make -s -f "$TMP/elsewhere/Makefile.data" help
 expect_rc 0 "help needs no tools"
 expect_no_err "help"
 
 # The installed pipeline finds the tools in PREFIX/bin the same way.
-run sh -c "cd '$TMP/empty' && env -i HOME='$TMP/empty' LC_ALL=C.UTF-8 PATH=/usr/bin:/bin '$P/share/bertkit/pipelines/stream-text.sh' '$P/share/bertkit/demo/enwiki-demo.xml' '$TMP/stream' 1"
+run as_user "$SYSTEM_PATH" "$TMP/empty" "$P/share/bertkit/pipelines/stream-text.sh" \
+  "$P/share/bertkit/demo/enwiki-demo.xml" "$TMP/stream" 1
 expect_rc 0 "the installed stream-text.sh"
 CASES=$((CASES + 1))
 cmp -s "$TMP/stream/sentences.txt" "$TMP/installed/sentences.txt" || fail_case "stream-text.sh's sentences differ from Makefile.data's"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/plot_loss.py (the demo's loss plot) on real bert-train logs: tests/fixtures/bert-train-log.jsonl, kept so
-# that builds without LibTorch test the plot too (the log of the demo's bert-train step, scripts/demo.sh step 7, run
-# with --eval-input on the test shard's 87 samples and --eval-every-samples 1600: 12 step records, 6 evaluations,
-# 3 checkpoint events), and the log of a fresh short run with evaluations (below) when this build has bert-train. The PNG is checked with an independent reader (chunk CRCs, size, decoded by Pillow: an image with
+# that builds without LibTorch test the plot too (the log of the demo's bert-train step, scripts/demo.sh step 7,
+# run with --eval-input on the test shard's 87 samples and --eval-every-samples 1600: 12 step records,
+# 6 evaluations, 3 checkpoint events), and the log of a fresh short run with evaluations (below) when this build
+# has bert-train. The PNG is checked with an independent reader (chunk CRCs, size, decoded by Pillow: an image with
 # text and lines, not a blank or a bare line), its one-line report against the log read independently; bad inputs
 # give one error line, exit 1 and no output file.
 source "$(dirname "$0")/lib.sh"
