@@ -8,7 +8,7 @@
 set -euo pipefail
 task=${1:?usage: finetune-glue.sh TASK GLUE_TASK_DIR VOCAB CHECKPOINT OUTDIR}
 dir=${2:?}; vocab=${3:?}; ckpt=${4:?}; out=${5:?}
-BIN=${BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/tools}
+source "$(dirname "$0")/tools-dir.sh" bert-finetune
 NPROC=${NPROC:-1}; DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}; MAX_SEQ=${MAX_SEQ:-128}
 BATCH=${BATCH:-32}; LR=${LR:-2e-5}; EPOCHS=${EPOCHS:-3}; MAX_STEPS=${MAX_STEPS:-0}
 cased=(); [ "${CASED:-0}" = 1 ] && cased=(--cased)

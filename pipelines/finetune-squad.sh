@@ -10,7 +10,7 @@
 set -euo pipefail
 train=${1:?usage: finetune-squad.sh TRAIN_JSON DEV_JSON VOCAB CHECKPOINT OUTDIR}
 dev=${2:?}; vocab=${3:?}; ckpt=${4:?}; out=${5:?}
-BIN=${BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/tools}
+source "$(dirname "$0")/tools-dir.sh" bert-finetune
 TASK=${TASK:-squad}; NPROC=${NPROC:-1}; DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}
 MAX_SEQ=${MAX_SEQ:-384}; DOC_STRIDE=${DOC_STRIDE:-128}; MAX_QUERY=${MAX_QUERY:-64}
 BATCH=${BATCH:-32}; LR=${LR:-3e-5}; EPOCHS=${EPOCHS:-2}; MAX_STEPS=${MAX_STEPS:-0}; NULL_THRESHOLD=${NULL_THRESHOLD:-0.0}

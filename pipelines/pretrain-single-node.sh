@@ -12,7 +12,7 @@
 set -euo pipefail
 p1_data=${1:?usage: pretrain-single-node.sh PHASE1_DATA PHASE2_DATA CONFIG OUTDIR}
 p2_data=${2:?}; config=${3:?}; out=${4:?}
-BIN=${BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/tools}
+source "$(dirname "$0")/tools-dir.sh" bert-train
 NPROC=${NPROC:-8}; DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}; CKPT_EVERY=${CKPT_EVERY:-200}
 P1_BATCH=${P1_BATCH:-8192}; P1_ACCUM=${P1_ACCUM:-128}; P1_STEPS=${P1_STEPS:-7038}; P1_LR=${P1_LR:-6e-3}; P1_WARMUP=${P1_WARMUP:-0.2843}
 INIT_OPTIMIZER=${INIT_OPTIMIZER:-1}

@@ -2,12 +2,13 @@
 # The text half as one streaming pipe: a compressed dump in, sentence-per-line shards out, no intermediate files.
 #   pipelines/stream-text.sh DUMP.xml.bz2 OUTDIR [THREADS]
 # wiki-clean and sent-seg stream (bounded memory); shard reads its input twice (sizes, then documents),
-# so the pipe ends in a file. Set BIN to the tools' directory (default build/tools).
+# so the pipe ends in a file. BIN: the tools' directory (default: the checkout's build/tools, an installation's
+# bin/, or PATH: pipelines/tools-dir.sh).
 set -euo pipefail
 dump=${1:?usage: stream-text.sh DUMP OUTDIR [THREADS]}
 out=${2:?usage: stream-text.sh DUMP OUTDIR [THREADS]}
 threads=${3:-0}
-BIN=${BIN:-$(dirname "$0")/../build/tools}
+source "$(dirname "$0")/tools-dir.sh" wiki-clean
 mkdir -p "$out"
 "$BIN/wiki-clean" -q --threads "$threads" - <"$dump" \
   | "$BIN/sent-seg" -q --threads "$threads" -o "$out/sentences.txt" -f -

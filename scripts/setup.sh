@@ -2,7 +2,7 @@
 # Installs what bertkit needs and builds it. Idempotent: a second run only rebuilds what changed.
 #   scripts/setup.sh            system packages + build
 #   scripts/setup.sh --python   also the Python environment of compat tests and benchmarks (and LibTorch)
-#   scripts/setup.sh --torch    only the torch wheel LibTorch comes from (what the demo needs)
+#   scripts/setup.sh --torch    only what the demo needs: the torch wheel LibTorch comes from, and matplotlib
 # The Python environment lives outside the checkout (BERTKIT_CACHE, default ~/.cache/bertkit) so that a fresh
 # clone reuses it; it is rebuilt when tests/requirements.txt changes.
 set -euo pipefail
@@ -47,11 +47,19 @@ if [ "$want_python" = 1 ]; then
 fi
 
 CACHE=${BERTKIT_CACHE:-$HOME/.cache/bertkit}
-if [ "$want_torch" = 1 ] && ! "$CACHE/venv/bin/python" -c 'import torch' 2>/dev/null; then
-  echo "setup: installing the torch wheel (LibTorch) into $CACHE/venv" >&2
+# The demo's packages, at the versions tests/requirements.txt pins: torch (LibTorch) and matplotlib (the loss plot
+# of scripts/plot_loss.py). Only the missing ones are installed.
+demo_packages=()
+if [ "$want_torch" = 1 ]; then
+  for module in torch matplotlib; do
+    "$CACHE/venv/bin/python" -c "import $module" 2>/dev/null || demo_packages+=("$(grep -E "^$module==" tests/requirements.txt)")
+  done
+fi
+if [ ${#demo_packages[@]} -gt 0 ]; then
+  echo "setup: installing ${demo_packages[*]} into $CACHE/venv" >&2
   mkdir -p "$CACHE"
   [ -x "$CACHE/venv/bin/python" ] || "$(command -v python3)" -m venv "$CACHE/venv"
-  "$CACHE/venv/bin/pip" install -q --disable-pip-version-check "$(grep -E '^torch==' tests/requirements.txt)"
+  "$CACHE/venv/bin/pip" install -q --disable-pip-version-check "${demo_packages[@]}"
 fi
 
 BUILD=${BERTKIT_BUILD:-build}
