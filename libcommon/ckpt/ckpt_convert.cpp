@@ -11,6 +11,7 @@
 #include "cli/run_tool.h"
 #include "util/error.h"
 #include "cli/progress.h"
+#include "io/created_dirs.h"
 #include "io/input.h"
 #include "io/output.h"
 
@@ -57,7 +58,7 @@ class StagedDirectory {
     if (fs::exists(dest) && !fs::is_directory(dest)) fail("{}: exists and is not a directory", destination);
     destination_ = dest.string();
     fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
-    if (!fs::is_directory(parent)) fail("{}: parent directory does not exist", destination);
+    parents_.create(parent);  // missing parents are made, and removed again unless the output is committed
     staging_ = (parent / fmt::format(".{}.partial-{}", dest.filename().string(), ::getpid())).string();
     fs::remove_all(staging_);
     fs::create_directory(staging_);
@@ -97,12 +98,14 @@ class StagedDirectory {
       if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());
     }
     committed_ = true;
+    parents_.commit();
     for (int slot : slots_) unregister_cleanup(slot);
     slots_.clear();
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_IGN);
   }
 
  private:
+  CreatedDirs parents_;  // destroyed after the body of ~StagedDirectory has removed the staging directory
   std::string destination_, staging_;
   bool committed_ = false;
   std::vector<int> slots_;  // cleanup-table slots (cli/run_tool.h)
@@ -315,7 +318,10 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   if (cfg.to == "hf" && vocab.empty())
     fail("{}: no vocab.txt beside it; name the model's vocabulary with --vocab (an HF directory without one "
          "loads a tokenizer that knows no words)", cfg.input);
-  LoadedCheckpoint ck = load_checkpoint(input, cfg.load);
+  LoadOptions load = cfg.load;
+  load.progress = &progress;
+  LoadedCheckpoint ck = load_checkpoint(input, load);
+  progress.stage("writing " + cfg.to);
   std::optional<TokenizerFiles> tokenizer;
   if (cfg.to != "pt" && !vocab.empty()) {
     std::optional<bool> lower;

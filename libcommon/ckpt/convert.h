@@ -23,6 +23,8 @@
 
 namespace bk {
 
+class Progress;
+
 struct LoadedCheckpoint {
   BertConfig config;
   std::string config_path;
@@ -46,6 +48,7 @@ struct LoadOptions {
   std::string config_path;  // empty: bert_config.json or config.json beside the input
   bool keep_optimizer = false;
   bool allow_unmapped = false;
+  Progress* progress = nullptr;  // tensors read of those to read, on a terminal (cli/progress.h)
 };
 
 // Reads and checks everything: names mapped, shapes against the config (before any data is read), dtypes converted

@@ -5,6 +5,7 @@
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint.h"
 #include "ckpt/torch_save.h"
+#include "cli/progress.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -216,7 +217,9 @@ LoadedCheckpoint load_tf(const std::string& input, const LoadOptions& options) {
   report_unmapped(ck, reader.index_path(), options.allow_unmapped);
 
   std::map<std::string, StTensor> weights, moments;
+  if (options.progress) options.progress->stage("reading", plan.size(), "tensors");
   for (const auto& p : plan) {
+    if (options.progress) options.progress->update(weights.size() + moments.size());
     const TfTensorInfo& t = *p.info;
     StTensor out;
     out.name = p.mapped.role == TfRole::kWeight ? p.mapped.hf_name : adam_state_name(p.mapped.hf_name, p.mapped.role);
@@ -295,7 +298,11 @@ LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, c
     if (is_vocab_tensor(param)) trim_vocab(t, ck.config.vocab_size);
     into[t.name] = std::move(t);
   };
-  for (const StEntry* e : wanted) load_into(model, *e, weights);
+  if (options.progress) options.progress->stage("reading", wanted.size(), "tensors");
+  for (const StEntry* e : wanted) {
+    if (options.progress) options.progress->update(weights.size());
+    load_into(model, *e, weights);
+  }
 
   if (optimizer != nullptr) {
     for (const auto& e : optimizer->entries) {

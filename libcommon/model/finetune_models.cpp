@@ -17,6 +17,11 @@ SpanLogits BertForQuestionAnswering::forward(const at::Tensor& input_ids, const 
   return head_.forward(encoder_.forward(input_ids, segment_ids, attention_mask, is_training()).sequence);
 }
 
+SpanLogits BertForQuestionAnswering::forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                                    const TokenStream& stream) {
+  return head_.forward(encoder_.forward_stream(input_ids, segment_ids, stream, is_training()).sequence);
+}
+
 namespace {
 
 int64_t checked_labels(int64_t num_labels) {

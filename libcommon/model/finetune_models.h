@@ -14,6 +14,8 @@ class BertForQuestionAnswering : public BertModelBase {
   explicit BertForQuestionAnswering(const BertConfig& config);
   // int64 [B, T] inputs as BertForPreTraining::forward takes them.
   SpanLogits forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask);
+  // Unpadded: the logits of the stream's real tokens only, [N] each in stream order (model/token_stream.h).
+  SpanLogits forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids, const TokenStream& stream);
 
  private:
   BertEncoder encoder_;

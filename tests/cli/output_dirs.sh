@@ -44,6 +44,11 @@ if [ -n "$FIXTURES" ] && [ -f "$FIXTURES/glue/MRPC/dev.tsv" ]; then
   made "bert-finetune features" "$O/ft/a/b/x.tfrecord" bert-finetune features -q --task mrpc \
     --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" -o "$O/ft/a/b/x.tfrecord" "$FIXTURES/glue/MRPC/dev.tsv"
 fi
+TINY_TF=${FIXTURES:-/nonexistent}/tf_checkpoint/keras-bert-tiny/bert_model.ckpt
+if [ -x "$BIN/ckpt-convert" ] && [ -f "$TINY_TF.index" ]; then
+  made "ckpt-convert --to native" "$O/ck/a/b/native/model.safetensors" ckpt-convert -q --to native -o "$O/ck/a/b/native" "$TINY_TF"
+  made "ckpt-convert --to pt" "$O/ckpt/a/b/model.pt" ckpt-convert -q --to pt -o "$O/ckpt/a/b/model.pt" "$TINY_TF"
+fi
 
 # A run that fails after its output was opened removes the directories it created, and only those.
 mkdir -p "$O/fail"
@@ -62,6 +67,11 @@ head -c 30 "$TMP/in.tfrecord" >"$TMP/truncated.tfrecord"
 gone "tfrecord2hdf5 -o (truncated)" tfrecord2hdf5 -q -o "$O/fail/a/b/x.hdf5" "$TMP/truncated.tfrecord"
 gone "tfrecord2hdf5 --output-dir (truncated)" tfrecord2hdf5 -q --output-dir "$O/fail/a/b" "$TMP/truncated.tfrecord"
 gone "shard (missing input)" shard -q -n 2 -o "$O/fail/a/b/w" "$TMP/missing.txt"
+if [ -x "$BIN/ckpt-convert" ]; then
+  : >"$TMP/empty.index"
+  gone "ckpt-convert (a damaged checkpoint)" ckpt-convert -q --to native --config "$SRC/tests/fixtures/tiny_bert_config.json" \
+    -o "$O/fail/a/b/native" "$TMP/empty"
+fi
 # A directory that existed before stays.
 mkdir "$O/fail/kept"
 run wiki-clean -q -o "$O/fail/kept/text.txt" "$TMP/truncated.xml"

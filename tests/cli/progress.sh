@@ -87,6 +87,23 @@ expect_bar wiki-clean "^wiki-clean: $PCT[0-9.]+ [kMG]?B/1\.7 MB [0-9.]+ [kMG]?B/
 expect_no_bar wiki-clean.log wiki-clean -o "$TMP/wiki2.txt" "$DUMP"
 expect_same "$TMP/wiki.txt" "$TMP/wiki2.txt" "wiki-clean's output is the same with and without the progress line"
 
+# The LibTorch tools: bert-eval counts samples of the evaluation, ckpt-convert tensors read.
+if [ -x "$BIN/bert-eval" ] && [ -x "$BIN/ckpt-convert" ] && [ -n "$FIXTURES" ] && [ -d "$FIXTURES/tf_checkpoint" ]; then
+  on_tty ckpt-convert "ckpt-convert --to native -o '$TMP/native' '$FIXTURES/tf_checkpoint/keras-bert-tiny/bert_model.ckpt'"
+  expect_rc 0 "ckpt-convert under a terminal"
+  expect_bar ckpt-convert "^ckpt-convert: reading $PCT[0-9]+/[0-9]+ tensors [0-9.]+ tensors/s$ETA"
+  expect_no_bar ckpt-convert.log ckpt-convert --to native -o "$TMP/native2" "$FIXTURES/tf_checkpoint/keras-bert-tiny/bert_model.ckpt"
+  if [ -x "${TORCH_TEST_TOOLS:-}/model_probe" ]; then
+    "$TORCH_TEST_TOOLS/model_probe" init "$SRC/tests/fixtures/tiny_bert_config.json" 1 "$TMP/model"
+    mkpretrain -q --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" --max-seq-length 64 --max-predictions 10 \
+      -o "$TMP/eval.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
+    on_tty bert-eval "bert-eval --checkpoint '$TMP/model' --batch-size 4 '$TMP/eval.hdf5'"
+    expect_rc 0 "bert-eval under a terminal"
+    expect_bar bert-eval "^bert-eval: $PCT[0-9]+/[0-9]+ samples [0-9.]+ samples/s$ETA, mlm_accuracy [0-9.]+"
+    expect_no_bar bert-eval.log bert-eval --checkpoint "$TMP/model" --batch-size 4 "$TMP/eval.hdf5"
+  fi
+fi
+
 # wiki-clean with no input while stdin is a terminal: one line, exit 2, no waiting, nothing written.
 on_tty wiki-clean.stdin "wiki-clean -o '$TMP/never.txt'"
 expect_rc 2 "wiki-clean with no input on a terminal"

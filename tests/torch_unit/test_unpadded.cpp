@@ -3,6 +3,7 @@
 
 #include "../error_of.h"
 #include "model/bert.h"
+#include "model/finetune_models.h"
 #include "tasks/pretraining/batch.h"
 #include "tasks/pretraining/pretrain_loss.h"
 
@@ -158,4 +159,25 @@ TEST_CASE("unpadded attention: bin4's row slices keep their token stream") {
   const auto reference = bk::collate_pretrain_batch(middle, 8, false, false);
   CHECK(part.seq_len() == reference.seq_len());
   check_equal(run(model, part), run(model, reference), model);
+}
+
+TEST_CASE("fine-tuning models: unpadded span and class logits equal the padded ones at every real token") {
+  const auto samples = make_samples(9, 11);
+  const auto batch = bk::collate_pretrain_batch(samples, 8, false, /*unpadded=*/true);
+  at::manual_seed(5);
+  bk::BertForQuestionAnswering qa(small_config());
+  bk::BertForSequenceClassification classifier(small_config(), 3);
+  qa.eval();
+  classifier.eval();
+  at::NoGradGuard no_grad;
+  const bk::SpanLogits padded = qa.forward(batch.input_ids, batch.segment_ids, batch.attention_mask);
+  const bk::SpanLogits unpadded = qa.forward_stream(batch.input_ids, batch.segment_ids, batch.stream);
+  REQUIRE(unpadded.start.size(0) == batch.stream.tokens());
+  const at::Tensor index = batch.stream.token_index;
+  CHECK((padded.start.reshape({-1}).index_select(0, index) - unpadded.start).abs().max().item<double>() < 1e-5);
+  CHECK((padded.end.reshape({-1}).index_select(0, index) - unpadded.end).abs().max().item<double>() < 1e-5);
+  const at::Tensor classes = classifier.forward(batch.input_ids, batch.segment_ids, batch.attention_mask);
+  const at::Tensor streamed = classifier.forward_stream(batch.input_ids, batch.segment_ids, batch.stream);
+  REQUIRE(streamed.sizes() == classes.sizes());
+  CHECK((classes - streamed).abs().max().item<double>() < 1e-5);
 }

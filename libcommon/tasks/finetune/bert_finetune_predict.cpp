@@ -121,7 +121,7 @@ void predict_glue(const FinetunePredictConfig& config, const FinetunedModel& mod
 
 void predict_squad(const FinetunePredictConfig& config, const FinetunedModel& model, FullTokenizer& tokenizer) {
   const bool v2 = model.info->name == "squad2";
-  const InferenceOptions inference{config.batch_size, config.precision};
+  const InferenceOptions inference{config.batch_size, config.precision, config.unpadded};
   const SquadPredictOptions post = squad_predict_options(config, v2);
   if (config.interactive()) {
     const SquadExamples examples = single_squad_example(config.question, config.context);

@@ -28,6 +28,7 @@ struct FinetunePredictConfig {
   std::string predict_file;         // SQuAD JSON or GLUE TSV; empty with --question/--text
   std::string output_dir;           // where the prediction files go (created; existing files kept unless force)
   std::string save_logits;          // SQuAD: every feature's start/end logits as JSON lines (squad_logits.h)
+  bool unpadded = false;            // SQuAD: the encoder on real tokens only (finetune_inference.h says the cost)
   // Interactive: one example from the command line.
   std::string question, context;    // SQuAD
   std::string text, text_b;         // GLUE

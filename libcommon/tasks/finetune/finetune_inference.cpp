@@ -6,6 +6,7 @@
 #include "model/finetune_heads.h"
 #include "tasks/finetune/finetuned_model.h"
 #include "train/loop/run_setup.h"
+#include "model/token_stream.h"
 #include "util/error.h"
 #include "model/bert_base.h"
 #include "model/finetune_models.h"
@@ -78,11 +79,31 @@ SquadLogits span_rows(BertForQuestionAnswering& qa, const at::Device& device, co
       batch.set_row(static_cast<int64_t>(r), ids.data(), ids.size(), static_cast<size_t>(features.doc_offset(f)));
     }
     AutocastScope autocast(precision, device);
-    const SpanLogits logits = qa.forward(batch.ids.to(device), batch.segments.to(device), batch.mask.to(device));
     // run_squad.py's RawResult: each float32 logit as a Python float (a double).
     std::vector<float> start, end;
-    copy_rows(logits.start, start);
-    copy_rows(logits.end, end);
+    if (options.unpadded) {
+      std::vector<std::vector<int64_t>> lengths(count);
+      const int64_t* mask = batch.mask.data_ptr<int64_t>();
+      for (size_t r = 0; r < count; ++r) {
+        int64_t n = 0;
+        while (n < len && mask[static_cast<int64_t>(r) * len + n]) ++n;
+        lengths[r] = {n};
+      }
+      const TokenStream stream = make_token_stream(len, lengths).to(device, /*non_blocking=*/false);
+      const SpanLogits logits = qa.forward_stream(batch.ids.to(device), batch.segments.to(device), stream);
+      // Back to [rows, len]: each real token's logit at its place, the padding's never ranked.
+      auto scatter = [&](const at::Tensor& values, std::vector<float>& out) {
+        at::Tensor rows_out = at::full({static_cast<int64_t>(count) * len}, kUncomputedLogit, at::kFloat);
+        rows_out.index_copy_(0, stream.token_index.cpu(), values.to(at::kFloat).cpu());
+        copy_rows(rows_out, out);
+      };
+      scatter(logits.start, start);
+      scatter(logits.end, end);
+    } else {
+      const SpanLogits logits = qa.forward(batch.ids.to(device), batch.segments.to(device), batch.mask.to(device));
+      copy_rows(logits.start, start);
+      copy_rows(logits.end, end);
+    }
     for (size_t r = 0; r < count; ++r) rows.unique_ids.push_back(all[first + r].unique_id);
     rows.start.insert(rows.start.end(), start.begin(), start.end());
     rows.end.insert(rows.end.end(), end.begin(), end.end());

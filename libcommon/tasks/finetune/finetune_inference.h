@@ -1,5 +1,5 @@
 // A fine-tuned model run over a task's features in batches, for prediction: SQuAD features give start and end
-// logits at every position (max_seq_length of them, padding included, as run_squad.py's predictions rank them),
+// logits at every position (max_seq_length of them; padding included when InferenceOptions::unpadded is off),
 // GLUE features give the classifier's logits (batches cut to their longest feature: only [CLS] is read and
 // padding is masked, so the logits are those of the padded batch).
 #pragma once
@@ -20,7 +20,15 @@ struct SquadLogits;
 struct InferenceOptions {
   int64_t batch_size = 32;
   std::string precision = "fp32";
+  // SQuAD: the encoder on each feature's real tokens only (model/token_stream.h), the padding's logits not
+  // computed (kUncomputedLogit). Not the default: run_squad.py's write_predictions takes the n_best_size largest
+  // logits over every position and only then drops those outside the feature's tokens, so padding that ranks
+  // among them changes which candidates are left; unpadded answers can then differ from the reference's.
+  bool unpadded = false;
 };
+
+// The logit given to padding positions of an unpadded span prediction: below any real one, never ranked.
+inline constexpr float kUncomputedLogit = -10000.0f;
 
 // Row i: num_labels logits (one value for a regression).
 struct ClassLogitRows {

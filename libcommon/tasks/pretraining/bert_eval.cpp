@@ -69,7 +69,19 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
   const int64_t vocab = model.config().vocab_size;
   EvalTotals totals;
   std::vector<PretrainSample> block;
-  uint64_t to_skip = settings.skip_samples;
+  uint64_t to_skip = settings.skip_samples, rows_done = 0;
+  if (progress && progress->on_terminal()) {  // the total: the inputs' rows, less those skipped, up to the limit
+    uint64_t rows = 0;
+    bool packed = false;
+    for (const auto& path : settings.inputs) {
+      const PretrainReader reader(path);
+      rows += reader.rows();
+      packed = packed || reader.max_sequences() > 1;
+    }
+    rows = rows > to_skip ? rows - to_skip : 0;
+    if (settings.max_samples > 0 && !packed) rows = std::min<uint64_t>(rows, settings.max_samples);
+    progress->set_total(rows, packed ? "rows" : "samples");
+  }
   for (const auto& path : settings.inputs) {
     PretrainReader reader(path);
     while (settings.max_samples == 0 || totals.samples < settings.max_samples) {
@@ -108,7 +120,10 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
         totals.nsp_correct += static_cast<uint64_t>(r.nsp_correct.item<int64_t>());
         if (mlm_total > 0) totals.mlm_loss_sum += r.mlm_loss.item<double>() * static_cast<double>(mlm_total);
         totals.nsp_loss_sum += r.nsp_loss.item<double>() * static_cast<double>(n);
-        if (progress && progress->wants_update()) progress->update(0, fmt::format("{} samples", totals.samples));
+        rows_done += end - begin;
+        if (progress && progress->wants_update())
+          progress->update(rows_done, fmt::format("mlm_accuracy {:.4f}", static_cast<double>(totals.mlm_correct) /
+                                                                          static_cast<double>(std::max<uint64_t>(totals.mlm_total, 1))));
       }
     }
     if (settings.max_samples > 0 && totals.samples >= settings.max_samples) break;

@@ -35,6 +35,7 @@ struct StepResult {
   // page-locked host tensor; `copied` marks (on CUDA) when the copy is done.
   at::Tensor statistics;
   std::optional<c10::Event> copied;
+  Clock::time_point returned;  // when step() came back: on the CPU, when its work was done
 };
 
 // Starts the copy of a step's statistics to the host. On CUDA it is queued behind the step's kernels and read one
@@ -140,6 +141,7 @@ StepResult step(LoopRun& run) {
   for (const auto& t : metric_sums) statistics.push_back(t.reshape({}));
   statistics.push_back(grad_norm.to(at::kFloat));
   send_statistics(run.device, statistics, r);
+  r.returned = Clock::now();
   return r;
 }
 
@@ -231,7 +233,10 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   auto finish_step = [&](StepResult& r) {
     read_statistics(task, r);
     check_loss_finite(r.loss, r.step);
-    const auto now = Clock::now();
+    // When the step's work was done: on CUDA about when its statistics arrived (read_statistics waited for them);
+    // on the CPU, where step() computes before it returns, when it returned. A step read at once (before an
+    // evaluation or a checkpoint) would otherwise be timed from the previous one's late read, at almost nothing.
+    const auto now = run.device.is_cuda() ? Clock::now() : r.returned;
     const double seconds = std::chrono::duration<double>(now - last_done).count();
     last_done = now;
     last_loss = r.loss;
