@@ -106,7 +106,10 @@ SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
   if (!json.is_object()) fail("{}: header is not a JSON object", path);
 
   const uint64_t data_start = 8 + header_len, data_len = file_size - data_start;
-  for (const auto& [name, value] : json.items()) {
+  for (const auto& item : json.items()) {
+    // Not a structured binding: clang before 16 (the fuzz build) cannot capture one in the lambda below.
+    const std::string& name = item.key();
+    const nlohmann::json& value = item.value();
     if (name == "__metadata__") {
       if (!value.is_object()) fail("{}: __metadata__ is not an object", path);
       for (const auto& [key, text] : value.items()) {
