@@ -8,6 +8,7 @@
 #include "cli/run_tool.h"
 #include "util/error.h"
 #include "cli/progress.h"
+#include "io/durable.h"
 #include "io/output.h"
 
 #include <unistd.h>
@@ -63,6 +64,10 @@ class StagedDirectory {
       sigset_t* previous;
       ~Restore() { sigprocmask(SIG_SETMASK, previous, nullptr); }
     } restore{&previous};
+    // The files (each already synced by its own commit) and the staging directory's entries reach the disk
+    // before the rename that makes them the output, and the rename itself after it (io/durable.h).
+    sync_directory_contents(staging_, destination_);
+    const std::string parent = fs::path(destination_).parent_path().string();
     std::error_code ec;
     if (fs::exists(destination_)) {
       // --force: the old directory goes only once the new one is complete.
@@ -75,10 +80,12 @@ class StagedDirectory {
         fs::rename(old, destination_, back);
         fail("{}: cannot rename into place: {}", destination_, ec.message());
       }
+      sync_directory(parent, destination_);
       fs::remove_all(old, ec);
     } else {
       fs::rename(staging_, destination_, ec);
       if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());
+      sync_directory(parent, destination_);
     }
     committed_ = true;
     for (int slot : slots_) unregister_cleanup(slot);

@@ -6,6 +6,7 @@
 #include "cli/run_tool.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
+#include "io/durable.h"
 #include "io/output.h"
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include <charconv>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -75,6 +77,15 @@ class CreatedDirs {
     return count;
   }
   void commit() { committed_ = true; }
+  // fsyncs the parent of each directory made (deepest first), so that the bins and DIR itself survive a power
+  // cut; called before the marker is written, which must never vouch for directories that are not on disk.
+  void sync() const {
+    std::set<std::string> done;
+    for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
+      const std::string parent = fs::path(it->first).parent_path().string();
+      if (done.insert(parent).second) sync_directory(parent, it->first);
+    }
+  }
 
  private:
   std::vector<std::pair<std::string, int>> dirs_;  // path and cleanup slot, in creation order
@@ -260,6 +271,7 @@ Bin4Result run_bin4(const Bin4Config& o) {
     }
     marker["bins"].push_back(bin);
   }
+  created.sync();
   write_file_atomic((fs::path(o.output_dir) / kMarkerName).string(), marker.dump(2) + "\n", true);
   created.commit();
 

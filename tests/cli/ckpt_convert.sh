@@ -198,4 +198,18 @@ for delay in 0.3 0.6 0.9; do
   if [ "$rc" = 0 ]; then [ -f "$TMP/intr-$delay/model.safetensors" ] || fail_case "exit 0 without a complete output"
   else [ "$rc" = 143 ] && [ ! -e "$TMP/intr-$delay" ] || fail_case "interrupted: exit $rc, output $(ls "$TMP/intr-$delay" 2>&1)"; fi
 done
+
+# Durability (issue 13, item 21): the staging directory's files and the directory itself are synced before it is
+# renamed into place, and its parent after, so a power cut cannot leave OUT looking complete. Needs strace.
+if command -v strace >/dev/null; then
+  mkdir "$TMP/sync"
+  run strace -f -y -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" ckpt-convert -q --to hf -o "$TMP/sync/hf" "$TINY/bert_model.ckpt"
+  expect_rc 0 "ckpt-convert under strace"
+  OUT=$(grep -oE '^[0-9]+ +(fsync\([0-9]+<[^>]*>|rename)' "$TMP/strace.log" | sed -E "s/^[0-9]+ +//; s/\([0-9]+</ /; s/>$//; s|$TMP/sync|S|; s/partial-[0-9]+/partial/" | tail -n 3 | tr '\n' ' ')
+  expect_out "fsync S/.hf.partial rename fsync S " "ckpt-convert: staging synced, renamed, parent synced"
+  CASES=$((CASES + 1))
+  for f in model.safetensors config.json; do
+    grep -qE "fsync\([0-9]+<$TMP/sync/\.hf\.partial-[0-9]+/$f>" "$TMP/strace.log" || fail_case "$f not synced in place"
+  done
+fi
 finish
