@@ -14,7 +14,7 @@
 
 namespace {
 
-void check_sample(const bk::PretrainSample& s) {
+void check_read_sample(const bk::PretrainSample& s) {
   const size_t n = s.length();
   if (s.segment_ids.size() != n || s.masked_lm_ids.size() != s.masked_lm_positions.size()) std::abort();
   for (int32_t p : s.masked_lm_positions)
@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<bk::PretrainSample> block;
     uint64_t samples = 0;
     while (reader.read_block(block, 7)) {
-      for (const auto& s : block) check_sample(s);
+      for (const auto& s : block) check_read_sample(s);
       samples += block.size();
     }
     if (samples != reader.rows()) std::abort();

@@ -6,8 +6,8 @@
 #   fuzz_tfrecord      the first records of each fixture under tfrecord/, framed, and each one's payload
 #   fuzz_squad         squad/xquad.en.json cut to its first paragraphs
 #   fuzz_glue          the first 20 lines of each glue/*/*.tsv
-#   fuzz_hdf5_reader   what BUILD/tools/tfrecord2hdf5 (nvidia, varlength) and BUILD/tools/pack write from a cut
-#                      fixture TFRecord (skipped without BUILD)
+#   fuzz_hdf5_reader   what BUILD/tools/mkpretrain (nvidia, varlength) and BUILD/tools/pack write from the first
+#                      lines of pretraining_text/sample_text.txt (skipped without BUILD)
 #   fuzz_tf_index      tf_checkpoint/*/bert_model.ckpt.index
 # usage: tests/fuzz/seed_corpora.sh OUT [BUILD]
 set -euo pipefail
@@ -75,8 +75,13 @@ for f in "$fixtures"/tf_checkpoint/*/bert_model.ckpt.index; do
 done
 
 if [[ -n $build ]]; then
-  tf=$(ls "$out"/fuzz_tfrecord/sample_text-pretraining-*.tfrecord | head -1)
-  "$build"/tools/tfrecord2hdf5 -q -f --layout nvidia -o "$out/fuzz_hdf5_reader/nvidia.hdf5" "$tf"
-  "$build"/tools/tfrecord2hdf5 -q -f --layout varlength -o "$out/fuzz_hdf5_reader/varlength.hdf5" "$tf"
-  "$build"/tools/pack -q -f -o "$out/fuzz_hdf5_reader/packed.hdf5" "$out/fuzz_hdf5_reader/nvidia.hdf5" || true
+  # Small files (L=16, P=2, a few rows): mutations of a large HDF5 file mostly hit raw data.
+  h5=$out/fuzz_hdf5_reader
+  head -n 12 "$fixtures/pretraining_text/sample_text.txt" >"$h5/corpus.txt.tmp"
+  for layout in nvidia varlength; do
+    "$build"/tools/mkpretrain -q -f --vocab "$fixtures/vocab/bert-base-uncased-vocab.txt" --max-seq-length 16 \
+      --max-predictions 2 --dupe-factor 1 --format hdf5 --layout $layout -o "$h5/$layout.hdf5" "$h5/corpus.txt.tmp"
+  done
+  "$build"/tools/pack -q -f --gzip 1 --max-seq-length 32 -o "$h5/packed.hdf5" "$h5/nvidia.hdf5"
+  rm "$h5/corpus.txt.tmp"
 fi
