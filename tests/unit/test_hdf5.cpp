@@ -183,6 +183,36 @@ TEST_CASE("hdf5: bad files give one clear error naming the file, dataset and row
             "masked_lm_ids, next_sentence_labels (found at the root: input_ids)");
 }
 
+TEST_CASE("hdf5: a varlength row whose stored length is damaged is an error before HDF5 allocates it") {
+  // Found by fuzz_hdf5_reader: HDF5 allocates a row's whole length, as the file states it, before reading it, so
+  // one damaged length (up to 2^32 values) made a 34 KB file cost gigabytes.
+  auto dir = hdf5_temp_dir();
+  const std::string path = (dir / "damaged-length.hdf5").string();
+  bk::PretrainWriterOptions o;
+  o.layout = bk::Hdf5Layout::varlength;
+  write_all(path, o, {make_sample(12, 2, 1), make_sample(9, 1, 2), make_sample(7, 1, 3)});
+  haddr_t address = HADDR_UNDEF;
+  {
+    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(file, "masked_lm_ids", H5P_DEFAULT);
+    hsize_t coord[1] = {0};
+    unsigned mask = 0;
+    hsize_t size = 0;
+    REQUIRE(H5Dget_chunk_info_by_coord(d, coord, &mask, &address, &size) >= 0);
+    H5Dclose(d);
+    H5Fclose(file);
+  }
+  // Row 1's descriptor: after row 0's u32 length, 8-byte heap address and u32 index.
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(address + 16));
+  const unsigned char huge[4] = {0x00, 0x28, 0x6b, 0xee};  // 4,000,000,000 little-endian
+  f.write(reinterpret_cast<const char*>(huge), 4);
+  f.close();
+  CHECK(error_of([&] { read_all(path); }) ==
+        path + ": dataset masked_lm_ids: row 1 claims 4000000000 values, more than the 65536 a row may hold (a "
+               "damaged file?)");
+}
+
 TEST_CASE("hdf5: the writer refuses samples that do not fit and leaves no file behind") {
   auto dir = hdf5_temp_dir();
   bk::PretrainWriterOptions o;
