@@ -391,6 +391,11 @@ if command -v strace >/dev/null; then
   expect_rc 0 "bin4 under strace"
   OUT=$(grep -oE '^[0-9]+ +(fsync\([0-9]+<[^>]*>|rename)' "$TMP/strace.log" | sed -E "s/^[0-9]+ +//; s/\([0-9]+</ /; s/>$//; s|$TMP/sync|S|; s/\.tmp\..*/.tmp/" | tr '\n' ' ')
   expect_out "fsync S/b/out/16/part-00000-of-00001.hdf5.tmp rename fsync S/b/out/16 fsync S/b/out/32/part-00000-of-00001.hdf5.tmp rename fsync S/b/out/32 fsync S/b/out fsync S/b fsync S fsync S/b/out/bin4.json.tmp rename fsync S/b/out " "bin4: directories synced before its marker"
+  # pack's one output goes through the same HDF5 temporary.
+  run strace -f -y -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" pack -q -o "$TMP/sync/packed.hdf5" "$TMP/pre.hdf5"
+  expect_rc 0 "pack under strace"
+  OUT=$(grep -oE '^[0-9]+ +(fsync\([0-9]+<[^>]*>|rename)' "$TMP/strace.log" | sed -E "s/^[0-9]+ +//; s/\([0-9]+</ /; s/>$//; s|$TMP/sync|S|; s/\.tmp\..*/.tmp/" | tr '\n' ' ')
+  expect_out "fsync S/packed.hdf5.tmp rename fsync S " "pack: fsync before and after its rename"
 else
   echo "note: strace not installed; the fsync cases are skipped"
 fi
