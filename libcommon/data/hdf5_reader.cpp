@@ -1,6 +1,7 @@
 #include "data/hdf5_reader.h"
 
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <fmt/format.h>
 #include <zlib.h>
@@ -168,7 +169,13 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
   for (const char* name : nvidia_names)
     if (!(layout_ == Hdf5Layout::varlength && name == kDatasetInputMask) && !exists(name)) missing.push_back(name);
   if (!missing.empty()) {
-    std::string found = fmt::format("{}", fmt::join(root_members(file_), ", "));
+    // The names come from the file: escaped and cut (util/printable.h), at most 20 of them, so that a damaged or
+    // hostile file cannot put binary bytes or megabytes into the one-line error.
+    const std::vector<std::string> members = root_members(file_);
+    std::string found;
+    for (size_t i = 0; i < members.size() && i < 20; ++i)
+      found += (i ? ", " : "") + (members[i].empty() ? std::string("\"\"") : printable_excerpt(members[i], 40));
+    if (members.size() > 20) found += fmt::format(" and {} more", members.size() - 20);
     fail("{}: not a BERT pretraining HDF5 file: missing dataset{} {} (found at the root: {})", path,
          missing.size() > 1 ? "s" : "", fmt::join(missing, ", "), found.empty() ? "nothing" : found);
   }

@@ -181,6 +181,21 @@ TEST_CASE("hdf5: bad files give one clear error naming the file, dataset and row
         (dir / "partial.hdf5").string() +
             ": not a BERT pretraining HDF5 file: missing datasets input_mask, segment_ids, masked_lm_positions, "
             "masked_lm_ids, next_sentence_labels (found at the root: input_ids)");
+
+  // Names the file holds go into that message escaped, cut and at most 20 of them (fuzz_hdf5_reader: a damaged
+  // symbol table listed raw binary bytes as names).
+  const std::string hostile = (dir / "hostile-names.hdf5").string();
+  f = H5Fcreate(hostile.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  for (const std::string& name : {std::string("a\nb\x1b[31m"), std::string(100, 'x')})
+    H5Gclose(H5Gcreate2(f, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  for (int i = 0; i < 25; ++i)
+    H5Gclose(H5Gcreate2(f, ("g" + std::to_string(100 + i)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  H5Fclose(f);
+  const std::string listed = error_of([&] { bk::PretrainReader r(hostile); });
+  CHECK(listed.find('\n') == std::string::npos);
+  CHECK(listed.find('\x1b') == std::string::npos);
+  CHECK(listed.find("(found at the root: a\\nb\\x1b[31m, g100, g101,") != std::string::npos);
+  CHECK(listed.find(", g118 and 7 more)") != std::string::npos);
 }
 
 TEST_CASE("hdf5: a varlength row whose stored length is damaged is an error before HDF5 allocates it") {
