@@ -40,6 +40,8 @@ herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* data) {
 // The most values a variable-length row may claim: 128 times BERT's longest sequence, and what tfrecord2hdf5
 // accepts as an inferred width.
 constexpr uint64_t kMaxVlenValues = 65536;
+// The largest chunk (in memory) the reader lets HDF5 allocate.
+constexpr uint64_t kMaxChunkBytes = uint64_t{256} << 20;
 
 // HDF5 converts a variable-length row by first allocating a buffer for its whole length as the file states it,
 // so one damaged length (a u32: up to 2^32 values) costs gigabytes before the read fails (a 34 KB file made bin4
@@ -243,6 +245,17 @@ PretrainReader::Dataset PretrainReader::open_dataset(const char* name, bool vlen
   if (rank == 2) d.width = dims[1];
   if (name == kDatasetInputIds) rows_ = dims[0];
   else if (dims[0] != rows_) fail("{}: dataset {} has {} rows but input_ids has {}", path_, name, dims[0], rows_);
+  // HDF5 allocates a whole chunk to read any row of it, so a damaged chunk shape would cost that much memory
+  // on the first read (fuzz_hdf5_reader: gigabytes). Writers chunk far below this: bertkit 64+ rows, h5py 1 MB.
+  Hid create = hid_plist(H5Dget_create_plist(d.id));
+  hsize_t chunk[2] = {0, 0};
+  if (create.valid() && H5Pget_layout(create) == H5D_CHUNKED && H5Pget_chunk(create, 2, chunk) == rank) {
+    const size_t item = vlen ? sizeof(hvl_t) : std::max<size_t>(H5Tget_size(type), 1);
+    const double bytes = static_cast<double>(chunk[0]) * static_cast<double>(rank == 2 ? chunk[1] : 1) * item;
+    if (bytes > static_cast<double>(kMaxChunkBytes))
+      fail("{}: dataset {} has chunks of {:.0f} bytes, more than the {} a reader takes (a damaged file?)", path_,
+           name, bytes, kMaxChunkBytes);
+  }
   return d;
 }
 

@@ -228,6 +228,31 @@ TEST_CASE("hdf5: a varlength row whose stored length is damaged is an error befo
                "damaged file?)");
 }
 
+TEST_CASE("hdf5: a chunk shape HDF5 would allocate gigabytes for is an error before the first read") {
+  // Found by fuzz_hdf5_reader: HDF5 allocates a whole chunk to read one row of it.
+  auto dir = hdf5_temp_dir();
+  const std::string path = (dir / "huge-chunks.hdf5").string();
+  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hsize_t dims[2] = {2, 8}, chunk[2] = {1 << 24, 8};  // 16M rows x 8 int32 = 512 MiB per chunk
+  hsize_t max_dims[2] = {H5S_UNLIMITED, 8};
+  hid_t plist = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(plist, 2, chunk);
+  for (const char* name : {"input_ids", "input_mask", "segment_ids"}) {
+    hid_t space = H5Screate_simple(2, dims, max_dims);
+    H5Dclose(H5Dcreate2(file, name, H5T_STD_I32LE, space, H5P_DEFAULT, plist, H5P_DEFAULT));
+    H5Sclose(space);
+  }
+  std::vector<int32_t> zeros(4, 0);
+  raw_dataset(file, "masked_lm_positions", H5T_STD_I32LE, H5T_NATIVE_INT32, {2, 2}, zeros.data());
+  raw_dataset(file, "masked_lm_ids", H5T_STD_I32LE, H5T_NATIVE_INT32, {2, 2}, zeros.data());
+  raw_dataset(file, "next_sentence_labels", H5T_STD_I8LE, H5T_NATIVE_INT32, {2}, zeros.data());
+  H5Pclose(plist);
+  H5Fclose(file);
+  CHECK(error_of([&] { bk::PretrainReader r(path); }) ==
+        path + ": dataset input_ids has chunks of 536870912 bytes, more than the 268435456 a reader takes (a damaged "
+               "file?)");
+}
+
 TEST_CASE("hdf5: the writer refuses samples that do not fit and leaves no file behind") {
   auto dir = hdf5_temp_dir();
   bk::PretrainWriterOptions o;
