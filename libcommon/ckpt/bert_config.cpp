@@ -3,6 +3,12 @@
 #include "util/error.h"
 #include "io/input.h"
 
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <tuple>
+
 namespace bk {
 
 BertConfig BertConfig::load(const std::string& path) {
@@ -24,6 +30,8 @@ BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& 
       return;
     }
     if (!json[key].is_number_integer()) fail("{}: \"{}\" must be an integer", where, key);
+    if (json[key].is_number_unsigned() && json[key].get<uint64_t>() > uint64_t{INT64_MAX})
+      fail("{}: \"{}\" {} is too large", where, key, json[key].get<uint64_t>());
     out = json[key].get<int64_t>();
   };
   auto get_double = [&](const char* key, double& out, bool required) {
@@ -51,19 +59,75 @@ BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& 
   return c;
 }
 
-void BertConfig::validate(const std::string& where) const {
+namespace {
+
+uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return UINT64_MAX;  // unknown: only the maxima apply
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+}
+
+}  // namespace
+
+void BertConfig::validate(const std::string& where) const { validate(where, physical_memory_bytes()); }
+
+void BertConfig::validate(const std::string& where, uint64_t memory_bytes) const {
   for (auto [key, value] : {std::pair{"vocab_size", vocab_size}, {"hidden_size", hidden_size},
                             {"num_hidden_layers", num_hidden_layers}, {"num_attention_heads", num_attention_heads},
                             {"intermediate_size", intermediate_size}, {"max_position_embeddings", max_position_embeddings},
                             {"type_vocab_size", type_vocab_size}})
     if (value <= 0) fail("{}: \"{}\" must be positive, got {}", where, key, value);
+  for (auto [key, value, max] : {std::tuple{"vocab_size", vocab_size, kMaxVocabSize},
+                                 {"hidden_size", hidden_size, kMaxHiddenSize},
+                                 {"num_hidden_layers", num_hidden_layers, kMaxLayers},
+                                 {"num_attention_heads", num_attention_heads, kMaxAttentionHeads},
+                                 {"intermediate_size", intermediate_size, kMaxIntermediateSize},
+                                 {"max_position_embeddings", max_position_embeddings, kMaxPositions},
+                                 {"type_vocab_size", type_vocab_size, kMaxTypeVocabSize}})
+    if (value > max) fail("{}: \"{}\" {} is beyond the maximum {}", where, key, value, max);
   if (hidden_size % num_attention_heads != 0)
     fail("{}: hidden_size {} is not a multiple of num_attention_heads {}", where, hidden_size, num_attention_heads);
   if (hidden_act != "gelu" && hidden_act != "gelu_new" && hidden_act != "gelu_tanh" && hidden_act != "relu")
     fail("{}: hidden_act \"{}\" is not supported (gelu, gelu_new, gelu_tanh, relu)", where, hidden_act);
   for (auto [key, value] : {std::pair{"hidden_dropout_prob", hidden_dropout_prob},
                             {"attention_probs_dropout_prob", attention_probs_dropout_prob}})
-    if (value < 0 || value >= 1) fail("{}: \"{}\" must be in [0, 1), got {}", where, key, value);
+    if (!(value >= 0 && value < 1)) fail("{}: \"{}\" must be in [0, 1), got {}", where, key, value);
+  if (!(layer_norm_eps > 0 && std::isfinite(layer_norm_eps)))
+    fail("{}: \"layer_norm_eps\" must be positive and finite, got {}", where, layer_norm_eps);
+  if (!(initializer_range >= 0 && std::isfinite(initializer_range)))
+    fail("{}: \"initializer_range\" must be non-negative and finite, got {}", where, initializer_range);
+
+  // Within the maxima the count cannot overflow (below 2^46); it is what the model allocates first.
+  const uint64_t bytes = static_cast<uint64_t>(parameter_count()) * sizeof(float);
+  if (bytes > memory_bytes) {
+    // Name the field that makes the model this large: the one furthest above BERT-large's value.
+    const char* field = "hidden_size";
+    int64_t value = hidden_size;
+    double worst = 0;
+    for (auto [key, v, large] : {std::tuple{"vocab_size", vocab_size, 30522.0}, {"hidden_size", hidden_size, 1024.0},
+                                 {"num_hidden_layers", num_hidden_layers, 24.0},
+                                 {"intermediate_size", intermediate_size, 4096.0},
+                                 {"max_position_embeddings", max_position_embeddings, 512.0}})
+      if (static_cast<double>(v) / large > worst) {
+        worst = static_cast<double>(v) / large;
+        field = key;
+        value = v;
+      }
+    fail("{}: \"{}\" {} makes a model of {} parameters ({:.1f} GiB as float32), more than this machine's "
+         "{:.1f} GiB of memory", where, field, value, parameter_count(), static_cast<double>(bytes) / (1 << 30),
+         static_cast<double>(memory_bytes) / (1 << 30));
+  }
+}
+
+int64_t BertConfig::parameter_count() const {
+  const int64_t h = hidden_size, f = intermediate_size;
+  const int64_t embeddings = (padded_vocab_size(8) + max_position_embeddings + type_vocab_size) * h + 2 * h;
+  // Q, K, V and the attention output (weights and biases), its LayerNorm, the two FFN matmuls, their LayerNorm.
+  const int64_t layer = 4 * (h * h + h) + 2 * h + (h * f + f) + (f * h + h) + 2 * h;
+  const int64_t pooler = h * h + h;
+  const int64_t mlm = h * h + h + 2 * h + padded_vocab_size(8);  // transform, its LayerNorm, the decoder's bias
+  const int64_t nsp = 2 * h + 2;
+  return embeddings + num_hidden_layers * layer + pooler + mlm + nsp;
 }
 
 nlohmann::json BertConfig::to_json() const {

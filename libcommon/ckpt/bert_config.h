@@ -37,8 +37,27 @@ struct BertConfig {
   int64_t padded_vocab_size(int64_t multiple = 8) const { return (vocab_size + multiple - 1) / multiple * multiple; }
   bool operator==(const BertConfig&) const = default;
 
-  // Checks the shape (positive sizes, hidden divisible by heads, known activation); throws bk::Error naming `where`.
+  // Checks the shape before anything is allocated: every size positive and at most its maximum below, hidden
+  // divisible by heads, a known activation, and the parameters (parameter_count() float32 values) fitting in
+  // `memory_bytes` (default: this machine's physical memory). Throws a one-line bk::Error naming `where` and the
+  // field.
   void validate(const std::string& where) const;
+  void validate(const std::string& where, uint64_t memory_bytes) const;
+
+  // The largest sizes validate() accepts: far beyond any published BERT (BERT-large: V 30522, H 1024, L 24,
+  // FF 4096, 512 positions; multilingual vocabularies reach 250k), far below what overflows the size arithmetic.
+  static constexpr int64_t kMaxVocabSize = int64_t{1} << 24;
+  static constexpr int64_t kMaxHiddenSize = int64_t{1} << 16;
+  static constexpr int64_t kMaxLayers = 1024;
+  static constexpr int64_t kMaxAttentionHeads = int64_t{1} << 16;
+  static constexpr int64_t kMaxIntermediateSize = int64_t{1} << 18;
+  static constexpr int64_t kMaxPositions = int64_t{1} << 20;
+  static constexpr int64_t kMaxTypeVocabSize = int64_t{1} << 16;
+
+  // The weights of BertForPreTraining with this shape (embeddings with the padded vocabulary, encoder, pooler,
+  // MLM transform and bias, NSP head; the decoder is tied to the word embeddings). Exact for sizes within the
+  // maxima above.
+  int64_t parameter_count() const;
 
   // Training FLOPs of one sequence of `seq_len` tokens with `predictions` masked positions (forward + backward =
   // 3x forward; matmuls only, MLM head on the masked positions only), as DESIGN.md section 6 counts them.

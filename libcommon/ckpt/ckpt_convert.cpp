@@ -13,6 +13,7 @@
 #include "cli/progress.h"
 #include "io/created_dirs.h"
 #include "io/input.h"
+#include "io/durable.h"
 #include "io/output.h"
 
 #include <unistd.h>
@@ -80,6 +81,10 @@ class StagedDirectory {
   // ignored after them, so the run ends as it would have (exit 0, its summary) with the complete output.
   void commit() {
     SignalsHeld held;
+    // The files (each already synced by its own commit) and the staging directory's entries reach the disk
+    // before the rename that makes them the output, and the rename itself after it (io/durable.h).
+    sync_directory_contents(staging_, destination_);
+    const std::string parent = fs::path(destination_).parent_path().empty() ? "." : fs::path(destination_).parent_path().string();
     std::error_code ec;
     if (fs::exists(destination_)) {
       // --force: the old directory goes only once the new one is complete.
@@ -92,10 +97,12 @@ class StagedDirectory {
         fs::rename(old, destination_, back);
         fail("{}: cannot rename into place: {}", destination_, ec.message());
       }
+      sync_directory(parent, destination_);
       fs::remove_all(old, ec);
     } else {
       fs::rename(staging_, destination_, ec);
       if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());
+      sync_directory(parent, destination_);
     }
     committed_ = true;
     parents_.commit();

@@ -45,6 +45,13 @@ int64_t checked_numel(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// numel * itemsize, or -1 when the product overflows (a shape of 2^61 F64 elements must not wrap to 0 bytes).
+int64_t checked_bytes(const std::vector<int64_t>& shape, StDtype dtype) {
+  const int64_t numel = checked_numel(shape), width = static_cast<int64_t>(st_dtype_size(dtype));
+  if (numel < 0 || (width != 0 && numel > std::numeric_limits<int64_t>::max() / width)) return -1;
+  return numel * width;
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -106,7 +113,10 @@ SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
   if (!json.is_object()) fail("{}: header is not a JSON object", path);
 
   const uint64_t data_start = 8 + header_len, data_len = file_size - data_start;
-  for (const auto& [name, value] : json.items()) {
+  for (const auto& item : json.items()) {
+    // Not a structured binding: clang before 16 (the fuzz build) cannot capture one in the lambda below.
+    const std::string& name = item.key();
+    const nlohmann::json& value = item.value();
     if (name == "__metadata__") {
       if (!value.is_object()) fail("{}: __metadata__ is not an object", path);
       for (const auto& [key, text] : value.items()) {
@@ -135,9 +145,9 @@ SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
     const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
     if (begin > end) bad(fmt::format("data_offsets [{}, {}] run backwards", begin, end));
     if (end > data_len) bad(fmt::format("data_offsets [{}, {}] beyond the {} data bytes in the file", begin, end, data_len));
-    const int64_t numel = checked_numel(e.shape);
-    if (numel < 0) bad("shape " + shape_text(e.shape) + " overflows");
-    const uint64_t want = static_cast<uint64_t>(numel) * st_dtype_size(e.dtype);
+    const int64_t bytes = checked_bytes(e.shape, e.dtype);
+    if (bytes < 0) bad("shape " + shape_text(e.shape) + " of " + dtype + " overflows");
+    const uint64_t want = static_cast<uint64_t>(bytes);
     if (end - begin != want)
       bad(fmt::format("{} data bytes, but shape {} of {} needs {}", end - begin, shape_text(e.shape), dtype, want));
     e.begin = data_start + begin;
@@ -192,11 +202,11 @@ void write_safetensors(const std::string& path, const std::vector<StTensorView>&
   for (const auto& t : tensors) {
     if (t.name.empty() || t.name == "__metadata__") fail("{}: invalid tensor name \"{}\"", path, t.name);
     if (!names.insert(t.name).second) fail("{}: tensor \"{}\" given twice", path, t.name);
-    const int64_t numel = checked_numel(t.shape);
-    if (numel < 0) fail("{}: tensor \"{}\": invalid shape {}", path, t.name, shape_text(t.shape));
-    if (t.bytes.size() != static_cast<uint64_t>(numel) * st_dtype_size(t.dtype))
+    const int64_t bytes = checked_bytes(t.shape, t.dtype);
+    if (bytes < 0) fail("{}: tensor \"{}\": invalid shape {}", path, t.name, shape_text(t.shape));
+    if (t.bytes.size() != static_cast<uint64_t>(bytes))
       fail("{}: tensor \"{}\": {} bytes, but shape {} of {} needs {}", path, t.name, t.bytes.size(),
-           shape_text(t.shape), st_dtype_name(t.dtype), static_cast<uint64_t>(numel) * st_dtype_size(t.dtype));
+           shape_text(t.shape), st_dtype_name(t.dtype), bytes);
   }
   // Largest item size first, then by name: with an 8-aligned header every tensor starts aligned to its item size.
   std::vector<const StTensorView*> order;

@@ -7,6 +7,7 @@
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
 #include "io/created_dirs.h"
+#include "io/durable.h"
 #include "io/output.h"
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include <charconv>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -219,6 +221,7 @@ Bin4Result run_bin4(const Bin4Config& o) {
     }
     marker["bins"].push_back(bin);
   }
+  created.sync();
   write_file_atomic((fs::path(o.output_dir) / kMarkerName).string(), marker.dump(2) + "\n", true);
   created.commit();
 

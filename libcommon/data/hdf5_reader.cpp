@@ -1,12 +1,16 @@
 #include "data/hdf5_reader.h"
 
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <fmt/format.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +35,88 @@ std::string type_class_name(hid_t type) {
 herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* data) {
   static_cast<std::vector<std::string>*>(data)->push_back(name);
   return 0;
+}
+
+// The most values a variable-length row may claim: 128 times BERT's longest sequence, and what tfrecord2hdf5
+// accepts as an inferred width.
+constexpr uint64_t kMaxVlenValues = 65536;
+// The largest chunk (in memory) the reader lets HDF5 allocate.
+constexpr uint64_t kMaxChunkBytes = uint64_t{256} << 20;
+
+// HDF5 converts a variable-length row by first allocating a buffer for its whole length as the file states it,
+// so one damaged length (a u32: up to 2^32 values) costs gigabytes before the read fails (a 34 KB file made bin4
+// take 2.1 GB). So the lengths of the rows about to be read are read raw and checked first, where the storage
+// allows it: contiguous, or chunked without filters or with deflate alone (what bertkit, h5py and MLPerf's
+// scripts write). On disk each row is a u32 length (little-endian) and a global heap ID (address + u32 index).
+// Any storage this cannot read raw is left to HDF5, which reports its own errors.
+void check_vlen_lengths(const std::string& path, const char* name, hid_t dataset, uint64_t first, uint64_t count) {
+  Hid file(H5Iget_file_id(dataset), H5Fclose);
+  if (!file.valid()) return;
+  Hid file_plist = hid_plist(H5Fget_create_plist(file));
+  size_t sizeof_addr = 0, sizeof_size = 0;
+  if (!file_plist.valid() || H5Pget_sizes(file_plist, &sizeof_addr, &sizeof_size) < 0 || sizeof_addr > 16) return;
+  const uint64_t width = 4 + sizeof_addr + 4;
+  Hid create = hid_plist(H5Dget_create_plist(dataset));
+  if (!create.valid()) return;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct Close {
+    int fd;
+    ~Close() { ::close(fd); }
+  } close_fd{fd};
+  auto read_at = [&](std::string& out, uint64_t size, uint64_t offset) {
+    out.resize(size);
+    return ::pread(fd, out.data(), size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
+  };
+  // rows: `bytes` holds the descriptors of rows from row0 on.
+  auto check = [&](const std::string& bytes, uint64_t row0) {
+    for (uint64_t row = std::max(row0, first); row < first + count && (row - row0 + 1) * width <= bytes.size(); ++row) {
+      const auto* b = reinterpret_cast<const unsigned char*>(bytes.data() + (row - row0) * width);
+      const uint64_t length = uint64_t{b[0]} | uint64_t{b[1]} << 8 | uint64_t{b[2]} << 16 | uint64_t{b[3]} << 24;
+      if (length > kMaxVlenValues)
+        fail("{}: dataset {}: row {} claims {} values, more than the {} a row may hold (a damaged file?)", path, name,
+             row, length, kMaxVlenValues);
+    }
+  };
+  std::string raw;
+  const H5D_layout_t layout = H5Pget_layout(create);
+  if (layout == H5D_CONTIGUOUS) {
+    const haddr_t offset = H5Dget_offset(dataset);
+    if (offset != HADDR_UNDEF && read_at(raw, count * width, offset + first * width)) check(raw, first);
+  } else if (layout == H5D_CHUNKED) {
+    hsize_t chunk = 0;
+    if (H5Pget_chunk(create, 1, &chunk) != 1 || chunk == 0 || chunk * width > (uint64_t{64} << 20)) return;
+    bool deflate = false;
+    for (int i = 0, n = H5Pget_nfilters(create); i < n; ++i) {
+      unsigned flags = 0, config = 0;
+      size_t values = 0;
+      if (H5Pget_filter2(create, static_cast<unsigned>(i), &flags, &values, nullptr, 0, nullptr, &config) !=
+          H5Z_FILTER_DEFLATE)
+        return;
+      deflate = true;
+    }
+    std::string rows;
+    for (uint64_t c = first / chunk * chunk; c < first + count; c += chunk) {
+      hsize_t coord[1] = {c};
+      unsigned mask = 0;
+      haddr_t address = HADDR_UNDEF;
+      hsize_t size = 0;
+      if (H5Dget_chunk_info_by_coord(dataset, coord, &mask, &address, &size) < 0 || address == HADDR_UNDEF ||
+          size > 2 * chunk * width + 1024 || !read_at(raw, size, address))
+        continue;
+      if (deflate && !(mask & 1)) {
+        rows.resize(chunk * width);
+        uLongf out = static_cast<uLongf>(rows.size());
+        if (::uncompress(reinterpret_cast<Bytef*>(rows.data()), &out, reinterpret_cast<const Bytef*>(raw.data()),
+                         static_cast<uLong>(raw.size())) != Z_OK)
+          continue;
+        rows.resize(out);
+        check(rows, c);
+      } else {
+        check(raw, c);
+      }
+    }
+  }
 }
 
 std::vector<std::string> root_members(hid_t file) {
@@ -85,7 +171,13 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
   for (const char* name : nvidia_names)
     if (!(layout_ == Hdf5Layout::varlength && name == kDatasetInputMask) && !exists(name)) missing.push_back(name);
   if (!missing.empty()) {
-    std::string found = fmt::format("{}", fmt::join(root_members(file_), ", "));
+    // The names come from the file: escaped and cut (util/printable.h), at most 20 of them, so that a damaged or
+    // hostile file cannot put binary bytes or megabytes into the one-line error.
+    const std::vector<std::string> members = root_members(file_);
+    std::string found;
+    for (size_t i = 0; i < members.size() && i < 20; ++i)
+      found += (i ? ", " : "") + (members[i].empty() ? std::string("\"\"") : printable_excerpt(members[i], 40));
+    if (members.size() > 20) found += fmt::format(" and {} more", members.size() - 20);
     fail("{}: not a BERT pretraining HDF5 file: missing dataset{} {} (found at the root: {})", path,
          missing.size() > 1 ? "s" : "", fmt::join(missing, ", "), found.empty() ? "nothing" : found);
   }
@@ -153,6 +245,17 @@ PretrainReader::Dataset PretrainReader::open_dataset(const char* name, bool vlen
   if (rank == 2) d.width = dims[1];
   if (name == kDatasetInputIds) rows_ = dims[0];
   else if (dims[0] != rows_) fail("{}: dataset {} has {} rows but input_ids has {}", path_, name, dims[0], rows_);
+  // HDF5 allocates a whole chunk to read any row of it, so a damaged chunk shape would cost that much memory
+  // on the first read (fuzz_hdf5_reader: gigabytes). Writers chunk far below this: bertkit 64+ rows, h5py 1 MB.
+  Hid create = hid_plist(H5Dget_create_plist(d.id));
+  hsize_t chunk[2] = {0, 0};
+  if (create.valid() && H5Pget_layout(create) == H5D_CHUNKED && H5Pget_chunk(create, 2, chunk) == rank) {
+    const size_t item = vlen ? sizeof(hvl_t) : std::max<size_t>(H5Tget_size(type), 1);
+    const double bytes = static_cast<double>(chunk[0]) * static_cast<double>(rank == 2 ? chunk[1] : 1) * item;
+    if (bytes > static_cast<double>(kMaxChunkBytes))
+      fail("{}: dataset {} has chunks of {:.0f} bytes, more than the {} a reader takes (a damaged file?)", path_,
+           name, bytes, kMaxChunkBytes);
+  }
   return d;
 }
 
@@ -180,6 +283,7 @@ std::vector<std::vector<int64_t>> PretrainReader::read_vlen(const Dataset& d, ui
   Hid memory = hid_space(H5Screate_simple(1, extent, nullptr));
   Hid memory_type = hid_type(H5Tvlen_create(H5T_NATIVE_INT64));
   std::vector<hvl_t> buffer(count);
+  check_vlen_lengths(path_, d.name, d.id, first, count);
   if (H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr) < 0 ||
       H5Dread(d.id, memory_type, memory, file_space, H5P_DEFAULT, buffer.data()) < 0)
     fail("{}: dataset {}: cannot read rows {} to {}: {}", path_, d.name, first, first + count - 1, hdf5_last_error());

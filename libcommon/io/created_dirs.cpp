@@ -1,9 +1,12 @@
 #include "io/created_dirs.h"
 
 #include "cli/run_tool.h"
+#include "io/durable.h"
 #include "util/error.h"
 
 #include <unistd.h>
+
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -50,5 +53,13 @@ int CreatedDirs::missing(const fs::path& dir) {
 }
 
 void CreatedDirs::commit() { committed_ = true; }
+
+void CreatedDirs::sync() const {
+  std::set<std::string> done;
+  for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) {
+    const std::string parent = fs::path(it->first).parent_path().string();
+    if (done.insert(parent).second) sync_directory(parent, it->first);
+  }
+}
 
 }  // namespace bk

@@ -34,6 +34,9 @@ class CreatedDirs {
   // How many directories create(dir) would make.
   static int missing(const std::filesystem::path& dir);
   void commit();
+  // fsyncs the parent of each directory made (deepest first), so that the directories survive a power cut; called
+  // before a marker that vouches for them is written (io/durable.h).
+  void sync() const;
 
  private:
   std::vector<std::pair<std::string, int>> dirs_;  // path and cleanup slot, in creation order

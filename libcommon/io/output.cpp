@@ -141,8 +141,19 @@ void commit_temporary(const std::string& temp, const std::string& path, const st
   if (::rename(temp.c_str(), path.c_str()) != 0)
     fail("{}: cannot rename temporary file into place: {}", name, std::strerror(errno));
   // Then the directory entry, so the new name itself survives.
-  std::string dir = std::filesystem::path(path).parent_path().string();
+  sync_directory(std::filesystem::path(path).parent_path().string(), name);
+}
+
+void sync_directory(const std::string& dir, const std::string& name) {
   sync_path(dir.empty() ? "." : dir, O_RDONLY | O_DIRECTORY, name, "its directory");
+}
+
+void sync_directory_contents(const std::string& dir, const std::string& name) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.is_regular_file(ec)) sync_path(entry.path().string(), O_RDONLY, name, entry.path().filename().c_str());
+  if (ec) fail("{}: cannot list {} to sync it: {}", name, dir, ec.message());
+  sync_directory(dir, name);
 }
 
 void write_file_atomic(const std::string& path, std::string_view contents, bool overwrite) {

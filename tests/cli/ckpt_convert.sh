@@ -316,4 +316,18 @@ CASES=$((CASES + 1))
 grep -q '"hidden_size": 4' "$TMP/tf-other/bert_config.json" || fail_case "-f did not write the model's bert_config.json"
 CASES=$((CASES + 1))
 [ -z "$(ls -A "$TMP" "$TMP"/tf* | grep -E 'partial|\.old$|\.tmp\.')" ] || fail_case "staging files left behind"
+
+# Durability (issue 13, item 21): the staging directory's files and the directory itself are synced before it is
+# renamed into place, and its parent after, so a power cut cannot leave OUT looking complete. Needs strace.
+if command -v strace >/dev/null; then
+  mkdir "$TMP/sync"
+  run strace -f -y -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" ckpt-convert -q --to native -o "$TMP/sync/hf" "$TINY/bert_model.ckpt"
+  expect_rc 0 "ckpt-convert under strace"
+  OUT=$(grep -oE '^[0-9]+ +(fsync\([0-9]+<[^>]*>|rename)' "$TMP/strace.log" | sed -E "s/^[0-9]+ +//; s/\([0-9]+</ /; s/>$//; s|$TMP/sync|S|; s/partial-[0-9]+/partial/" | tail -n 3 | tr '\n' ' ')
+  expect_out "fsync S/.hf.partial rename fsync S " "ckpt-convert: staging synced, renamed, parent synced"
+  CASES=$((CASES + 1))
+  for f in model.safetensors config.json; do
+    grep -qE "fsync\([0-9]+<$TMP/sync/\.hf\.partial-[0-9]+/$f>" "$TMP/strace.log" || fail_case "$f not synced in place"
+  done
+fi
 finish

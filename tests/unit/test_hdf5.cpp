@@ -181,6 +181,76 @@ TEST_CASE("hdf5: bad files give one clear error naming the file, dataset and row
         (dir / "partial.hdf5").string() +
             ": not a BERT pretraining HDF5 file: missing datasets input_mask, segment_ids, masked_lm_positions, "
             "masked_lm_ids, next_sentence_labels (found at the root: input_ids)");
+
+  // Names the file holds go into that message escaped, cut and at most 20 of them (fuzz_hdf5_reader: a damaged
+  // symbol table listed raw binary bytes as names).
+  const std::string hostile = (dir / "hostile-names.hdf5").string();
+  f = H5Fcreate(hostile.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  for (const std::string& name : {std::string("a\nb\x1b[31m"), std::string(100, 'x')})
+    H5Gclose(H5Gcreate2(f, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  for (int i = 0; i < 25; ++i)
+    H5Gclose(H5Gcreate2(f, ("g" + std::to_string(100 + i)).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  H5Fclose(f);
+  const std::string listed = error_of([&] { bk::PretrainReader r(hostile); });
+  CHECK(listed.find('\n') == std::string::npos);
+  CHECK(listed.find('\x1b') == std::string::npos);
+  CHECK(listed.find("(found at the root: a\\nb\\x1b[31m, g100, g101,") != std::string::npos);
+  CHECK(listed.find(", g118 and 7 more)") != std::string::npos);
+}
+
+TEST_CASE("hdf5: a varlength row whose stored length is damaged is an error before HDF5 allocates it") {
+  // Found by fuzz_hdf5_reader: HDF5 allocates a row's whole length, as the file states it, before reading it, so
+  // one damaged length (up to 2^32 values) made a 34 KB file cost gigabytes.
+  auto dir = hdf5_temp_dir();
+  const std::string path = (dir / "damaged-length.hdf5").string();
+  bk::PretrainWriterOptions o;
+  o.layout = bk::Hdf5Layout::varlength;
+  write_all(path, o, {make_sample(12, 2, 1), make_sample(9, 1, 2), make_sample(7, 1, 3)});
+  haddr_t address = HADDR_UNDEF;
+  {
+    hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(file, "masked_lm_ids", H5P_DEFAULT);
+    hsize_t coord[1] = {0};
+    unsigned mask = 0;
+    hsize_t size = 0;
+    REQUIRE(H5Dget_chunk_info_by_coord(d, coord, &mask, &address, &size) >= 0);
+    H5Dclose(d);
+    H5Fclose(file);
+  }
+  // Row 1's descriptor: after row 0's u32 length, 8-byte heap address and u32 index.
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(address + 16));
+  const unsigned char huge[4] = {0x00, 0x28, 0x6b, 0xee};  // 4,000,000,000 little-endian
+  f.write(reinterpret_cast<const char*>(huge), 4);
+  f.close();
+  CHECK(error_of([&] { read_all(path); }) ==
+        path + ": dataset masked_lm_ids: row 1 claims 4000000000 values, more than the 65536 a row may hold (a "
+               "damaged file?)");
+}
+
+TEST_CASE("hdf5: a chunk shape HDF5 would allocate gigabytes for is an error before the first read") {
+  // Found by fuzz_hdf5_reader: HDF5 allocates a whole chunk to read one row of it.
+  auto dir = hdf5_temp_dir();
+  const std::string path = (dir / "huge-chunks.hdf5").string();
+  hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hsize_t dims[2] = {2, 8}, chunk[2] = {1 << 24, 8};  // 16M rows x 8 int32 = 512 MiB per chunk
+  hsize_t max_dims[2] = {H5S_UNLIMITED, 8};
+  hid_t plist = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(plist, 2, chunk);
+  for (const char* name : {"input_ids", "input_mask", "segment_ids"}) {
+    hid_t space = H5Screate_simple(2, dims, max_dims);
+    H5Dclose(H5Dcreate2(file, name, H5T_STD_I32LE, space, H5P_DEFAULT, plist, H5P_DEFAULT));
+    H5Sclose(space);
+  }
+  std::vector<int32_t> zeros(4, 0);
+  raw_dataset(file, "masked_lm_positions", H5T_STD_I32LE, H5T_NATIVE_INT32, {2, 2}, zeros.data());
+  raw_dataset(file, "masked_lm_ids", H5T_STD_I32LE, H5T_NATIVE_INT32, {2, 2}, zeros.data());
+  raw_dataset(file, "next_sentence_labels", H5T_STD_I8LE, H5T_NATIVE_INT32, {2}, zeros.data());
+  H5Pclose(plist);
+  H5Fclose(file);
+  CHECK(error_of([&] { bk::PretrainReader r(path); }) ==
+        path + ": dataset input_ids has chunks of 536870912 bytes, more than the 268435456 a reader takes (a damaged "
+               "file?)");
 }
 
 TEST_CASE("hdf5: the writer refuses samples that do not fit and leaves no file behind") {

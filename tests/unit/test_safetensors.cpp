@@ -150,4 +150,10 @@ TEST_CASE("safetensors: reader errors name the file and the tensor") {
   check("tail", R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", eight, "4 bytes after the last tensor");
   check("neg", R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", eight, "non-integer or negative");
   check("meta", R"({"__metadata__":{"x":1}})", "", "__metadata__ value of \"x\" is not a string");
+  // Found by fuzz_safetensors' invariant: 2^61 F64 elements are 2^64 bytes, which wrapped to 0 and matched
+  // data_offsets [0, 0], so a reader of the shape would run far past the (empty) data.
+  check("wrap", R"({"a":{"dtype":"F64","shape":[2305843009213693952],"data_offsets":[0,0]}})", "",
+        "tensor \"a\": shape [2305843009213693952] of F64 overflows");
+  check("wrap2", R"({"a":{"dtype":"I32","shape":[4294967296,1073741824],"data_offsets":[0,0]}})", "",
+        "tensor \"a\": shape [4294967296, 1073741824] of I32 overflows");
 }

@@ -6,6 +6,7 @@
 #include "cli/run_tool.h"
 #include "util/error.h"
 #include "io/input.h"
+#include "io/durable.h"
 #include "io/output.h"
 #include "model/safetensors_torch.h"
 
@@ -67,8 +68,12 @@ void write_checkpoint_dir(const std::string& dir, const Checkpoint& ckpt) {
     write_file_atomic((fs::path(temp) / "trainer_state.json").string(), ckpt.state.dump(2) + "\n");
     if (!ckpt.task.empty()) write_file_atomic((fs::path(temp) / "task.json").string(), ckpt.task.dump(2) + "\n");
     for (const auto& [name, contents] : ckpt.tokenizer) write_file_atomic((fs::path(temp) / name).string(), contents);
+    // Every file above was synced by its own commit; the directory's entries and then its new name are synced
+    // around the rename, so a power cut cannot leave a step directory that looks complete and is not.
+    sync_directory_contents(temp, final_dir.string());
     if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again (a resumed run)
     fs::rename(temp, final_dir);
+    sync_directory(parent.string(), final_dir.string());
     release();
   } catch (...) {
     fs::remove_all(temp, ec);

@@ -1,0 +1,34 @@
+// For targets whose parser opens a path (HDF5, safetensors, bk::Input): the fuzzer's bytes written to one file
+// per process, rewritten for every input, under $TMPDIR (or /tmp) and removed at exit.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace bk_fuzz {
+
+inline const std::string& fuzz_file_path(const char* suffix) {
+  static const std::string path = [&] {
+    const char* dir = std::getenv("TMPDIR");
+    std::string p = std::string(dir && *dir ? dir : "/tmp") + "/bertkit-fuzz-" + std::to_string(getpid()) + suffix;
+    static std::string removed;
+    removed = p;
+    std::atexit([] { std::remove(removed.c_str()); });
+    return p;
+  }();
+  return path;
+}
+
+// Writes `data` to the process's file and returns its path; aborts if it cannot (a broken harness, not a finding).
+inline const std::string& write_fuzz_file(const uint8_t* data, size_t size, const char* suffix) {
+  const std::string& path = fuzz_file_path(suffix);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f || (size && std::fwrite(data, 1, size, f) != size) || std::fclose(f) != 0) std::abort();
+  return path;
+}
+
+}  // namespace bk_fuzz

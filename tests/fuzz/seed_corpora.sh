@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Writes a seed corpus per libFuzzer target under OUT/<target>/ from the fixtures (../shared/fixtures, or
+# $BERTKIT_FIXTURES), cut to small files so that mutations stay fast:
+#   fuzz_safetensors   two small files in the reference layout (written here, as the format is tiny)
+#   fuzz_bert_config   fixtures tf_checkpoint/*/bert_config.json and the presets in configs/
+#   fuzz_tfrecord      the first records of each fixture under tfrecord/, framed, and each one's payload
+#   fuzz_squad         squad/xquad.en.json cut to its first paragraphs
+#   fuzz_glue          the first 20 lines of each glue/*/*.tsv
+#   fuzz_hdf5_reader   what BUILD/tools/mkpretrain (nvidia, varlength) and BUILD/tools/pack write from the first
+#                      lines of pretraining_text/sample_text.txt (skipped without BUILD)
+#   fuzz_tf_index      tf_checkpoint/*/bert_model.ckpt.index
+# usage: tests/fuzz/seed_corpora.sh OUT [BUILD]
+set -euo pipefail
+out=${1:?usage: seed_corpora.sh OUT [BUILD]}
+build=${2:-}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+fixtures=${BERTKIT_FIXTURES:-$root/../shared/fixtures}
+mkdir -p "$out"/{fuzz_safetensors,fuzz_bert_config,fuzz_tfrecord,fuzz_squad,fuzz_glue,fuzz_hdf5_reader,fuzz_tf_index}
+
+python3 - "$out" "$fixtures" <<'PY'
+import json, os, struct, sys, glob
+out, fx = sys.argv[1], sys.argv[2]
+
+def safetensors(path, tensors, metadata=None):
+    header, data = {}, b""
+    if metadata: header["__metadata__"] = metadata
+    for name, dtype, shape, raw in tensors:
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    open(path, "wb").write(struct.pack("<Q", len(h)) + h + data)
+safetensors(f"{out}/fuzz_safetensors/small.safetensors",
+            [("bert.embeddings.word_embeddings.weight", "F32", [2, 3], struct.pack("<6f", *range(6))),
+             ("cls.predictions.bias", "I64", [2], struct.pack("<2q", 1, -1))], {"format": "pt"})
+safetensors(f"{out}/fuzz_safetensors/scalar_bf16.safetensors",
+            [("a", "BF16", [], b"\x80\x3f"), ("b", "U8", [0], b""), ("c", "BOOL", [1, 1], b"\x01")])
+
+def records(path):
+    data = open(path, "rb").read()
+    pos = 0
+    while pos + 12 <= len(data):
+        n = struct.unpack_from("<Q", data, pos)[0]
+        yield data[pos:pos + 16 + n], data[pos + 12:pos + 12 + n]
+        pos += 16 + n
+for path in glob.glob(f"{fx}/tfrecord/*/*"):
+    framed = list(records(path))[:3]
+    stem = os.path.basename(os.path.dirname(path)) + "-" + os.path.basename(path).split(".")[0]
+    open(f"{out}/fuzz_tfrecord/{stem}.tfrecord", "wb").write(b"".join(f for f, _ in framed))
+    open(f"{out}/fuzz_tfrecord/{stem}.example", "wb").write(framed[0][1])
+
+squad = json.load(open(f"{fx}/squad/xquad.en.json"))
+article = squad["data"][0]
+for n in (1, 2):
+    cut = {"version": squad.get("version", "1.1"), "data": [dict(article, paragraphs=article["paragraphs"][:n])]}
+    json.dump(cut, open(f"{out}/fuzz_squad/xquad-{n}.json", "w"))
+# the version 2.0 shape: is_impossible, and an unanswerable question
+p = json.loads(json.dumps(article["paragraphs"][0]))
+for q in p["qas"]: q["is_impossible"] = False
+p["qas"].append({"id": "x-neg", "question": "Who?", "answers": [], "is_impossible": True})
+json.dump({"version": "v2.0", "data": [{"title": "t", "paragraphs": [p]}]}, open(f"{out}/fuzz_squad/v2.json", "w"))
+
+for path in glob.glob(f"{fx}/glue/*/*.tsv"):
+    lines = open(path, "rb").read().split(b"\n")[:20]
+    task = os.path.basename(os.path.dirname(path))
+    open(f"{out}/fuzz_glue/{task}-{os.path.basename(path)}", "wb").write(b"\n".join(lines) + b"\n")
+PY
+
+for f in "$fixtures"/tf_checkpoint/*/bert_config.json; do
+  cp "$f" "$out/fuzz_bert_config/$(basename "$(dirname "$f")").json"
+done
+cp "$root"/configs/*.json "$out/fuzz_bert_config/" 2>/dev/null || true
+for f in "$fixtures"/tf_checkpoint/*/bert_model.ckpt.index; do
+  cp "$f" "$out/fuzz_tf_index/$(basename "$(dirname "$f")").index"
+done
+
+if [[ -n $build ]]; then
+  # Small files (L=16, P=2, a few rows): mutations of a large HDF5 file mostly hit raw data.
+  h5=$out/fuzz_hdf5_reader
+  head -n 12 "$fixtures/pretraining_text/sample_text.txt" >"$h5/corpus.txt.tmp"
+  for layout in nvidia varlength; do
+    "$build"/tools/mkpretrain -q -f --vocab "$fixtures/vocab/bert-base-uncased-vocab.txt" --max-seq-length 16 \
+      --max-predictions 2 --dupe-factor 1 --format hdf5 --layout $layout -o "$h5/$layout.hdf5" "$h5/corpus.txt.tmp"
+  done
+  "$build"/tools/pack -q -f --gzip 1 --max-seq-length 32 -o "$h5/packed.hdf5" "$h5/nvidia.hdf5"
+  rm "$h5/corpus.txt.tmp"
+fi
