@@ -3,6 +3,7 @@
 #include "util/error.h"
 
 #include <bzlib.h>
+#include <pthread.h>
 
 #include <array>
 #include <condition_variable>
@@ -414,8 +415,16 @@ ParallelBzip2::ParallelBzip2(std::string name, RawReader raw, int threads) : sta
   s.raw = std::move(raw);
   threads = std::max(threads, 1);
   s.max_segments = max_segments(threads);
-  for (int i = 0; i < threads; ++i) s.workers.emplace_back([&s] { s.work(); });
-  s.splitter = std::thread([&s] { s.split(); });
+  // Named, so that top -H and ps -L show where the time goes.
+  for (int i = 0; i < threads; ++i)
+    s.workers.emplace_back([&s] {
+      pthread_setname_np(pthread_self(), "bzip2-decode");
+      s.work();
+    });
+  s.splitter = std::thread([&s] {
+    pthread_setname_np(pthread_self(), "bzip2-split");
+    s.split();
+  });
 }
 
 ParallelBzip2::~ParallelBzip2() {

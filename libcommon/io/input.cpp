@@ -20,6 +20,7 @@
 #include <exception>
 #include <cstring>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <vector>
 
@@ -184,7 +185,10 @@ class ZstdCodec final : public StreamCodec {
 class ReadAhead {
  public:
   explicit ReadAhead(std::unique_ptr<StreamCodec> codec) : codec_(std::move(codec)) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "decode-ahead");
+      run();
+    });
   }
   ~ReadAhead() {
     {

@@ -43,7 +43,7 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
   }
   corpus.tokens.reserve(file_bytes / 3);
   for (const auto& path : cfg.inputs) {
-    Input input(path);
+    Input input(path, cfg.threads);
     LineReader reader(input);
     auto produce = [&](LineBatch& batch) { return read_line_batch(reader, batch); };
     auto work = [&](LineBatch& batch) {

@@ -147,7 +147,7 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
   std::unordered_map<std::string, uint64_t> word_counts;
   using Counts = std::vector<std::pair<std::string, uint64_t>>;
   for (const auto& path : inputs) {
-    Input input(path);
+    Input input(path, cfg.threads);
     LineReader reader(input);
     auto produce = [&](LineBatch& b) { return read_line_batch(reader, b); };
     auto work = [&](LineBatch& b) {
