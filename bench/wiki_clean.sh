@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# wiki-clean vs WikiExtractor 3.1.0 (--processes 1), one core each, on the same dump, measured in this run.
+# wiki-clean vs WikiExtractor 3.1.0 on the same dump, measured in this run:
+#   1. one core each (--threads 1 / --processes 1) on the uncompressed XML: the cleaning itself;
+#   2. N each (--threads N / --processes N, N = PROCS, default all cores) on the same dump uncompressed and
+#      bzip2-compressed as Wikimedia's multistream dumps are (100 pages per stream): how users run them.
 #   bench/wiki_clean.sh [DUMP] [COPIES]
-# DUMP defaults to the fixture enwiki extract; its pages are repeated COPIES times (default 10, ~60 MB of XML)
-# into one uncompressed dump so that both tools spend their time cleaning rather than starting up or in bzip2.
-# Prints wall and CPU (user+sys, children included: WikiExtractor forks a reader and a writer) seconds and the
-# ratios. Environment: BIN (built tools; default build/tools), PYTHON (with wikiextractor), FIXTURES.
+# DUMP defaults to the fixture enwiki extract; its pages are repeated COPIES times (default 10, ~60 MB of XML).
+# Prints wall and CPU (user+sys, children included: WikiExtractor forks a reader and a writer) seconds, MB/s of
+# XML, and the ratios. Environment: BIN (built tools; default build/tools), PYTHON (with wikiextractor),
+# FIXTURES, PROCS.
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${BIN:-$SRC/build/tools}
@@ -15,9 +18,9 @@ COPIES=${2:-10}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-"$PYTHON" - "$DUMP" "$COPIES" "$TMP/dump.xml" <<'PY'
-import bz2, gzip, sys
-src, copies, dst = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+"$PYTHON" - "$DUMP" "$COPIES" "$TMP/dump.xml" "$TMP/dump.xml.bz2" <<'PY'
+import bz2, gzip, re, sys
+src, copies, dst, dst_bz2 = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 opener = bz2.open if src.endswith(".bz2") else gzip.open if src.endswith(".gz") else open
 with opener(src, "rb") as f:
     data = f.read()
@@ -29,9 +32,20 @@ with open(dst, "wb") as out:
     for _ in range(copies):
         out.write(data[first:last])
     out.write(data[last:])
+# The multistream layout of pages-articles-multistream.xml.bz2: the header, 100 pages per stream, the footer.
+with open(dst, "rb") as f:
+    xml = f.read()
+ends = [m.end() for m in re.finditer(rb"</page>\n", xml)]
+cuts = [first] + ends[99::100] + ([ends[-1]] if len(ends) % 100 else []) + [len(xml)]
+with open(dst_bz2, "wb") as out:
+    start = 0
+    for cut in cuts:
+        out.write(bz2.compress(xml[start:cut], 9))
+        start = cut
 PY
 size=$(wc -c < "$TMP/dump.xml")
-echo "dump: $DUMP, pages x$COPIES = $((size / 1000000)) MB of XML; $(nproc) cores, $(uname -m)"
+PROCS=${PROCS:-$(nproc)}
+echo "dump: $DUMP, pages x$COPIES = $((size / 1000000)) MB of XML ($(($(wc -c < "$TMP/dump.xml.bz2") / 1000000)) MB as multistream .bz2); $(nproc) cores, $(uname -m)"
 
 # measure NAME CMD...: runs CMD with stdout to a file, sets WALL and CPU (seconds)
 measure() {
@@ -41,7 +55,9 @@ measure() {
     { echo "$name failed:"; cat "$TMP/$name.err"; exit 1; }
   WALL=$(echo "$t" | awk '{print $1}')
   CPU=$(echo "$t" | awk '{printf "%.3f", $2 + $3}')
-  printf '%-14s wall %7.3f s   cpu %7.3f s\n' "$name" "$WALL" "$CPU"
+  printf '%-22s wall %7.3f s   cpu %7.3f s   %6.1f MB/s of XML, %6.1f per core\n' "$name" "$WALL" "$CPU" \
+    "$(awk -v s="$size" -v w="$WALL" 'BEGIN{print s / 1e6 / (w > 0 ? w : 1e-3)}')" \
+    "$(awk -v s="$size" -v c="$CPU" 'BEGIN{print s / 1e6 / (c > 0 ? c : 1e-3)}')"
 }
 
 measure wiki-clean "$BIN/wiki-clean" -q --threads 1 "$TMP/dump.xml"
@@ -55,3 +71,16 @@ awk -v a="$ours_wall" -v b="$theirs_wall" -v c="$ours_cpu" -v d="$theirs_cpu" -v
 }'
 measure wiki-clean-t0 "$BIN/wiki-clean" -q --threads 0 "$TMP/dump.xml"
 cmp -s "$TMP/wiki-clean.out" "$TMP/wiki-clean-t0.out" || echo "WARNING: --threads 0 output differs from --threads 1"
+
+# 2. N processes each, uncompressed and compressed
+echo "--- $PROCS threads / processes each ---"
+for input in dump.xml dump.xml.bz2; do
+  measure "wiki-clean $input" "$BIN/wiki-clean" -q --threads "$PROCS" "$TMP/$input"
+  eval "ours_${input//./_}=$WALL"
+  cmp -s "$TMP/wiki-clean.out" "$TMP/wiki-clean $input.out" || echo "WARNING: $input output differs from the one-thread run"
+  measure "WikiExtractor $input" "$PYTHON" -m wikiextractor.WikiExtractor "$TMP/$input" -o - --processes "$PROCS" -q
+  eval "theirs_${input//./_}=$WALL"
+done
+awk -v a="$ours_dump_xml" -v b="$theirs_dump_xml" -v c="$ours_dump_xml_bz2" -v d="$theirs_dump_xml_bz2" -v n="$PROCS" 'BEGIN {
+  printf "ratio at %d each (WikiExtractor / wiki-clean, wall): uncompressed %.1fx, compressed .bz2 %.1fx (target: 10x)\n", n, b / a, d / c
+}'

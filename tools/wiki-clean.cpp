@@ -1,4 +1,4 @@
-// wiki-clean: a MediaWiki XML dump (plain, .bz2, .gz; UTF-8 or UTF-16) -> plain article text.
+// wiki-clean: a MediaWiki XML dump (plain, .bz2, .gz, .xz, .zst; UTF-8 or UTF-16) -> plain article text.
 #include "cli/run_tool.h"
 #include "cli/options.h"
 #include "wiki/wiki_clean.h"
@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
     bk::WikiCleanConfig cfg;
     const bk::WikiCleanConfig defaults;
     bk::Options opts("wiki-clean", "[options] [INPUT|-]",
-                     "Turn a MediaWiki XML export (pages-articles; plain, .bz2 or .gz) into plain article text:\n"
+                     "Turn a MediaWiki XML export (pages-articles; plain, .bz2, .gz, .xz or .zst) into plain article text:\n"
                      "main-namespace articles only, no redirects or disambiguation pages, markup removed.");
     opts.add()
       ("output,o", po::value(&cfg.output)->default_value(defaults.output)->value_name("FILE"),
@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
       ("format", po::value(&cfg.format)->default_value(defaults.format)->value_name("FORMAT"),
        "text (a paragraph per line, blank line after each article), jsonl ({\"id\",\"title\",\"text\"}) "
        "or wikiextractor (<doc> blocks)")
-      ("threads,t", po::value(&cfg.threads)->default_value(defaults.threads)->value_name("N"), "worker threads (0 = all cores); "
-       "output is identical for any value")
+      ("threads,t", po::value(&cfg.threads)->default_value(defaults.threads)->value_name("N"), "worker threads (0 = all cores), "
+       "for cleaning and for decoding a .bz2 dump; output is identical for any value")
       ("min-chars", po::value(&cfg.min_chars)->default_value(defaults.min_chars)->value_name("N"),
        "drop articles whose cleaned text is shorter")
       ("max-node-bytes", po::value(&cfg.max_node_bytes)->default_value(defaults.max_node_bytes)->value_name("BYTES"),

@@ -275,7 +275,7 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
     std::vector<std::string> outputs;
     for (const auto& in : cfg.inputs) {
       std::string name = fs::path(in).filename().string();
-      for (const char* ext : {".gz", ".bz2", ".tfrecord", ".tf_record", ".tfrecords", ".tfrec"})
+      for (const char* ext : {".gz", ".bz2", ".xz", ".zst", ".tfrecord", ".tf_record", ".tfrecords", ".tfrec"})
         if (name.size() > std::string_view(ext).size() && name.ends_with(ext)) name.resize(name.size() - std::string_view(ext).size());
       outputs.push_back((fs::path(cfg.output_dir) / (name + ".hdf5")).string());
       if (std::count(outputs.begin(), outputs.end(), outputs.back()) > 1)

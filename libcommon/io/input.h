@@ -1,5 +1,9 @@
-// Reading an input the way every tool does: a path or "-" for stdin, with gzip and bzip2 (single or
-// multi-stream, as Wikipedia's multistream dumps) detected by their magic bytes, not by the file name.
+// Reading an input the way every tool does: a path or "-" for stdin, with gzip, bzip2, xz and zstd (single or
+// concatenated streams, as Wikipedia's multistream dumps) detected by their magic bytes, not by the file name.
+//
+// Compressed input is decoded ahead of the reader on other threads. bzip2 is decoded in parallel, block by block,
+// on `threads` workers (io/bzip2_parallel.h: bytes identical to bzcat's for any count, memory bounded by
+// (2 * threads + 4) blocks); gzip, xz and zstd are decoded on one thread of their own, up to 4 MB ahead.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +15,9 @@ namespace bk {
 
 class Input {
  public:
-  // Opens path ("-" = stdin). Throws bk::Error naming the file when it cannot be opened.
-  explicit Input(const std::string& path);
+  // Opens path ("-" = stdin). Throws bk::Error naming the file when it cannot be opened. `threads` is the
+  // number of bzip2 decoding workers (0 = all cores); tools pass their --threads.
+  explicit Input(const std::string& path, int threads = 1);
   ~Input();
   Input(const Input&) = delete;
   Input& operator=(const Input&) = delete;
@@ -26,7 +31,7 @@ class Input {
   // The bytes raw_offset() will reach at the end: the size of a regular file (stdin redirected from one too,
   // less where it was opened), 0 for a pipe or terminal. For a progress line's total.
   uint64_t raw_size() const { return raw_size_; }
-  std::string_view compression() const;                     // "none", "gzip" or "bzip2"
+    std::string_view compression() const;                     // "none", "gzip", "bzip2", "xz" or "zstd"
   bool is_stdin() const { return fd_ == 0; }
 
   struct Decoder;
@@ -38,6 +43,11 @@ class Input {
   int fd_ = -1;
   uint64_t decoded_offset_ = 0;
   uint64_t raw_size_ = 0;
+  std::string peeked_;  // the first bytes, read to detect the format; read_raw returns them first
+  size_t peeked_at_ = 0;
+  uint64_t raw_consumed_ = 0;  // bytes read from the file (by the decoding thread, for compressed input)
+  std::string_view kind_ = "none";
+  int uncaught_at_open_ = 0;
   std::unique_ptr<Decoder> decoder_;
 };
 

@@ -47,7 +47,7 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
   progress.stage(cfg.inputs.size() > 1 ? fmt::format("reading {} files", cfg.inputs.size()) : "reading", file_bytes);
   uint64_t raw_before = 0;
   for (const auto& path : cfg.inputs) {
-    Input input(path);
+    Input input(path, cfg.threads);
     LineReader reader(input);
     auto produce = [&](LineBatch& batch) {  // on this thread, as consume is
       if (progress.wants_update())

@@ -52,7 +52,7 @@ SentSegStats run_sent_seg(const SentSegConfig& config) {
   config.validate();
   const int threads = config.threads == 0 ? hardware_threads() : config.threads;
   SentenceSegmenter prototype(config.segmenter);
-  Input input(config.input);
+  Input input(config.input, threads);
   DocumentReader reader(input);
   Output output(config.output, config.force);
   Progress progress(config.quiet);

@@ -78,7 +78,7 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
   const Vocab vocab = Vocab::load(config.vocab_path);
   vocab.require_unk();
   Output output(config.output, config.force);
-  Input input(one_input(config.inputs));
+  Input input(one_input(config.inputs), config.threads);
   LineReader reader(input);
   Progress progress(config.quiet);
   progress.set_total(input.raw_size());

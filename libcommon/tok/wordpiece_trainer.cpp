@@ -160,7 +160,7 @@ std::vector<std::string> train_vocab(const std::vector<std::string>& inputs, con
   }
   uint64_t raw_before = 0;
   for (const auto& path : inputs) {
-    Input input(path);
+    Input input(path, cfg.threads);
     LineReader reader(input);
     auto produce = [&](LineBatch& b) {  // on this thread
       if (progress && progress->wants_update())

@@ -48,13 +48,13 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
   config.validate();
   WikiOutputFormat format = WikiOutputFormat::text;
   parse_wiki_format(config.format, format);
-  Input input(config.input);
+  const int threads = config.threads == 0 ? hardware_threads() : config.threads;
+  Input input(config.input, threads);  // a .bz2 dump decodes on `threads` workers too (io/bzip2_parallel.h)
   Output output(config.output, config.force);
   WikiDumpReader reader(input, config.max_node_bytes);
   Progress progress(config.quiet);
   // The share of the dump's file (compressed, as it is on disk) consumed so far; none for a pipe.
   progress.set_total(input.raw_size());
-  const int threads = config.threads == 0 ? hardware_threads() : config.threads;
 
   WikiCleanStats total;
   std::exception_ptr reader_error;  // raised after the pages before it are written

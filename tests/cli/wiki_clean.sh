@@ -104,6 +104,12 @@ run wiki-clean -q "$TMP/dump.xml.gz"
 expect_out "$TEXT_EXPECTED" "gzip input"
 run wiki-clean -q "$TMP/dump.bin"
 expect_out "$TEXT_EXPECTED" "bzip2 input (no .bz2 name)"
+xz -c "$TMP/dump.xml" > "$TMP/dump.xml.xz"
+zstd -q -c "$TMP/dump.xml" > "$TMP/dump.xml.zst"
+run wiki-clean -q "$TMP/dump.xml.xz"
+expect_out "$TEXT_EXPECTED" "xz input"
+run wiki-clean -q "$TMP/dump.xml.zst"
+expect_out "$TEXT_EXPECTED" "zstd input"
 
 # UTF-16 with a byte-order mark, both byte orders, and UTF-8 with one
 printf '\xff\xfe' > "$TMP/le.xml"; iconv -f UTF-8 -t UTF-16LE "$TMP/dump.xml" >> "$TMP/le.xml"

@@ -7,6 +7,8 @@
 //   data_test_helper write-json IN.jsonl OUT [--sorted]   each line [{"name","kind":"int64|float|bytes|none","values"}]
 //   data_test_helper dump FILE                      each record's bytes as one hex line (no Example decoding)
 //   data_test_helper bench FILE [PASSES]            MB/s of TFRecord reading (+ decoding) and of raw CRC32C
+//   data_test_helper cat FILE THREADS [--rss]       FILE decoded by bk::Input (THREADS bzip2 workers) to stdout;
+//                                                   --rss: then the peak resident set in kB on stderr
 #include "cli/run_tool.h"
 #include "data/crc32c.h"
 #include "data/example.h"
@@ -18,7 +20,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <numeric>
@@ -231,6 +236,22 @@ int bench(const std::string& path, int passes) {
   return 0;
 }
 
+int cat(const std::string& path, int threads, bool rss) {
+  {
+    bk::Input input(path, threads);
+    std::vector<char> buf(1 << 16);
+    while (size_t got = input.read(buf.data(), buf.size()))
+      if (std::fwrite(buf.data(), 1, got, stdout) != got) bk::fail("stdout: write error");
+  }
+  if (std::fflush(stdout) != 0) bk::fail("stdout: write error");
+  if (rss) {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    fmt::print(stderr, "peak_rss_kb {}\n", usage.ru_maxrss);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -243,6 +264,8 @@ int main(int argc, char** argv) {
     if (args.size() >= 3 && args[0] == "write-json") return write_json(args[1], args[2], has("--sorted"));
     if (args.size() >= 2 && args[0] == "dump") return dump(args[1]);
     if (args.size() >= 2 && args[0] == "bench") return bench(args[1], args.size() >= 3 ? std::stoi(args[2]) : 1);
-    bk::usage_fail("expected: random SEED | decode FILE | reencode IN OUT | write-json IN OUT | dump FILE | bench FILE [PASSES]");
+    if (args.size() >= 3 && args[0] == "cat") return cat(args[1], std::stoi(args[2]), has("--rss"));
+    bk::usage_fail("expected: random SEED | decode FILE | reencode IN OUT | write-json IN OUT | dump FILE | bench FILE "
+                   "[PASSES] | cat FILE THREADS [--rss]");
   });
 }
