@@ -29,6 +29,8 @@ OWN = {
     "gzip": "bin4's level follows the layout it writes",
     "max-seq-length": "mkpretrain makes instances of that length; tfrecord2hdf5 takes it from the records (0)",
     "max-predictions": "the tools that make data choose it; the tools that read data take it from the data",
+    "attention": "training computes the same either way (unpadded, faster); SQuAD prediction keeps run_squad.py's "
+                 "answers exactly (padded), since the reference ranks padding logits too",
 }
 # The training loop's flags are declared once (add_loop_options) with each tool's recipe as defaults: NVIDIA's
 # pretraining for bert-train, Google's run_classifier.py / run_squad.py fine-tuning for bert-finetune.
