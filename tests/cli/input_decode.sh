@@ -81,8 +81,9 @@ for z in xz zstd; do
     "truncated $z named"
 done
 
-# Memory: peak RSS with 4 workers stays the same when the input grows 4 times (the decoder holds at most
-# 2 * 4 + 4 blocks: about 15 MB for text), and stays under 80 MB.
+# Memory: peak RSS with 4 workers does not follow the input when it grows 4 times (the decoder holds at most
+# 2 * 4 + 4 blocks, about 15 MB for text: how many are in flight depends on how fast the reader drains them, so
+# the two runs may differ by up to that, never by the 37 MB of XML the larger input adds), and stays under 80 MB.
 rss() { "$HELPER" cat "$1" 4 --rss 2>&1 >/dev/null | sed -n 's/^peak_rss_kb //p'; }
 bzcat "$DUMP" > "$TMP/dump.xml"
 bzip2 -c "$TMP/dump.xml" > "$TMP/x1.bz2"
@@ -90,6 +91,6 @@ cat "$TMP/x1.bz2" "$TMP/x1.bz2" > "$TMP/x2.bz2"
 cat "$TMP/x2.bz2" "$TMP/x2.bz2" "$TMP/x2.bz2" "$TMP/x2.bz2" > "$TMP/x8.bz2"
 small=$(rss "$TMP/x2.bz2"); large=$(rss "$TMP/x8.bz2")
 CASES=$((CASES + 1))
-[ -n "$small" ] && [ -n "$large" ] && [ "$large" -lt $((small + 8192)) ] && [ "$large" -lt 81920 ] ||
+[ -n "$small" ] && [ -n "$large" ] && [ "$large" -lt $((small + 16384)) ] && [ "$large" -lt 81920 ] ||
   fail_case "peak RSS grows with the input: ${small} kB for 12 MB, ${large} kB for 49 MB of XML"
 finish
