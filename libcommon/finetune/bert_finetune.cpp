@@ -40,11 +40,11 @@ void FinetuneFeaturesConfig::validate() const {
   if (output.empty()) usage_fail("-o/--output is required");
 }
 
-void FinetuneFeaturesConfig::validate_tokenization() const {
+void FinetuneFeaturesConfig::validate_tokenization(bool vocab_required) const {
   if (task.empty()) usage_fail("--task is required");
   if (!squad() && !find_glue_task(task))
     usage_fail("--task must be squad, squad2 or a GLUE task ({}), got '{}'", glue_task_names(), task);
-  if (vocab_path.empty()) usage_fail("--vocab is required");
+  if (vocab_path.empty() && vocab_required) usage_fail("--vocab is required");
   if (squad()) {
     squad_options().validate();
   } else {

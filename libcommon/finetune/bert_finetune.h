@@ -37,7 +37,8 @@ struct FinetuneFeaturesConfig {
   // bk::UsageError for a task, flag or value no run can use.
   void validate() const;
   // The same, less INPUT and OUTPUT: what any subcommand that tokenizes for a task needs.
-  void validate_tokenization() const;
+  // The tokenizer flags (--task, --vocab, --cased, lengths); predict finds --vocab beside its checkpoint.
+  void validate_tokenization(bool vocab_required = true) const;
   bool squad() const { return task == "squad" || task == "squad2"; }
   SquadFeatureOptions squad_options() const;
   GlueFeatureOptions glue_options() const;

@@ -91,7 +91,7 @@ XQUAD=$FIXTURES/squad/xquad.en.json
 SQ=(--task squad --vocab "$VOCAB" --max-seq-length 128 --doc-stride 64 --max-query-length 32)
 bert-finetune features -q "${SQ[@]}" --train -o "$TMP/squad.tfrecord" "$XQUAD"
 bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/squad.tfrecord" \
-  --output-dir "$TMP/squad" --max-steps 2 --train-batch-size 8 --no-tensorboard
+  --output-dir "$TMP/squad" --max-steps 2 --train-batch-size 8 --no-tensorboard --vocab "$VOCAB"
 SQCKPT=$TMP/squad/checkpoints/step-00000002
 OUTDIR=$TMP/squad-pred
 printf '{"version": "1.1", "data": [{"paragraphs": [{"context": "x", "qas": [}]}]}' >"$TMP/bad.json"
@@ -107,6 +107,13 @@ CASES=$((CASES + 1))
   || fail_case "predictions.json holds the 1190 questions, nbest_predictions.json is there, no null_odds.json for v1.1"
 FEATURES=$(bert-finetune features "${SQ[@]}" -o - "$XQUAD" 2>&1 >/dev/null | sed -n 's/.* examples, \([0-9]*\) features.*/\1/p')
 CASES=$((CASES + 1)); [ "$(wc -l <"$TMP/logits.jsonl")" = "$FEATURES" ] || fail_case "one logits line per feature ($FEATURES)"
+# The checkpoint carries its vocabulary (train --vocab): predict from the run's directory needs no --vocab.
+CASES=$((CASES + 1)); cmp -s "$SQCKPT/vocab.txt" "$VOCAB" && [ -f "$SQCKPT/tokenizer_config.json" ] \
+  || fail_case "the fine-tuned checkpoint carries vocab.txt and tokenizer_config.json"
+run bert-finetune predict --task squad --max-seq-length 128 --doc-stride 64 --max-query-length 32 --checkpoint "$TMP/squad" \
+  --predict-file "$XQUAD" -o "$TMP/squad-pred-novocab"
+expect_rc 0 "SQuAD predictions from the run directory, without --vocab"
+expect_same "$OUTDIR/predictions.json" "$TMP/squad-pred-novocab/predictions.json" "the vocabulary the checkpoint carries gives the same predictions"
 cp "$OUTDIR/predictions.json" "$TMP/kept.json"
 run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR" --n-best-size 5
 error "$OUTDIR/predictions.json: already exists; use --force to overwrite it" "existing SQuAD predictions kept"

@@ -9,7 +9,7 @@ namespace bk {
 
 void FinetunePredictConfig::validate() const {
   const FinetuneTaskInfo& info = finetune_task_info(features.task);
-  features.validate_tokenization();
+  features.validate_tokenization(/*vocab_required=*/false);  // predict reads the one its checkpoint carries
   if (checkpoint.empty()) usage_fail("--checkpoint is required");
   const bool span = info.kind == FinetuneKind::span;
   if (interactive()) {
