@@ -9,6 +9,8 @@
 #   fuzz_hdf5_reader   what BUILD/tools/mkpretrain (nvidia, varlength) and BUILD/tools/pack write from the first
 #                      lines of pretraining_text/sample_text.txt (skipped without BUILD)
 #   fuzz_tf_index      tf_checkpoint/*/bert_model.ckpt.index
+#   fuzz_torch_save    small files torch.save itself writes (NVIDIA's layout, a state dict with _metadata, strided,
+#                      half and bfloat16 tensors, pickle protocol 4), when a Python with torch is at hand ($PYTHON)
 # usage: tests/fuzz/seed_corpora.sh OUT [BUILD]
 set -euo pipefail
 out=${1:?usage: seed_corpora.sh OUT [BUILD]}
@@ -65,6 +67,24 @@ for path in glob.glob(f"{fx}/glue/*/*.tsv"):
     task = os.path.basename(os.path.dirname(path))
     open(f"{out}/fuzz_glue/{task}-{os.path.basename(path)}", "wb").write(b"\n".join(lines) + b"\n")
 PY
+
+python_torch=${PYTHON:-$HOME/.cache/bertkit/venv/bin/python}
+mkdir -p "$out/fuzz_torch_save"
+if "$python_torch" -c 'import torch' 2>/dev/null; then
+  "$python_torch" - "$out/fuzz_torch_save" <<'PY'
+import collections, sys, torch
+out = sys.argv[1]
+torch.manual_seed(0)
+sd = collections.OrderedDict([("bert.pooler.dense_act.weight", torch.randn(3, 3)), ("cls.predictions.bias", torch.randn(4)),
+                              ("bert.embeddings.position_ids", torch.arange(4))])
+sd._metadata = collections.OrderedDict({"": {"version": 1}})
+torch.save({"model": sd, "optimizer": {"state": {}, "param_groups": [{"lr": 1e-3, "params": [0, 1]}]},
+            "files": [1, "part.hdf5"], "epoch": 2, "data_loader": None}, f"{out}/nvidia.pt")
+torch.save(sd, f"{out}/state_dict.bin")
+torch.save({"w": torch.randn(2, 3).t(), "h": torch.randn(3).half(), "b": torch.randn(2, 2).bfloat16(),
+            "p": torch.nn.Parameter(torch.randn(2))}, f"{out}/strided.pt", pickle_protocol=4)
+PY
+fi
 
 for f in "$fixtures"/tf_checkpoint/*/bert_config.json; do
   cp "$f" "$out/fuzz_bert_config/$(basename "$(dirname "$f")").json"
