@@ -109,6 +109,14 @@ PretrainBatch slice_rows(const PretrainBatch& b, int64_t first, int64_t rows) {
     for (int64_t r = 0; r < rows; ++r) row_lengths.push_back({length[r]});
     add_token_stream(part, row_lengths);
   }
+  // The slices are new host tensors: page-lock them as the loader did the batch, so their copies to the GPU do not
+  // block the host.
+  if (b.input_ids.is_pinned()) {
+    for (at::Tensor* t : {&part.input_ids, &part.segment_ids, &part.attention_mask, &part.masked_lm_positions,
+                          &part.masked_lm_ids, &part.next_sentence_labels, &part.masked_tokens})
+      if (t->defined()) *t = t->pin_memory();
+    part.stream.pin_memory();
+  }
   return part;
 }
 

@@ -89,8 +89,12 @@ StepResult step(LoopRun& run) {
   r.counts = task.take_micro_batches(cfg.gradient_accumulation_steps, run.step + 1);
   run.micro_batch += cfg.gradient_accumulation_steps;
   r.data_seconds = std::chrono::duration<double>(Clock::now() - data_start).count();
-  // The denominators of all ranks in one all-reduce, left on the device: dividing by them needs no host read.
-  at::Tensor global = at::tensor(r.counts.denominators, at::kFloat).to(run.device);
+  // The denominators of all ranks in one all-reduce, left on the device: dividing by them needs no host read. The
+  // copy up goes from page-locked memory without blocking: a blocking copy would wait for the previous step's
+  // kernels (cudaMemcpy syncs the stream), leaving the GPU idle while this step's forward is queued.
+  at::Tensor host_denominators = at::tensor(r.counts.denominators, at::kFloat);
+  if (run.device.is_cuda()) host_denominators = host_denominators.pin_memory();
+  at::Tensor global = host_denominators.to(run.device, /*non_blocking=*/true);
   if (run.synced()) run.dist->allreduce(global);
   global = global.clamp_min(1);
 
