@@ -10,11 +10,31 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <torch/cuda.h>
 
+#include <c10/util/Backtrace.h>
+#include <c10/util/Exception.h>
+#include <torch/cuda.h>
+
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 namespace bk {
+
+namespace {
+
+// Under BERTKIT_CUDA_SYNC_DEBUG=warn: each of torch's sync warnings on stderr with the call stack that made it, so
+// a host sync can be traced to its operation (frames in this binary print as offsets: symbolize with addr2line).
+class SyncBacktraceHandler : public c10::WarningHandler {
+ public:
+  void process(const c10::Warning& warning) override {
+    std::fprintf(stderr, "host sync: %s\n%s\n", warning.msg().c_str(),
+                 c10::get_backtrace(/*frames_to_skip=*/2, /*maximum_number_of_frames=*/24).c_str());
+  }
+};
+
+}  // namespace
 
 at::Device pick_device(const std::string& name, const DistEnv& env) {
   if (name == "cpu") return at::Device(at::kCPU);
@@ -28,6 +48,20 @@ at::Device pick_device(const std::string& name, const DistEnv& env) {
     // multiple of 1/16 (0.1 becomes 0.0625 or 0.125). Without cuDNN, SDPA takes flash or memory-efficient
     // attention, which draw each element with the exact probability (so does the unpadded path's flash call).
     at::globalContext().setSDPUseCuDNN(false);
+    // BERTKIT_CUDA_SYNC_DEBUG=warn|error: torch's sync debug mode, one warning (or an error) for every operation
+    // that makes the host wait for the GPU; bench/bert_train_gpu.sh counts them per step.
+    if (const char* mode = std::getenv("BERTKIT_CUDA_SYNC_DEBUG")) {
+      const std::string m = mode;
+      if (m == "warn") {
+        c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
+        static SyncBacktraceHandler handler;
+        c10::WarningUtils::set_warning_handler(&handler);
+      } else if (m == "error") {
+        c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_ERROR);
+      } else if (!m.empty()) {
+        usage_fail("BERTKIT_CUDA_SYNC_DEBUG must be warn or error, got '{}'", m);
+      }
+    }
     return at::Device(at::kCUDA, index);
   }
   usage_fail("--device must be cpu or cuda, got '{}'", name);
