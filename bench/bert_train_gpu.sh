@@ -153,7 +153,9 @@ for r in rows:
 print("ratios (bert-train sequences/s over HF's on the same samples; the masked-head one counts):")
 for (case, tool), h in sorted(hf.items()):
     for name, o in ours.items():
-        if name == case or name.startswith(case + "-"):
+        # A case's own runs: its name, or its name and a data variant (-bin4, -packed, -padded, -lamb) that is
+        # not a case of its own with its own HF runs (base128-fp16).
+        if name == case or (name.startswith(case + "-") and name not in {c for c, _ in hf}):
             print(f"  {name:22} vs {tool:10} {o['seq_per_s'] / h['seq_per_s']:5.2f}x"
                   + (f"   (HF's MFU {o['mfu'] * h['seq_per_s'] / o['seq_per_s']:.1%})" if o.get("mfu") and name == case else ""))
 PY

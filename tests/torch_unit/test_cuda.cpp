@@ -181,8 +181,11 @@ TEST_CASE("cuda: attention dropout drops the configured share and rescales the r
   const auto flash = at::_flash_attention_forward(zeros, zeros, eye.contiguous(), cu_seqlens, cu_seqlens, length,
                                                   length, p, false, false);
   const DropoutReading varlen = read_dropout(std::get<0>(flash), length, p);
-  MESSAGE("flash varlen, p = 0.1: dropped ", varlen.dropped, ", kept value x L(1-p) = ", varlen.kept_value);
-  CHECK(std::abs(varlen.dropped - p) < 0.002);
+  // The flash kernel keeps an element when a random byte is at most floor(255 (1 - p)): 230 of 256 bytes at 0.1.
+  const double flash_drop = 1.0 - (std::floor(255.0 * (1 - p)) + 1) / 256.0;
+  MESSAGE("flash varlen, p = 0.1: dropped ", varlen.dropped, " (its byte threshold: ", flash_drop,
+          "), kept value x L(1-p) = ", varlen.kept_value);
+  CHECK(std::abs(varlen.dropped - flash_drop) < 0.0015);  // 5 standard errors
   CHECK(varlen.kept_value == doctest::Approx(1.0).epsilon(1e-2));
   // The padded path: SDPA with a boolean key mask ([B, 1, 1, T], all true here), as the encoder's forward calls it.
   const at::Tensor q = zeros.view({sequences, length, heads, d}).transpose(1, 2);
@@ -190,7 +193,7 @@ TEST_CASE("cuda: attention dropout drops the configured share and rescales the r
   const at::Tensor mask = at::ones({sequences, 1, 1, length}, at::TensorOptions().dtype(at::kBool).device(kCuda));
   const DropoutReading sdpa = read_dropout(at::scaled_dot_product_attention(q, q, v, mask, p), length, p);
   MESSAGE("SDPA with a key mask, p = 0.1: dropped ", sdpa.dropped, ", kept value x L(1-p) = ", sdpa.kept_value);
-  CHECK(std::abs(sdpa.dropped - p) < 0.002);
+  CHECK(std::abs(sdpa.dropped - p) < 0.0015);
   CHECK(sdpa.kept_value == doctest::Approx(1.0).epsilon(1e-2));
   // What cuDNN's SDPA would have done (the trainer turns it off): reported, not required.
   at::globalContext().setSDPUseCuDNN(true);
