@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+
 namespace bk {
 
 PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOptions& options)
@@ -160,6 +163,25 @@ void PretrainWriter::write_fixed(Column& column, const void* data) {
   int rank = column.width > 0 ? 2 : 1;
   hsize_t new_dims[2] = {total, column.width}, start[2] = {written_, 0}, count[2] = {buffered_, column.width};
   bool ok = H5Dset_extent(column.dataset, new_dims) >= 0;
+  // A full chunk of a fixed-width column (memory and file types have the same bytes on this little-endian target):
+  // deflated by the compressor's workers, stored raw later on this thread, in order.
+  if (ok && options_.compressor && options_.gzip_level > 0 && buffered_ == options_.chunk_rows &&
+      options_.layout != Hdf5Layout::varlength) {
+    const size_t bytes = buffered_ * std::max<uint64_t>(column.width, 1) * H5Tget_size(column.memory_type);
+    const auto* first = static_cast<const uint8_t*>(data);
+    const hid_t dataset = column.dataset;
+    const std::string where = fmt::format("{}: dataset {}: cannot write rows {} to {}", file_.path(), column.name,
+                                          written_, total - 1);
+    const std::array<hsize_t, 2> offset = {written_, 0};
+    options_.compressor->submit(std::vector<uint8_t>(first, first + bytes), options_.gzip_level,
+                                [dataset, offset, where](const std::vector<uint8_t>& compressed) {
+                                  hdf5_quiet();
+                                  if (H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, offset.data(), compressed.size(),
+                                                     compressed.data()) < 0)
+                                    fail("{}: {}", where, hdf5_last_error());
+                                });
+    return;
+  }
   Hid file_space = hid_space(ok ? H5Dget_space(column.dataset) : H5I_INVALID_HID);
   Hid memory = hid_space(H5Screate_simple(rank, count, nullptr));
   ok = ok && file_space.valid() && memory.valid() &&
@@ -198,6 +220,9 @@ void PretrainWriter::flush() {
 }
 
 void PretrainWriter::commit() {
+  // The pending chunks first (every writer's, in submission order), then this writer's last partial chunk through
+  // HDF5's own filter: the order of the stores is the one HDF5 alone would have written them in.
+  if (options_.compressor) options_.compressor->flush();
   flush();
   for (Column* column : {&input_ids_, &input_mask_, &segment_ids_, &positions_, &masked_ids_, &next_sentence_,
                          &token_positions_, &next_sentence_positions_, &next_sentence_weights_})

@@ -6,6 +6,7 @@
 // The dtypes are the ones NVIDIA's and MLPerf's own writers produce, so their loaders read our files unchanged.
 #pragma once
 
+#include "data/hdf5_chunk_compressor.h"
 #include "data/hdf5_handle.h"
 #include "data/hdf5_sample.h"
 
@@ -23,6 +24,10 @@ struct PretrainWriterOptions {
   int gzip_level = 0;         // 0 = uncompressed, 1..9 = deflate level
   size_t chunk_rows = 256;    // rows per HDF5 chunk, and rows buffered in memory between writes
   bool overwrite = false;     // replace an existing file (the tools' --force)
+  // Not owned. With gzip_level > 0, full chunks of the NVIDIA and packed layouts are deflated on its workers and
+  // stored as they are (the bytes HDF5's filter would write); commit() flushes it, so it must outlive the writer's
+  // appends. Null: HDF5 compresses on the calling thread.
+  ChunkCompressor* compressor = nullptr;
 };
 
 class PretrainWriter {
