@@ -29,10 +29,12 @@ int main(int argc, char** argv) {
       ("max-predictions", bk::optional_value(cfg.max_predictions)->value_name("P"),
        "prediction slots of NVIDIA output (default: the inputs' largest)")
       ("drop-long", bk::po::bool_switch(&cfg.drop_long), "skip samples longer than the last bound instead of failing")
+      ("threads,t", bk::po::value(&cfg.threads)->default_value(defaults.threads)->value_name("N"),
+       "deflate threads (0 = all cores); output is the same for any N")
       ("force,f", bk::po::bool_switch(&cfg.force), "write into an existing non-empty DIR, replacing its files");
     opts.positional("input", -1);
     opts.epilog("Examples:\n"
-                "  bin4 --shards-per-bin 4 --trim -o bins/ wiki_*.hdf5\n"
+                "  bin4 --shards-per-bin 4 --trim -t 0 -o bins/ wiki_*.hdf5\n"
                 "  bin4 --layout varlength --bins 128,512 -o bins2/ phase2/part-*.hdf5\n"
                 "  bin4 --drop-long --force -o bins/ extra.hdf5\n"
                 "\n"

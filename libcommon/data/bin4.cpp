@@ -9,6 +9,7 @@
 #include "io/created_dirs.h"
 #include "io/durable.h"
 #include "io/output.h"
+#include "util/ordered_parallel.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -106,6 +107,7 @@ void Bin4Config::validate() const {
   if (max_predictions && *max_predictions <= 0)
     usage_fail("--max-predictions must be positive, got {}", *max_predictions);
   if (shards_per_bin < 1) usage_fail("--shards-per-bin must be positive, got {}", shards_per_bin);
+  if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
   if (inputs.empty()) usage_fail("no input files");
   refuse_stdout_output(output_dir, "the output", "it is a directory of HDF5 files", "bins");
 }
@@ -144,6 +146,7 @@ Bin4Result run_bin4(const Bin4Config& o) {
 
   CreatedDirs created;  // declared before the writers, so it runs after they have removed their temporaries
   prepare_output_dir(o.output_dir, o.force, created);
+  ChunkCompressor compressor(o.threads == 0 ? hardware_threads() : o.threads);  // outlives the writers
   std::vector<std::vector<std::unique_ptr<PretrainWriter>>> writers(o.bins.size());
   for (size_t b = 0; b < o.bins.size(); ++b) {
     fs::path dir = fs::path(o.output_dir) / std::to_string(o.bins[b]);
@@ -155,6 +158,7 @@ Bin4Result run_bin4(const Bin4Config& o) {
     w.gzip_level = o.gzip_level.value_or(layout == Hdf5Layout::nvidia ? 4 : 0);
     w.chunk_rows = layout == Hdf5Layout::nvidia ? std::max<size_t>(64, 65536 / w.seq_len) : 1024;
     w.overwrite = o.force;
+    w.compressor = &compressor;
     for (int k = 0; k < K; ++k)
       writers[b].push_back(std::make_unique<PretrainWriter>((dir / shard_file_name(k, K)).string(), w));
   }

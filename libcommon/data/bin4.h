@@ -7,7 +7,11 @@
 // means the run finished.
 //
 // Memory: bins x K writers, each buffering one HDF5 chunk (about 64k token slots, ~0.4 MB in the NVIDIA layout),
-// plus one block of 1024 input rows; it does not grow with the input.
+// one block of 1024 input rows, and with deflate the compressor's window of chunks in flight (ChunkCompressor:
+// 64 chunks, a few MB); it does not grow with the input.
+//
+// Threads: the output's deflate (the NVIDIA layout's default level 4 is most of bin4's CPU time) runs on --threads
+// workers; reading, dealing and every HDF5 call stay on one thread.
 #pragma once
 
 #include "data/hdf5_sample.h"
@@ -27,6 +31,7 @@ struct Bin4Config {
   std::optional<int> gzip_level;      // 0-9; none: the layout's usual (NVIDIA 4, as its h5py writer; varlength 0)
   std::optional<int> max_predictions; // P of NVIDIA output; none: the NVIDIA inputs' largest P
   bool drop_long = false;             // skip samples longer than the last bound instead of failing
+  int threads = 1;                    // deflate workers (0 = all cores); the files are the same for any number
   bool force = false;                 // write into an existing non-empty DIR
   bool quiet = false;
   std::string output_dir;

@@ -89,6 +89,50 @@ run bin4 --bins 128,256 --drop-long -o "$TMP/short2" "$TMP/in.hdf5"
 expect_rc 0 "--drop-long"
 expect_err "^bin4: 8 samples from 1 file \(128: 3, 256: 2\), 3 too long dropped, " "--drop-long summary"
 
+run bin4 --threads -1 -o "$TMP/x" "$TMP/in.hdf5"
+expect_rc 2 "negative threads"
+expect_err "^bin4: --threads must be 0 \(all cores\) or positive, got -1; try --help$" "negative threads"
+
+# --threads: 3000 samples of random lengths (several deflated chunks per shard), binned with 1 and 3 threads: the
+# same files byte for byte, and h5py reads each shard's rows as the input's, dealt round-robin in input order.
+"$PYTHON" - "$TMP/many.hdf5" <<'PY'
+import sys, h5py, numpy as np
+rng = np.random.default_rng(3)
+n, L, P = 3000, 512, 20
+lengths = rng.integers(5, L + 1, n)
+ids = np.zeros((n, L), "i4"); mask = np.zeros((n, L), "i1"); seg = np.zeros((n, L), "i1")
+pos = np.zeros((n, P), "i4"); mlm = np.zeros((n, P), "i4")
+for i, k in enumerate(lengths):
+    ids[i, :k] = rng.integers(999, 30000, k); mask[i, :k] = 1; seg[i, k // 2:k] = 1
+    pos[i, :3] = [1, 2, 3]; mlm[i, :3] = rng.integers(999, 30000, 3)
+with h5py.File(sys.argv[1], "w") as f:
+    for name, data in [("input_ids", ids), ("input_mask", mask), ("segment_ids", seg),
+                       ("masked_lm_positions", pos), ("masked_lm_ids", mlm),
+                       ("next_sentence_labels", rng.integers(0, 2, n).astype("i1"))]:
+        f.create_dataset(name, data=data)
+PY
+run bin4 -q -t 1 --shards-per-bin 2 -o "$TMP/t1" "$TMP/many.hdf5"
+expect_rc 0 "one thread"
+run bin4 -q -t 3 --shards-per-bin 2 -o "$TMP/t3" "$TMP/many.hdf5"
+expect_rc 0 "three threads"
+CASES=$((CASES + 1))
+for f in $(cd "$TMP/t1" && find . -name '*.hdf5' | sort); do
+  cmp -s "$TMP/t1/$f" "$TMP/t3/$f" || fail_case "--threads 3 wrote another $f than --threads 1"
+done
+run "$PYTHON" - "$TMP/many.hdf5" "$TMP/t3" <<'PY'
+import sys, h5py, numpy as np
+src = h5py.File(sys.argv[1], "r")
+lengths = src["input_mask"][:].sum(1)
+for lo, hi in [(1, 128), (129, 256), (257, 384), (385, 512)]:
+    rows = np.flatnonzero((lengths >= lo) & (lengths <= hi))
+    for k in range(2):
+        part = h5py.File(f"{sys.argv[2]}/{hi}/part-0000{k}-of-00002.hdf5", "r")
+        for name in ["input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids", "next_sentence_labels"]:
+            assert (part[name][:] == src[name][rows[k::2]]).all(), (hi, k, name)
+print("same rows")
+PY
+expect_out "same rows" "h5py reads the threaded shards' rows as the input's"
+
 if [ -n "$FIXTURES" ] && [ -f "$FIXTURES/hdf5-closest/keras-bert-test_bert_fit.h5" ]; then
   run bin4 -o "$TMP/keras" "$FIXTURES/hdf5-closest/keras-bert-test_bert_fit.h5"
   expect_rc 1 "HDF5 file of another kind"
