@@ -82,11 +82,18 @@ t1=$(date +%s.%N)
 kill $sampler 2>/dev/null || true
 sampler=
 final=$(du -sb "$WORK/out" | cut -f1)
+# bin4's part that does not spread over --threads: the same run without deflate (reading, dealing, every HDF5
+# call and the writes, here of uncompressed chunks), one thread.
+/usr/bin/time -f '%U %S' -o "$WORK/bin4-serial.time" "$BIN/bin4" -q --gzip 0 -t 1 -o "$WORK/bin4-serial" \
+  "$WORK"/out/phase2/*.hdf5
+bin4_serial=$(awk '{ print $1 + $2 }' "$WORK/bin4-serial.time")
+rm -rf "$WORK/bin4-serial"
 dump_bytes=$(wc -c < "$WORK/dump.xml.bz2")
 xml_bytes=$(bzcat "$WORK/dump.xml.bz2" | wc -c)
 
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), make -j $JOBS, THREADS=$JOBS"
 awk -v total="$(echo "$t1 - $t0" | bc)" -v xml="$xml_bytes" -v bz="$dump_bytes" -v node="$NODE" -v cores="$(nproc)" \
+    -v bin4_serial="$bin4_serial" \
     -v enwiki="$ENWIKI_XML_GB" -v disk="$(sort -n "$WORK/disk.log" | tail -1)" -v final="$final" '
 { s = $1; if (s == "wiki-clean") $7 = xml  # its input counted as XML, not as .bz2 bytes
   if (!(s in first) || $2 < first[s]) first[s] = $2; if ($3 > last[s]) last[s] = $3
@@ -98,14 +105,18 @@ END {
   printf "%-16s %5s %9s %8s %8s %9s %11s %6s %9s %11s\n", "step", "runs", "input MB", "wall s", "cpu s", "MB/s", "MB/cpu-s", "share", "peak RSS", "enwiki@" node
   for (i = 1; i <= k; i++) {
     s = order[i]; w = last[s] - first[s]
-    # Projection: the CPU seconds of the step scaled to the enwiki dump, spread over the cores of the node; shard and bin4
-    # run on one core (one process, no threads), so theirs are not divided.
-    proj = cpu[s] * scale / (s == "shard" || s == "bin4" ? 1 : node); tp += proj
+    # Projection: the CPU seconds of the step scaled to the enwiki dump, spread over the cores of the node; shard
+    # runs on one core (one process, no threads), so its time is not divided; the deflate of bin4 spreads over
+    # --threads, the rest of it (bin4_serial: the same run without deflate) does not.
+    if (s == "bin4") proj = (bin4_serial + (cpu[s] - bin4_serial) / node) * scale
+    else proj = cpu[s] * scale / (s == "shard" ? 1 : node)
+    tp += proj
     printf "%-16s %5d %9.1f %8.1f %8.1f %9.1f %11.1f %5.1f%% %7.0f MB %9.1f min\n", s, n[s], inb[s] / 1e6, w, cpu[s],
            inb[s] / 1e6 / (w > 0 ? w : 1e-3), inb[s] / 1e6 / (cpu[s] > 0 ? cpu[s] : 1e-3), 100 * w / total, rss[s] / 1024, proj / 60
     tc += cpu[s]
   }
   printf "CPU seconds in all: %.1f (%.2f of %d cores busy on average)\n", tc, tc / total / cores, cores
   printf "disk: peak %.0f MB, final %.0f MB (%.2f and %.2f times the XML)\n", disk / 1e6, final / 1e6, disk / xml, final / xml
-  printf "projection to %d GB of XML (x%.0f) on %d cores, CPU time / cores per step (shard, bin4: / 1): %.1f min in all; disk about %.0f GB\n", enwiki, scale, node, tp / 60, disk * scale / 1e9
+  printf "bin4 without deflate, one thread (its part that --threads does not spread): %.1f CPU s of %.1f\n", bin4_serial, cpu["bin4"]
+  printf "projection to %d GB of XML (x%.0f) on %d cores, CPU time / cores per step (shard: / 1; bin4: its serial part / 1): %.1f min in all; disk about %.0f GB\n", enwiki, scale, node, tp / 60, disk * scale / 1e9
 }' "$WORK/steps.log"
