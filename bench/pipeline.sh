@@ -8,7 +8,8 @@
 # COPIES: how many times the fixture's pages are repeated (default 40: ~245 MB of XML). JOBS: make -j and each
 # tool's --threads (default: all cores). Environment: BIN (built tools; default build/tools), FIXTURES, PYTHON,
 # KEEP=1 keeps the work directory, NODE (cores of the projected node, default 32), ENWIKI_XML_GB (default 95),
-# MAKE_VARS (more VAR=value for Makefile.data, e.g. "TEST_FRACTION=0.05" for a small COPIES).
+# ENWIKI_TEXT_GB (the cleaned text of enwiki, default 16: the BERT paper's 2,500M words at about 6.4 bytes each),
+# BIN4_PROBE (tests/bin4_probe of the build, for bin4's serial part; default beside BIN), MAKE_VARS (more VAR=value for Makefile.data, e.g. "TEST_FRACTION=0.05" for a small COPIES).
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(cd "${BIN:-$SRC/build/tools}" && pwd)
@@ -18,6 +19,8 @@ COPIES=${1:-40}
 JOBS=${2:-$(nproc)}
 NODE=${NODE:-32}
 ENWIKI_XML_GB=${ENWIKI_XML_GB:-95}
+ENWIKI_TEXT_GB=${ENWIKI_TEXT_GB:-16}
+BIN4_PROBE=${BIN4_PROBE:-$BIN/../tests/bin4_probe}
 FIXTURE_DUMP=$FIXTURES/wiki/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2
 WORK=$(mktemp -d)
 sampler=
@@ -82,34 +85,35 @@ t1=$(date +%s.%N)
 kill $sampler 2>/dev/null || true
 sampler=
 final=$(du -sb "$WORK/out" | cut -f1)
-# bin4's part that does not spread over --threads: the same run without deflate (reading, dealing, every HDF5
-# call and the writes, here of uncompressed chunks), one thread.
-/usr/bin/time -f '%U %S' -o "$WORK/bin4-serial.time" "$BIN/bin4" -q --gzip 0 -t 1 -o "$WORK/bin4-serial" \
-  "$WORK"/out/phase2/*.hdf5
-bin4_serial=$(awk '{ print $1 + $2 }' "$WORK/bin4-serial.time")
-rm -rf "$WORK/bin4-serial"
+# bin4's part that --threads does not spread: the CPU time of its calling thread (reading, dealing, every HDF5 call),
+# from the same run in process (tests/bin4_probe), as a share of the whole process's.
+bin4_serial_share=$("$BIN4_PROBE" "$JOBS" "$WORK/bin4-probe" "$WORK"/out/phase2/*.hdf5 |
+  "$PYTHON" -c 'import json, sys; d = json.load(sys.stdin); print(d["main_thread_cpu_s"] / d["process_cpu_s"])')
+rm -rf "$WORK/bin4-probe"
 dump_bytes=$(wc -c < "$WORK/dump.xml.bz2")
 xml_bytes=$(bzcat "$WORK/dump.xml.bz2" | wc -c)
 
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), make -j $JOBS, THREADS=$JOBS"
 awk -v total="$(echo "$t1 - $t0" | bc)" -v xml="$xml_bytes" -v bz="$dump_bytes" -v node="$NODE" -v cores="$(nproc)" \
-    -v bin4_serial="$bin4_serial" \
+    -v bin4_serial_share="$bin4_serial_share" -v enwiki_text="$ENWIKI_TEXT_GB" \
     -v enwiki="$ENWIKI_XML_GB" -v disk="$(sort -n "$WORK/disk.log" | tail -1)" -v final="$final" '
 { s = $1; if (s == "wiki-clean") $7 = xml  # its input counted as XML, not as .bz2 bytes
   if (!(s in first) || $2 < first[s]) first[s] = $2; if ($3 > last[s]) last[s] = $3
   cpu[s] += $4 + $5; if ($6 > rss[s]) rss[s] = $6; inb[s] += $7; n[s]++
   if (!(s in seen)) { order[++k] = s; seen[s] = 1 } }
 END {
-  scale = enwiki * 1e9 / xml
+  # wiki-clean scales with the XML; every later step with the cleaned text (sent-seg reads all of it).
+  scale = enwiki * 1e9 / xml; text_scale = enwiki_text * 1e9 / inb["sent-seg"]
   printf "dump: %.0f MB of XML, %.0f MB as multistream .bz2; whole run %.1f s wall (%.1f MB/s of XML)\n", xml / 1e6, bz / 1e6, total, xml / 1e6 / total
   printf "%-16s %5s %9s %8s %8s %9s %11s %6s %9s %11s\n", "step", "runs", "input MB", "wall s", "cpu s", "MB/s", "MB/cpu-s", "share", "peak RSS", "enwiki@" node
   for (i = 1; i <= k; i++) {
     s = order[i]; w = last[s] - first[s]
     # Projection: the CPU seconds of the step scaled to the enwiki dump, spread over the cores of the node; shard
     # runs on one core (one process, no threads), so its time is not divided; the deflate of bin4 spreads over
-    # --threads, the rest of it (bin4_serial: the same run without deflate) does not.
-    if (s == "bin4") proj = (bin4_serial + (cpu[s] - bin4_serial) / node) * scale
-    else proj = cpu[s] * scale / (s == "shard" ? 1 : node)
+    # --threads, the rest of it (bin4_serial_share of its CPU, the calling thread) does not.
+    f = s == "wiki-clean" ? scale : text_scale
+    if (s == "bin4") proj = cpu[s] * (bin4_serial_share + (1 - bin4_serial_share) / node) * f
+    else proj = cpu[s] * f / (s == "shard" ? 1 : node)
     tp += proj
     printf "%-16s %5d %9.1f %8.1f %8.1f %9.1f %11.1f %5.1f%% %7.0f MB %9.1f min\n", s, n[s], inb[s] / 1e6, w, cpu[s],
            inb[s] / 1e6 / (w > 0 ? w : 1e-3), inb[s] / 1e6 / (cpu[s] > 0 ? cpu[s] : 1e-3), 100 * w / total, rss[s] / 1024, proj / 60
@@ -117,6 +121,6 @@ END {
   }
   printf "CPU seconds in all: %.1f (%.2f of %d cores busy on average)\n", tc, tc / total / cores, cores
   printf "disk: peak %.0f MB, final %.0f MB (%.2f and %.2f times the XML)\n", disk / 1e6, final / 1e6, disk / xml, final / xml
-  printf "bin4 without deflate, one thread (its part that --threads does not spread): %.1f CPU s of %.1f\n", bin4_serial, cpu["bin4"]
-  printf "projection to %d GB of XML (x%.0f) on %d cores, CPU time / cores per step (shard: / 1; bin4: its serial part / 1): %.1f min in all; disk about %.0f GB\n", enwiki, scale, node, tp / 60, disk * scale / 1e9
+  printf "bin4: its calling thread (reading, dealing, HDF5 calls: not spread by --threads) %.0f%% of its CPU\n", 100 * bin4_serial_share
+  printf "projection to %d GB of XML (x%.0f) and %d GB of text (x%.0f) on %d cores, CPU time / cores per step (shard: / 1; bin4: its calling thread / 1): %.1f min in all; disk about %.0f GB\n", enwiki, scale, enwiki_text, text_scale, node, tp / 60, disk * text_scale / 1e9
 }' "$WORK/steps.log"

@@ -1,0 +1,39 @@
+// Bench helper (bench/pipeline.sh): bin4 in process, then the CPU seconds of its calling thread (reading, dealing,
+// every HDF5 call: the part --threads does not spread) and of the whole process (the deflate workers too).
+//   bin4_probe THREADS OUTPUT_DIR INPUT.hdf5...  ->  {"main_thread_cpu_s": ..., "process_cpu_s": ...}
+#include "cli/run_tool.h"
+#include "data/bin4.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/resource.h>
+
+#include <iostream>
+#include <string>
+
+namespace {
+
+double cpu_seconds(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return bk::run_tool("bin4_probe", argc, argv, [](int argc, char** argv) {
+    if (argc < 4) bk::usage_fail("usage: bin4_probe THREADS OUTPUT_DIR INPUT.hdf5...");
+    bk::Bin4Config cfg;
+    cfg.threads = std::stoi(argv[1]);
+    cfg.output_dir = argv[2];
+    cfg.quiet = true;
+    for (int i = 3; i < argc; ++i) cfg.inputs.push_back(argv[i]);
+    bk::run_bin4(cfg);
+    std::cout << nlohmann::json{{"main_thread_cpu_s", cpu_seconds(RUSAGE_THREAD)},
+                                {"process_cpu_s", cpu_seconds(RUSAGE_SELF)}}.dump()
+              << "\n";
+    return 0;
+  });
+}
