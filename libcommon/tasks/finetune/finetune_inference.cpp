@@ -66,47 +66,59 @@ SquadLogits span_rows(BertForQuestionAnswering& qa, const at::Device& device, co
     fail("--max-seq-length {} is longer than the model's {} positions", len, qa.config().max_position_embeddings);
   SquadLogits rows;
   rows.positions = static_cast<size_t>(len);
-  rows.unique_ids.reserve(all.size());
-  rows.start.reserve(all.size() * rows.positions);
-  rows.end.reserve(all.size() * rows.positions);
+  for (const SquadFeature& f : all) rows.unique_ids.push_back(f.unique_id);
+  rows.start.resize(all.size() * rows.positions);
+  rows.end.resize(all.size() * rows.positions);
   std::vector<int32_t> ids;
+  // Unpadded, the features go through in order of length, so that a batch's attention (per sequence, as wide as
+  // its longest) computes little beyond the real tokens; each feature's logits go back to its own place. Padded,
+  // every row is max_seq_length wide anyway: input order.
+  std::vector<size_t> order(all.size());
+  std::vector<size_t> lengths(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    order[i] = i;
+    features.input_ids(all[i], ids);
+    lengths[i] = ids.size();
+  }
+  if (options.unpadded)
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lengths[a] < lengths[b]; });
+  // run_squad.py's RawResult: each float32 logit as a Python float (a double); row `feature` of the output.
+  auto place = [&](const at::Tensor& values, size_t r, size_t feature, std::vector<double>& out) {
+    const float* v = values.data_ptr<float>() + static_cast<int64_t>(r) * len;
+    std::copy(v, v + len, out.begin() + static_cast<std::ptrdiff_t>(feature * rows.positions));
+  };
   for (size_t first = 0; first < all.size(); first += static_cast<size_t>(options.batch_size)) {
     const size_t count = std::min(all.size() - first, static_cast<size_t>(options.batch_size));
     HostBatch batch(static_cast<int64_t>(count), len);
     for (size_t r = 0; r < count; ++r) {
-      const SquadFeature& f = all[first + r];
+      const SquadFeature& f = all[order[first + r]];
       features.input_ids(f, ids);
       batch.set_row(static_cast<int64_t>(r), ids.data(), ids.size(), static_cast<size_t>(features.doc_offset(f)));
     }
     AutocastScope autocast(precision, device);
-    // run_squad.py's RawResult: each float32 logit as a Python float (a double).
-    std::vector<float> start, end;
+    at::Tensor start, end;  // [count, len] float32 on the host
     if (options.unpadded) {
-      std::vector<std::vector<int64_t>> lengths(count);
-      const int64_t* mask = batch.mask.data_ptr<int64_t>();
-      for (size_t r = 0; r < count; ++r) {
-        int64_t n = 0;
-        while (n < len && mask[static_cast<int64_t>(r) * len + n]) ++n;
-        lengths[r] = {n};
-      }
-      const TokenStream stream = make_token_stream(len, lengths).to(device, /*non_blocking=*/false);
+      std::vector<std::vector<int64_t>> row_lengths(count);
+      for (size_t r = 0; r < count; ++r) row_lengths[r] = {static_cast<int64_t>(lengths[order[first + r]])};
+      const TokenStream stream = make_token_stream(len, row_lengths).to(device, /*non_blocking=*/false);
       const SpanLogits logits = qa.forward_stream(batch.ids.to(device), batch.segments.to(device), stream);
       // Back to [rows, len]: each real token's logit at its place, the padding's never ranked.
-      auto scatter = [&](const at::Tensor& values, std::vector<float>& out) {
-        at::Tensor rows_out = at::full({static_cast<int64_t>(count) * len}, kUncomputedLogit, at::kFloat);
-        rows_out.index_copy_(0, stream.token_index.cpu(), values.to(at::kFloat).cpu());
-        copy_rows(rows_out, out);
+      auto scatter = [&](const at::Tensor& values) {
+        at::Tensor out = at::full({static_cast<int64_t>(count) * len}, kUncomputedLogit, at::kFloat);
+        out.index_copy_(0, stream.token_index.cpu(), values.to(at::kFloat).cpu());
+        return out;
       };
-      scatter(logits.start, start);
-      scatter(logits.end, end);
+      start = scatter(logits.start);
+      end = scatter(logits.end);
     } else {
       const SpanLogits logits = qa.forward(batch.ids.to(device), batch.segments.to(device), batch.mask.to(device));
-      copy_rows(logits.start, start);
-      copy_rows(logits.end, end);
+      start = logits.start.to(at::kFloat).cpu().contiguous();
+      end = logits.end.to(at::kFloat).cpu().contiguous();
     }
-    for (size_t r = 0; r < count; ++r) rows.unique_ids.push_back(all[first + r].unique_id);
-    rows.start.insert(rows.start.end(), start.begin(), start.end());
-    rows.end.insert(rows.end.end(), end.begin(), end.end());
+    for (size_t r = 0; r < count; ++r) {
+      place(start, r, order[first + r], rows.start);
+      place(end, r, order[first + r], rows.end);
+    }
   }
   return rows;
 }
