@@ -380,9 +380,7 @@ std::string SquadPredictions::nbest_json() const {
 }
 
 void write_squad_predictions(const SquadPredictions& predictions, const std::string& dir, bool overwrite) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) fail("{}: cannot create the directory: {}", dir, error.message());
+  // A missing dir is made by the first Output, and removed again (empty) if any of the files fails.
   const std::filesystem::path base(dir);
   std::vector<std::pair<std::string, std::string>> files = {
       {"predictions.json", predictions.predictions_json()}, {"nbest_predictions.json", predictions.nbest_json()}};

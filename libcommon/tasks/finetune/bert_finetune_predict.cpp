@@ -108,9 +108,10 @@ void predict_glue(const FinetunePredictConfig& config, const FinetunedModel& mod
   const std::string name = config.predict_file == "-" ? std::string("<stdin>") : config.predict_file;
   const GlueExamples examples = parse_glue_examples(task, text, name, glue_split(config.predict_file, false));
   const GlueFeatures features = GlueFeatures::convert(task, examples, tokenizer, config.features.glue_options());
-  fs::create_directories(config.output_dir);
   const std::string path = (fs::path(config.output_dir) / (glue_submission_name(info.name, name) + ".tsv")).string();
-  Output out(path, config.force);  // opened first: an output that cannot be written fails before the model runs
+  // Opened first: an output that cannot be written fails before the model runs. It makes a missing -o DIR and
+  // removes it again if the run fails.
+  Output out(path, config.force);
   const ClassLogitRows logits = predict_classes(model, features, inference);
   out.write("index\tprediction\n");
   for (size_t i = 0; i < features.size(); ++i) out.write(fmt::format("{}\t{}\n", i, glue_label(info, logits, i).first));
