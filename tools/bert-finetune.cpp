@@ -99,9 +99,10 @@ struct PredictOptions {
     bk::add_bert_finetune_predict_options(opts, config);
     opts.epilog(
         "The features are made as `bert-finetune features` makes them; --max-seq-length defaults to the length\n"
-        "the checkpoint was fine-tuned with. The model's logits cover every position of each SQuAD feature, as\n"
-        "the reference's do. A GLUE file whose name starts with \"test\" has no labels; an MNLI file whose name\n"
-        "holds \"mismatched\" is written as MNLI-mm.tsv.\n"
+        "the checkpoint was fine-tuned with. SQuAD runs the encoder on each feature's real tokens (features in\n"
+        "order of length); --attention padded computes every position as the reference does. A GLUE file\n"
+        "whose name starts with \"test\" has no labels; an MNLI file whose name holds \"mismatched\" is\n"
+        "written as MNLI-mm.tsv.\n"
         "\n"
         "Examples:\n"
         "  bert-finetune predict --task squad --checkpoint squad/best --vocab vocab.txt \\\n"
@@ -155,6 +156,7 @@ int run_model_command(const std::string& command, int argc, char** argv) {
   } else if (command == "predict") {
     PredictOptions o;
     if (!o.opts.parse(argc - 1, argv + 1)) return 0;
+    bk::settle_predict_attention(o.opts, o.config);
     o.config.quiet = o.opts.quiet();
     bk::run_bert_finetune_predict(o.config);
   } else {
@@ -175,6 +177,7 @@ int run_model_command(const std::string& command, int argc, char** argv) {
   } else if (command == "predict") {
     PredictOptions o;
     if (!o.opts.parse(argc - 1, argv + 1)) return 0;
+    bk::settle_predict_attention(o.opts, o.config);
     o.config.validate();
   } else {
     BenchOptions o;

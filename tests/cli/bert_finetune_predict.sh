@@ -110,10 +110,23 @@ CASES=$((CASES + 1)); [ "$(wc -l <"$TMP/logits.jsonl")" = "$FEATURES" ] || fail_
 # The checkpoint carries its vocabulary (train --vocab): predict from the run's directory needs no --vocab.
 CASES=$((CASES + 1)); cmp -s "$SQCKPT/vocab.txt" "$VOCAB" && [ -f "$SQCKPT/tokenizer_config.json" ] \
   || fail_case "the fine-tuned checkpoint carries vocab.txt and tokenizer_config.json"
+# (--save-logits above made that run padded; so is this one.)
 run bert-finetune predict --task squad --max-seq-length 128 --doc-stride 64 --max-query-length 32 --checkpoint "$TMP/squad" \
-  --predict-file "$XQUAD" -o "$TMP/squad-pred-novocab"
+  --predict-file "$XQUAD" -o "$TMP/squad-pred-novocab" --attention padded
 expect_rc 0 "SQuAD predictions from the run directory, without --vocab"
 expect_same "$OUTDIR/predictions.json" "$TMP/squad-pred-novocab/predictions.json" "the vocabulary the checkpoint carries gives the same predictions"
+# Unpadded (the default without --save-logits): every question answered; an explicit unpadded run cannot save
+# the logits of every position.
+run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$TMP/squad-pred-unpadded"
+expect_rc 0 "SQuAD predictions, unpadded by default"
+CASES=$((CASES + 1)); [ "$(grep -c '^    "' "$TMP/squad-pred-unpadded/predictions.json")" = 1190 ] \
+  || fail_case "unpadded predictions.json holds the 1190 questions"
+KEPT_OUTDIR=$OUTDIR OUTDIR=$TMP/x
+run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR" --attention unpadded \
+  --save-logits "$TMP/l2.jsonl"
+usage "--save-logits writes the logits of every position, padding included: it needs --attention padded \(its default\)" \
+  "--save-logits with --attention unpadded"
+OUTDIR=$KEPT_OUTDIR
 cp "$OUTDIR/predictions.json" "$TMP/kept.json"
 run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR" --n-best-size 5
 error "$OUTDIR/predictions.json: already exists; use --force to overwrite it" "existing SQuAD predictions kept"

@@ -28,7 +28,9 @@ struct FinetunePredictConfig {
   std::string predict_file;         // SQuAD JSON or GLUE TSV; empty with --question/--text
   std::string output_dir;           // where the prediction files go (created; existing files kept unless force)
   std::string save_logits;          // SQuAD: every feature's start/end logits as JSON lines (squad_logits.h)
-  bool unpadded = false;            // SQuAD: the encoder on real tokens only (finetune_inference.h says the cost)
+  // SQuAD: the encoder on real tokens only (finetune_inference.h says what changes); padded with --save-logits
+  // unless --attention says otherwise (settle_predict_attention).
+  bool unpadded = true;
   // Interactive: one example from the command line.
   std::string question, context;    // SQuAD
   std::string text, text_b;         // GLUE
@@ -48,6 +50,9 @@ struct FinetunePredictConfig {
 };
 
 void add_bert_finetune_predict_options(Options& options, FinetunePredictConfig& config);
+// After parsing: --save-logits keeps the logits of every position, so without an explicit --attention it makes
+// the run padded.
+void settle_predict_attention(const Options& options, FinetunePredictConfig& config);
 
 void run_bert_finetune_predict(FinetunePredictConfig config);
 

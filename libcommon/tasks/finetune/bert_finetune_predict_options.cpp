@@ -27,7 +27,8 @@ void FinetunePredictConfig::validate() const {
     if (output_dir.empty()) usage_fail("--predict-file needs -o DIR for the predictions");
     if (!save_logits.empty() && !span) usage_fail("--save-logits is for squad and squad2");
     if (!save_logits.empty() && unpadded)
-      usage_fail("--save-logits writes the logits of every position, padding included: it needs --attention padded");
+      usage_fail("--save-logits writes the logits of every position, padding included: it needs --attention padded "
+                 "(its default)");
   }
   if (n_best_size < 1) usage_fail("--n-best-size must be positive, got {}", n_best_size);
   if (max_answer_length < 1) usage_fail("--max-answer-length must be positive, got {}", max_answer_length);
@@ -37,13 +38,17 @@ void FinetunePredictConfig::validate() const {
   if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
 }
 
+void settle_predict_attention(const Options& options, FinetunePredictConfig& c) {
+  if (!c.save_logits.empty() && !options.has("attention")) c.unpadded = false;
+}
+
 void add_bert_finetune_predict_options(Options& options, FinetunePredictConfig& c) {
   const FinetunePredictConfig d;
   add_finetune_feature_options(options, c.features, /*training=*/false);
   add_attention_option(options, c.unpadded,
-                       "SQuAD: padded (run_squad.py's predictions exactly) or unpadded (the encoder on each feature's "
-                       "real tokens only: faster, but where the reference would rank padding among the n-best "
-                       "logits, other candidates are left and answers can differ)");
+                       "SQuAD: unpadded (the encoder on each feature's real tokens only; padding never ranks among "
+                       "the n-best, where run_squad.py's can, so an answer can differ) or padded (every position, "
+                       "run_squad.py's predictions exactly; the default with --save-logits)");
   options.add()
     ("checkpoint", po::value(&c.checkpoint)->required()->value_name("DIR"), "a fine-tuned checkpoint directory")
     ("predict-file", po::value(&c.predict_file)->value_name("FILE"),
