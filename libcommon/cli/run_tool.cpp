@@ -11,6 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <random>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace bk {
@@ -81,6 +86,31 @@ void unregister_cleanup(int slot) {
   if (slot < 0 || slot >= kMaxCleanup) return;
   std::lock_guard lock(g_register_mutex);
   g_used[slot].store(false);
+}
+
+int create_temporary(std::string& path, int& slot) {
+  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static constexpr size_t kX = 6;
+  if (path.size() < kX || path.compare(path.size() - kX, kX, "XXXXXX") != 0)
+    fail("{}: a temporary file's name must end in XXXXXX", path);
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    for (size_t i = path.size() - kX; i < path.size(); ++i) path[i] = kLetters[entropy() % (sizeof(kLetters) - 1)];
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) continue;  // taken: try another name (this one was never registered)
+    slot = register_cleanup(path);                   // first, so no signal finds the file made but not registered
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    const int error = errno;
+    unregister_cleanup(slot);
+    slot = -1;
+    if (error != EEXIST) {
+      errno = error;
+      return -1;
+    }
+  }
+  errno = EEXIST;
+  return -1;
 }
 
 int run_tool(const char* name, int argc, char** argv, const std::function<int(int, char**)>& body) {

@@ -31,6 +31,10 @@ int register_cleanup(const std::string& path);
 // A directory the run created, removed on a signal (after the files, and only if it is empty by then).
 int register_cleanup_dir(const std::string& path);
 void unregister_cleanup(int slot);
+// mkstemp that closes its window: `path` ends in XXXXXX, which is replaced by random letters; the name is registered
+// for cleanup (slot) before the file is made (O_EXCL, mode 0600), so a signal at any moment leaves no temporary
+// behind. Returns the open descriptor, or -1 with errno set (slot then -1); bk::Error when the table is full.
+int create_temporary(std::string& path, int& slot);
 
 // True once SIGINT/SIGTERM/SIGHUP arrived (long loops may poll it; the handler itself exits the process).
 bool interrupted();

@@ -77,19 +77,13 @@ Hdf5TempFile::Hdf5TempFile(std::string path, bool overwrite) : path_(std::move(p
   check_hdf5_output(path_, overwrite);
   created_.create_parent(path_);
   temp_path_ = path_ + ".tmp.XXXXXX";
-  int fd = ::mkstemp(temp_path_.data());
+  int fd = create_temporary(temp_path_, cleanup_slot_);
   if (fd < 0) fail("{}: cannot create output: {}", path_, std::strerror(errno));
-  // mkstemp makes the file 0600; give it the permissions an ordinary new file would get.
+  // The temporary is made 0600; give it the permissions an ordinary new file would get.
   mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0644 & ~mask);
   ::close(fd);
-  try {
-    cleanup_slot_ = register_cleanup(temp_path_);
-  } catch (...) {
-    ::unlink(temp_path_.c_str());  // the cleanup table is full: the temporary must not outlive the error
-    throw;
-  }
   file_ = hid_file(H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   if (!file_.valid()) {
     std::string why = hdf5_last_error();

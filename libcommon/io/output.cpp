@@ -48,15 +48,9 @@ Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : pa
   created_.create_parent(path);
   // The temporary lives in the same directory so that rename() is atomic.
   temp_path_ = path + ".tmp.XXXXXX";
-  fd_ = ::mkstemp(temp_path_.data());
+  fd_ = create_temporary(temp_path_, cleanup_slot_);
   if (fd_ < 0) fail("{}: cannot create output: {}", path, std::strerror(errno));
   ::fchmod(fd_, 0644 & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }());
-  try {
-    cleanup_slot_ = register_cleanup(temp_path_);
-  } catch (...) {
-    discard();  // the cleanup table is full: close and remove the temporary before reporting it
-    throw;
-  }
 }
 
 Output::~Output() {

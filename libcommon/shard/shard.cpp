@@ -68,15 +68,9 @@ struct TemporaryFile {
   std::string path;
   int slot = -1;
   explicit TemporaryFile(std::string pattern) : path(std::move(pattern)) {
-    int fd = ::mkstemp(path.data());
+    int fd = create_temporary(path, slot);
     if (fd < 0) fail("{}: cannot create a temporary file: {}", path, std::strerror(errno));
     ::close(fd);
-    try {
-      slot = register_cleanup(path);
-    } catch (...) {
-      ::unlink(path.c_str());
-      throw;
-    }
   }
   ~TemporaryFile() {
     ::unlink(path.c_str());
