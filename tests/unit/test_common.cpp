@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 #include "cli/options.h"
+#include "cli/run_tool.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "text/documents.h"
@@ -10,9 +11,13 @@
 #include "util/printable.h"
 #include "test_support.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -108,6 +113,33 @@ TEST_CASE("Output is atomic: nothing appears until commit, nothing is left on fa
   // A file where a directory is needed is named.
   CHECK_THROWS_WITH_AS(bk::Output((dir / "no/such/dir/x/y").string()), doctest::Contains("exists and is not a directory"),
                        bk::Error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("create_temporary makes a new 0600 file under a fresh name, registered, and never an existing one") {
+  auto dir = temp_dir();
+  std::vector<std::string> made;
+  for (int i = 0; i < 50; ++i) {
+    std::string path = (dir / "x.tmp.XXXXXX").string();
+    int slot = -1;
+    const int fd = bk::create_temporary(path, slot);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    CHECK(slot >= 0);
+    CHECK(path.find("XXXXXX") == std::string::npos);
+    CHECK((fs::status(path).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write));
+    made.push_back(path);
+    bk::unregister_cleanup(slot);
+  }
+  std::sort(made.begin(), made.end());
+  CHECK(std::adjacent_find(made.begin(), made.end()) == made.end());  // 50 different files
+  std::string bad = (dir / "x.tmp").string();
+  int slot = -1;
+  CHECK_THROWS_WITH_AS(bk::create_temporary(bad, slot), doctest::Contains("must end in XXXXXX"), bk::Error);
+  std::string missing = (dir / "none/x.XXXXXX").string();
+  CHECK(bk::create_temporary(missing, slot) == -1);
+  CHECK(errno == ENOENT);
+  CHECK(slot == -1);
   fs::remove_all(dir);
 }
 
