@@ -4,8 +4,8 @@
 # seq 512 (phase 2) from bin4 bins and from pack's packed rows, against HF on the same samples cut to each batch's
 # longest; fp16 with loss scaling; and the host syncs per step (torch's CUDA sync debug mode). HF runs twice per
 # case: as users run it (vocabulary logits for every token) and with the MLM head on the masked positions only
-# (bert-train's work); the ratio that counts is the second. Sequences per second count samples (a packed row holds
-# several); MFU counts the FLOPs of real tokens only (bert-train's log, train_log.cpp), and HF's MFU is that figure
+# (bert-train's work); the ratio that counts is the second. Sequences per second count samples (a packed row
+# holds one or more); MFU counts the FLOPs of real tokens only (bert-train's log, train_log.cpp), and HF's MFU is that figure
 # scaled by HF's rate on the same samples.
 #   bench/bert_train_gpu.sh [BUILD_DIR] [STEPS]
 # Environment: FIXTURES (../shared/fixtures), PYTHON (python3), RESULTS (a directory to keep results.jsonl and
