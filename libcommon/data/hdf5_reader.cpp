@@ -285,8 +285,13 @@ std::vector<std::vector<int64_t>> PretrainReader::read_vlen(const Dataset& d, ui
   std::vector<hvl_t> buffer(count);
   check_vlen_lengths(path_, d.name, d.id, first, count);
   if (H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, extent, nullptr) < 0 ||
-      H5Dread(d.id, memory_type, memory, file_space, H5P_DEFAULT, buffer.data()) < 0)
-    fail("{}: dataset {}: cannot read rows {} to {}: {}", path_, d.name, first, first + count - 1, hdf5_last_error());
+      H5Dread(d.id, memory_type, memory, file_space, H5P_DEFAULT, buffer.data()) < 0) {
+    const std::string why = hdf5_last_error();
+    // A read that failed part way may have filled some rows: free those (the rest are still {0, null}, which
+    // reclaim skips) before the error leaves, so a caller that goes on (a long-lived loader) does not leak them.
+    H5Dvlen_reclaim(memory_type, memory, H5P_DEFAULT, buffer.data());
+    fail("{}: dataset {}: cannot read rows {} to {}: {}", path_, d.name, first, first + count - 1, why);
+  }
   for (uint64_t i = 0; i < count; ++i) {
     const auto* p = static_cast<const int64_t*>(buffer[i].p);
     rows[i].assign(p, p + buffer[i].len);
