@@ -9,6 +9,7 @@
 #include "io/created_dirs.h"
 #include "io/durable.h"
 #include "io/output.h"
+#include "train/feed/prefetch.h"
 #include "util/ordered_parallel.h"
 
 #include <fmt/format.h>
@@ -31,6 +32,22 @@ namespace {
 
 constexpr const char* kMarkerName = "bin4.json";
 constexpr size_t kBlockRows = 1024;
+
+constexpr size_t kBlocksAhead = 4;
+
+double thread_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// A block of one input's samples, as the reading thread hands it over.
+struct InputBlock {
+  size_t input = 0;         // index into the inputs
+  uint64_t next_row = 0;    // the input's row after the block's last
+  std::vector<PretrainSample> samples;
+};
 
 struct InputInfo {
   std::string path;
@@ -166,16 +183,33 @@ Bin4Result run_bin4(const Bin4Config& o) {
   Bin4Result result;
   result.per_bin.assign(o.bins.size(), 0);
   Progress progress(o.quiet);
+  std::vector<uint64_t> bytes_before;  // of the inputs before each one, for the progress line
   uint64_t input_bytes = 0;
-  for (const auto& in : inputs) input_bytes += in.bytes;
+  for (const auto& in : inputs) bytes_before.push_back(input_bytes), input_bytes += in.bytes;
   progress.set_total(input_bytes);
-  uint64_t bytes_done = 0;
-  std::vector<PretrainSample> block;
-  for (const auto& in : inputs) {
-    PretrainReader reader(in.path);
-    while (reader.read_block(block, kBlockRows)) {
-      uint64_t row = reader.next_row() - block.size();
-      for (const auto& sample : block) {
+  // The inputs' blocks are read and checked on a thread of their own, a few blocks ahead of the dealing below
+  // (libhdf5 is built thread-safe and serialises the two threads' calls; reading and building the samples runs
+  // beside the dealing, appending and writing). The blocks arrive in input order, so the deal does not change.
+  size_t reading = 0;
+  std::unique_ptr<PretrainReader> reader;
+  Prefetcher<InputBlock> blocks(kBlocksAhead, [&](InputBlock& b) {
+    for (; reading < inputs.size(); ++reading, reader.reset()) {
+      if (!reader) reader = std::make_unique<PretrainReader>(inputs[reading].path);
+      if (reader->read_block(b.samples, kBlockRows)) {
+        b.input = reading;
+        b.next_row = reader->next_row();
+        return true;
+      }
+    }
+    result.reading_cpu_seconds = thread_cpu_seconds();
+    return false;
+  });
+  InputBlock block;
+  while (blocks.next(block)) {
+    {
+      const InputInfo& in = inputs[block.input];
+      uint64_t row = block.next_row - block.samples.size();
+      for (const auto& sample : block.samples) {
         int b = bin_index(o.bins, sample.length());
         if (b < 0) {
           if (!o.drop_long)
@@ -197,11 +231,11 @@ Bin4Result run_bin4(const Bin4Config& o) {
         ++row;
       }
       if (progress.wants_update())
-        progress.update(bytes_done + in.bytes * reader.next_row() / std::max<uint64_t>(1, in.rows),
+        progress.update(bytes_before[block.input] + in.bytes * block.next_row / std::max<uint64_t>(1, in.rows),
                         fmt::format("{} samples", result.samples));
     }
-    bytes_done += in.bytes;
   }
+  const uint64_t bytes_done = input_bytes;
   for (auto& bin : writers)
     for (auto& writer : bin) writer->commit();
 

@@ -7,11 +7,12 @@
 // means the run finished.
 //
 // Memory: bins x K writers, each buffering one HDF5 chunk (about 64k token slots, ~0.4 MB in the NVIDIA layout),
-// one block of 1024 input rows, and with deflate the compressor's window of chunks in flight (ChunkCompressor:
+// up to 5 blocks of 1024 input rows (one being dealt, 4 read ahead), and with deflate the compressor's window of chunks in flight (ChunkCompressor:
 // 64 chunks, a few MB); it does not grow with the input.
 //
 // Threads: the output's deflate (the NVIDIA layout's default level 4 is most of bin4's CPU time) runs on --threads
-// workers; reading, dealing and every HDF5 call stay on one thread.
+// workers; the inputs are read on a thread of their own, up to 4 blocks ahead; dealing, appending and the writers'
+// HDF5 calls stay on the calling thread.
 #pragma once
 
 #include "data/hdf5_sample.h"
@@ -45,6 +46,7 @@ struct Bin4Result {
   std::vector<uint64_t> per_bin;  // samples written to each bin
   uint64_t samples = 0;           // samples read
   uint64_t dropped = 0;           // samples longer than the last bound (with drop_long)
+  double reading_cpu_seconds = 0; // CPU time of the thread that read the inputs (bench/pipeline.sh's projection)
 };
 
 // Index of the bin for a sample of `length` tokens, or -1 if it is longer than the last bound.

@@ -1,6 +1,8 @@
-// Bench helper (bench/pipeline.sh): bin4 in process, then the CPU seconds of its calling thread (reading, dealing,
-// every HDF5 call: the part --threads does not spread) and of the whole process (the deflate workers too).
-//   bin4_probe THREADS OUTPUT_DIR INPUT.hdf5...  ->  {"main_thread_cpu_s": ..., "process_cpu_s": ...}
+// Bench helper (bench/pipeline.sh): bin4 in process, then the CPU seconds of its calling thread (dealing,
+// appending, the writers' HDF5 calls), of its reading thread, and of the whole process (the deflate workers too).
+// The two named threads are the parts --threads does not spread.
+//   bin4_probe THREADS OUTPUT_DIR INPUT.hdf5...
+//     -> {"main_thread_cpu_s": ..., "reading_thread_cpu_s": ..., "process_cpu_s": ...}
 #include "cli/run_tool.h"
 #include "data/bin4.h"
 
@@ -30,8 +32,9 @@ int main(int argc, char** argv) {
     cfg.output_dir = argv[2];
     cfg.quiet = true;
     for (int i = 3; i < argc; ++i) cfg.inputs.push_back(argv[i]);
-    bk::run_bin4(cfg);
+    const bk::Bin4Result result = bk::run_bin4(cfg);
     std::cout << nlohmann::json{{"main_thread_cpu_s", cpu_seconds(RUSAGE_THREAD)},
+                                {"reading_thread_cpu_s", result.reading_cpu_seconds},
                                 {"process_cpu_s", cpu_seconds(RUSAGE_SELF)}}.dump()
               << "\n";
     return 0;
