@@ -74,14 +74,10 @@ SquadLogits span_rows(BertForQuestionAnswering& qa, const at::Device& device, co
   // its longest) computes little beyond the real tokens; each feature's logits go back to its own place. Padded,
   // every row is max_seq_length wide anyway: input order.
   std::vector<size_t> order(all.size());
-  std::vector<size_t> lengths(all.size());
-  for (size_t i = 0; i < all.size(); ++i) {
-    order[i] = i;
-    features.input_ids(all[i], ids);
-    lengths[i] = ids.size();
-  }
+  for (size_t i = 0; i < all.size(); ++i) order[i] = i;
   if (options.unpadded)
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lengths[a] < lengths[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return features.length(all[a]) < features.length(all[b]); });
   // run_squad.py's RawResult: each float32 logit as a Python float (a double); row `feature` of the output.
   auto place = [&](const at::Tensor& values, size_t r, size_t feature, std::vector<double>& out) {
     const float* v = values.data_ptr<float>() + static_cast<int64_t>(r) * len;
@@ -99,7 +95,8 @@ SquadLogits span_rows(BertForQuestionAnswering& qa, const at::Device& device, co
     at::Tensor start, end;  // [count, len] float32 on the host
     if (options.unpadded) {
       std::vector<std::vector<int64_t>> row_lengths(count);
-      for (size_t r = 0; r < count; ++r) row_lengths[r] = {static_cast<int64_t>(lengths[order[first + r]])};
+      for (size_t r = 0; r < count; ++r)
+        row_lengths[r] = {static_cast<int64_t>(features.length(all[order[first + r]]))};
       const TokenStream stream = make_token_stream(len, row_lengths).to(device, /*non_blocking=*/false);
       const SpanLogits logits = qa.forward_stream(batch.ids.to(device), batch.segments.to(device), stream);
       // Back to [rows, len]: each real token's logit at its place, the padding's never ranked.
