@@ -10,6 +10,7 @@
 #include "io/durable.h"
 #include "io/output.h"
 #include "train/feed/prefetch.h"
+#include "util/cpu_time.h"
 #include "util/ordered_parallel.h"
 
 #include <fmt/format.h>
@@ -35,12 +36,6 @@ constexpr size_t kBlockRows = 1024;
 
 constexpr size_t kBlocksAhead = 4;
 
-double thread_cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_THREAD, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
 // A block of one input's samples, as the reading thread hands it over.
 struct InputBlock {
@@ -193,6 +188,7 @@ Bin4Result run_bin4(const Bin4Config& o) {
   size_t reading = 0;
   std::unique_ptr<PretrainReader> reader;
   Prefetcher<InputBlock> blocks(kBlocksAhead, [&](InputBlock& b) {
+    if (reading == inputs.size()) return false;  // asked again after the end (the prefetcher reads ahead)
     for (; reading < inputs.size(); ++reading, reader.reset()) {
       if (!reader) reader = std::make_unique<PretrainReader>(inputs[reading].path);
       if (reader->read_block(b.samples, kBlockRows)) {
@@ -201,7 +197,8 @@ Bin4Result run_bin4(const Bin4Config& o) {
         return true;
       }
     }
-    result.reading_cpu_seconds = thread_cpu_seconds();
+    // Written once, before the end marker is queued: the dealing thread reads it after taking that marker.
+    result.reading_cpu_seconds = cpu_seconds(RUSAGE_THREAD);
     return false;
   });
   InputBlock block;

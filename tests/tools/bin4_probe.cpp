@@ -5,24 +5,12 @@
 //     -> {"main_thread_cpu_s": ..., "reading_thread_cpu_s": ..., "process_cpu_s": ...}
 #include "cli/run_tool.h"
 #include "data/bin4.h"
+#include "util/cpu_time.h"
 
 #include <nlohmann/json.hpp>
 
-#include <sys/resource.h>
-
 #include <iostream>
 #include <string>
-
-namespace {
-
-double cpu_seconds(int who) {
-  rusage u{};
-  getrusage(who, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   return bk::run_tool("bin4_probe", argc, argv, [](int argc, char** argv) {
@@ -33,9 +21,9 @@ int main(int argc, char** argv) {
     cfg.quiet = true;
     for (int i = 3; i < argc; ++i) cfg.inputs.push_back(argv[i]);
     const bk::Bin4Result result = bk::run_bin4(cfg);
-    std::cout << nlohmann::json{{"main_thread_cpu_s", cpu_seconds(RUSAGE_THREAD)},
+    std::cout << nlohmann::json{{"main_thread_cpu_s", bk::cpu_seconds(RUSAGE_THREAD)},
                                 {"reading_thread_cpu_s", result.reading_cpu_seconds},
-                                {"process_cpu_s", cpu_seconds(RUSAGE_SELF)}}.dump()
+                                {"process_cpu_s", bk::cpu_seconds(RUSAGE_SELF)}}.dump()
               << "\n";
     return 0;
   });
