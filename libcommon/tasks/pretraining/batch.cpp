@@ -94,28 +94,32 @@ PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples,
 
 PretrainBatch slice_rows(const PretrainBatch& b, int64_t first, int64_t rows) {
   PretrainBatch part;
+  // Page-locked as the loader made the batch, so the slices' copies to the GPU do not block the host: a row slice
+  // is a view of the batch's memory as it is; one cut to fewer columns is copied once, straight into page-locked
+  // memory.
+  const bool pinned = b.input_ids.is_pinned();
+  auto own = [&](const at::Tensor& view) {
+    if (view.is_contiguous() || !pinned) return view.contiguous();
+    return at::empty(view.sizes(), view.options().pinned_memory(true)).copy_(view);
+  };
   const at::Tensor mask = b.attention_mask.narrow(0, first, rows);
   const at::Tensor lengths = mask.sum(1).contiguous();
   const int64_t t = std::max<int64_t>(lengths.max().item<int64_t>(), 1);
-  part.input_ids = b.input_ids.narrow(0, first, rows).narrow(1, 0, t).contiguous();
-  part.segment_ids = b.segment_ids.narrow(0, first, rows).narrow(1, 0, t).contiguous();
-  part.attention_mask = mask.narrow(1, 0, t).contiguous();
-  part.masked_lm_positions = b.masked_lm_positions.narrow(0, first, rows).contiguous();
-  part.masked_lm_ids = b.masked_lm_ids.narrow(0, first, rows).contiguous();
-  part.next_sentence_labels = b.next_sentence_labels.narrow(0, first, rows).contiguous();
+  part.input_ids = own(b.input_ids.narrow(0, first, rows).narrow(1, 0, t));
+  part.segment_ids = own(b.segment_ids.narrow(0, first, rows).narrow(1, 0, t));
+  part.attention_mask = own(mask.narrow(1, 0, t));
+  part.masked_lm_positions = own(b.masked_lm_positions.narrow(0, first, rows));
+  part.masked_lm_ids = own(b.masked_lm_ids.narrow(0, first, rows));
+  part.next_sentence_labels = own(b.next_sentence_labels.narrow(0, first, rows));
   if (b.stream.defined()) {
     std::vector<std::vector<int64_t>> row_lengths;
     const int64_t* length = lengths.data_ptr<int64_t>();
     for (int64_t r = 0; r < rows; ++r) row_lengths.push_back({length[r]});
     add_token_stream(part, row_lengths);
-  }
-  // The slices are new host tensors: page-lock them as the loader did the batch, so their copies to the GPU do not
-  // block the host.
-  if (b.input_ids.is_pinned()) {
-    for (at::Tensor* t : {&part.input_ids, &part.segment_ids, &part.attention_mask, &part.masked_lm_positions,
-                          &part.masked_lm_ids, &part.next_sentence_labels, &part.masked_tokens})
-      if (t->defined()) *t = t->pin_memory();
-    part.stream.pin_memory();
+    if (pinned) {  // new host tensors, small
+      part.masked_tokens = part.masked_tokens.pin_memory();
+      part.stream.pin_memory();
+    }
   }
   return part;
 }
