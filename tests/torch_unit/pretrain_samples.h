@@ -70,6 +70,11 @@ inline bk::PretrainSample join(const std::vector<bk::PretrainSample>& samples, s
   return row;
 }
 
+// Nine samples in rows of three, one, two and three: every sample once, rows of each fill (the packed tests').
+inline std::vector<bk::PretrainSample> packed_rows(const std::vector<bk::PretrainSample>& samples) {
+  return {join(samples, {0, 1, 2}), join(samples, {3}), join(samples, {4, 5}), join(samples, {6, 7, 8})};
+}
+
 struct LossAndGrads {
   double loss = 0, mlm_loss = 0, nsp_loss = 0;
   int64_t mlm_correct = 0, nsp_correct = 0, nsp_total = 0;

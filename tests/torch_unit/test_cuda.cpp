@@ -19,7 +19,6 @@
 namespace {
 
 using bk_test::check_equal;
-using bk_test::join;
 using bk_test::LossAndGrads;
 using bk_test::make_samples;
 using bk_test::run;
@@ -102,9 +101,7 @@ TEST_CASE("cuda: packed rows give the loss and gradients of their samples unpack
   at::manual_seed(5);
   bk::BertForPreTraining model(small_config());
   model.eval();
-  const std::vector<bk::PretrainSample> rows = {join(samples, {0, 1, 2}), join(samples, {3}), join(samples, {4, 5}),
-                                                join(samples, {6, 7, 8})};
-  const auto packed = bk::collate_pretrain_batch(rows, 24, false, /*unpadded=*/true);
+  const auto packed = bk::collate_pretrain_batch(bk_test::packed_rows(samples), 24, false, /*unpadded=*/true);
   const auto reference = bk::collate_pretrain_batch(samples, 8, false, /*unpadded=*/false);
   const LossAndGrads cpu_reference = run(model, reference);
   move_to_cuda(model);

@@ -33,10 +33,7 @@ TEST_CASE("packed rows: the loss and gradients of their samples unpacked") {
   at::manual_seed(5);
   bk::BertForPreTraining model(small_config());
   model.eval();
-  // Rows of three, one and two samples and a row of three again: every sample once.
-  const std::vector<bk::PretrainSample> rows = {join(samples, {0, 1, 2}), join(samples, {3}), join(samples, {4, 5}),
-                                                join(samples, {6, 7, 8})};
-  const auto packed = bk::collate_pretrain_batch(rows, 24, false, /*unpadded=*/true);
+  const auto packed = bk::collate_pretrain_batch(bk_test::packed_rows(samples), 24, false, /*unpadded=*/true);
   CHECK(packed.size() == 4);
   CHECK(packed.next_sentence_labels.size(0) == 9);
   CHECK(packed.stream.sequences() == 9);
