@@ -2,6 +2,7 @@
 
 #include "cli/run_tool.h"
 #include "train/loop/loop_run.h"
+#include "train/loop/step_profiler.h"
 #include "train/loop/throughput.h"
 
 #include <fmt/format.h>
@@ -252,8 +253,11 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
     if (main && (r.step % cfg.log_every == 0 || r.step == cfg.max_steps)) log_step(run, r, seconds, step_flops, peak);
     if (main) run.log->progress(r.step);
   };
+  const auto profiler = StepProfiler::from_env(run.device, run.dist->rank());
   while (run.step < cfg.max_steps) {
+    if (profiler) profiler->before_step(run.step + 1);
     StepResult r = step(run);
+    if (profiler) profiler->after_step(r.step);
     if (pending) finish_step(*pending);
     pending = std::move(r);
 
