@@ -25,7 +25,8 @@ int64_t parse_count(const std::string& text, const std::string& value) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || n < 1) usage_fail("BERTKIT_PROFILE must be FILE[:FIRST[:COUNT]] with positive counts, got '{}'", value);
+  if (used != text.size() || n < 1)
+    usage_fail("BERTKIT_PROFILE must be FILE[:FIRST[:COUNT]] with positive counts, got '{}'", value);
   return n;
 }
 
