@@ -2,7 +2,8 @@
 # bert-train on one CUDA GPU against HF transformers' BertForPreTraining (SDPA attention, fused AdamW, bf16
 # autocast) on the same data and batch size, in one run: BERT-base and BERT-large at seq 128 (phase 1), and at
 # seq 512 (phase 2) from bin4 bins and from pack's packed rows, against HF on the same samples cut to each batch's
-# longest; fp16 with loss scaling; and the host syncs per step (torch's CUDA sync debug mode). HF runs twice per
+# longest; fp16 with loss scaling; bert-train without its own CUDA kernels (--fused-kernels off, case unfused);
+# and the host syncs per step (torch's CUDA sync debug mode). HF runs twice per
 # case: as users run it (vocabulary logits for every token) and with the MLM head on the masked positions only
 # (bert-train's work); the ratio that counts is the second. Sequences per second count samples (a packed row
 # holds one or more); MFU counts the FLOPs of real tokens only (bert-train's log, train_log.cpp), and HF's MFU is that figure
@@ -10,7 +11,8 @@
 #   bench/bert_train_gpu.sh [BUILD_DIR] [STEPS]
 # Environment: FIXTURES (../shared/fixtures), PYTHON (python3), RESULTS (a directory to keep results.jsonl and
 # runs.log in; default a temporary one), CASES (which cases, default all: base128 large128 lamb base512 large512
-# fp16 syncs), HF=0 (bert-train alone, no peer), DEVICE (cuda) and SMOKE=1 (two-layer models and small batches: a quick check of this script on the CPU
+# unfused fp16 syncs), HF=0 (bert-train alone, no peer), PROFILE=1 (each bert-train run goes on for 3 steps after the timed
+# ones under BERTKIT_PROFILE, to RESULTS/profile-CASE.json, totalled by bench/profile_summary.py), DEVICE (cuda) and SMOKE=1 (two-layer models and small batches: a quick check of this script on the CPU
 # with DEVICE=cpu, whose figures mean nothing).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +21,7 @@ STEPS=${2:-30}
 WARMUP=5
 FIXTURES=${FIXTURES:-$SRC/../shared/fixtures}
 PYTHON=${PYTHON:-python3}
-CASES=${CASES:-base128 large128 lamb base512 large512 fp16 syncs}
+CASES=${CASES:-base128 large128 lamb base512 large512 unfused fp16 syncs}
 DEVICE=${DEVICE:-cuda}
 B128=256 B512=64 BPACKED=32
 [ "${SMOKE:-0}" = 1 ] && B128=16 B512=8 BPACKED=4
@@ -48,15 +50,21 @@ wait
 ours() {
   local name=$1 config=$2 input=$3 batch=$4; shift 4
   echo "== $name: bert-train $*" >>"$LOG"
+  local steps=$STEPS
+  [ "${PROFILE:-0}" = 1 ] && steps=$((STEPS + 3)) && export BERTKIT_PROFILE=$RESULTS/profile-$name.json:$((STEPS + 1)):3
   if ! timeout 150 "$BUILD/tools/bert-train" -q --device "$DEVICE" --precision "${PRECISION:-bf16}" --config "$config" --input "$input" \
-      --output-dir "$TMP/run-$name" --train-batch-size "$batch" --max-steps "$STEPS" --optimizer "${OPTIMIZER:-adamw}" \
+      --output-dir "$TMP/run-$name" --train-batch-size "$batch" --max-steps "$steps" --optimizer "${OPTIMIZER:-adamw}" \
       --learning-rate 1e-4 --no-tensorboard --prefetch 8 "$@" >>"$LOG" 2>&1; then
     echo "{\"case\": \"$name\", \"tool\": \"bert-train\", \"failed\": true}" >>"$JSONL"; echo "$name: bert-train FAILED"
     return
   fi
-  "$PYTHON" - "$TMP/run-$name/log.jsonl" "$WARMUP" "$name" "$batch" <<'PY' | tee -a "$JSONL"
+  unset BERTKIT_PROFILE
+  [ -f "$RESULTS/profile-$name.json" ] && "$PYTHON" "$SRC/bench/profile_summary.py" "$RESULTS/profile-$name.json" \
+    >"$RESULTS/profile-$name.txt" && sed "s/^/$name profile: /" "$RESULTS/profile-$name.txt" | head -14
+  "$PYTHON" - "$TMP/run-$name/log.jsonl" "$WARMUP" "$name" "$batch" "$STEPS" <<'PY' | tee -a "$JSONL"
 import json, sys
-lines = [l for l in map(json.loads, open(sys.argv[1])) if "step_seconds" in l][int(sys.argv[2]):]
+lines = [l for l in map(json.loads, open(sys.argv[1])) if "step_seconds" in l and l["step"] <= int(sys.argv[5])]
+lines = lines[int(sys.argv[2]):]
 mean = lambda k: sum(l[k] for l in lines) / len(lines)
 seconds = mean("step_seconds")
 print(json.dumps({"case": sys.argv[3], "tool": "bert-train", "batch": int(sys.argv[4]), "ms_per_step": seconds * 1e3,
@@ -107,6 +115,11 @@ for c in $CASES; do
       m=${c%128}
       ours "$c" "$TMP/$m.json" "$TMP/p128.hdf5" $B128
       hf "$c" "$TMP/$m.json" "$TMP/p128.hdf5" $B128 bf16 ;;
+    unfused)
+      # The cases above without bertkit's own CUDA kernels (--fused-kernels off: ATen's ops alone).
+      ours base128-unfused "$TMP/base.json" "$TMP/p128.hdf5" $B128 --fused-kernels off
+      ours large128-unfused "$TMP/large.json" "$TMP/p128.hdf5" $B128 --fused-kernels off
+      ours large512-packed-unfused "$TMP/large.json" "$TMP/packed.hdf5" $BPACKED --fused-kernels off ;;
     lamb)
       # bert-train's default optimizer (NVIDIA's LAMB) against the AdamW of the case above.
       OPTIMIZER=lamb ours large128-lamb "$TMP/large.json" "$TMP/p128.hdf5" $B128 ;;

@@ -1,11 +1,11 @@
 #include "model/encoder.h"
 
+#include "model/fused_layer_norm.h"
 #include "model/token_stream.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
 #include <ATen/autocast_mode.h>
-#include <c10/core/impl/LocalDispatchKeySet.h>
 
 #include <fmt/format.h>
 
@@ -22,21 +22,6 @@ at::Tensor fuse(std::initializer_list<at::Tensor> parts) {
   std::vector<at::Tensor> cast;
   for (const auto& p : parts) cast.push_back(at::autocast::cached_cast(dtype, p, device));
   return at::cat(cast);
-}
-
-// LayerNorm that keeps autocast's low precision. Autocast runs layer_norm in fp32 and returns fp32, so the residual
-// stream between layers (and every dropout, residual add and cast on it) would move twice the bytes; here the input
-// and weights are cast to the autocast dtype and the kernel, which accumulates its statistics in fp32 whatever the
-// input, returns bf16/fp16, as NVIDIA's and Megatron's mixed-precision BERT keep their activations. Without autocast
-// (fp32 training) it is plain layer_norm.
-at::Tensor norm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps) {
-  const at::DeviceType device = x.device().type();
-  if (!at::autocast::is_autocast_enabled(device)) return at::layer_norm(x, {x.size(-1)}, weight, bias, eps);
-  const at::ScalarType dtype = at::autocast::get_autocast_dtype(device);
-  const at::Tensor w = at::autocast::cached_cast(dtype, weight, device);
-  const at::Tensor b = at::autocast::cached_cast(dtype, bias, device);
-  const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
-  return at::layer_norm(x.to(dtype), {x.size(-1)}, w, b, eps);
 }
 
 // Attention inside each sequence of a token stream. qkv: [N, 3H]; returns the context [N, H].
@@ -119,10 +104,11 @@ at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const
     context = context.transpose(1, 2).reshape({b, t, h});
   }
   at::Tensor attn = at::linear(context, l.ao_w, l.ao_b);
-  attn = norm(dropout(attn, training) + x, l.ao_ln_w, l.ao_ln_b, config_.layer_norm_eps);
+  const double p = config_.hidden_dropout_prob, eps = config_.layer_norm_eps;
+  attn = dropout_add_layer_norm(attn, x, l.ao_ln_w, l.ao_ln_b, p, eps, training);
   at::Tensor ff = bert_activation(config_.hidden_act, at::linear(attn, l.in_w, l.in_b));
   ff = at::linear(ff, l.out_w, l.out_b);
-  return norm(dropout(ff, training) + attn, l.out_ln_w, l.out_ln_b, config_.layer_norm_eps);
+  return dropout_add_layer_norm(ff, attn, l.out_ln_w, l.out_ln_b, p, eps, training);
 }
 
 // Token 0 ([PAD]) is the padding index, as HF's BertEmbeddings declares it: its row gets no gradient from the
@@ -131,7 +117,7 @@ at::Tensor BertEncoder::embed(const at::Tensor& input_ids, const at::Tensor& pos
                               bool training) const {
   at::Tensor x = at::embedding(word_emb_, input_ids, /*padding_idx=*/0) + positions;
   x = segment_ids.defined() ? x + at::embedding(type_emb_, segment_ids) : x + type_emb_[0];
-  return dropout(norm(x, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps), training);
+  return dropout(autocast_layer_norm(x, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps), training);
 }
 
 EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,

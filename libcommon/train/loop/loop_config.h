@@ -40,6 +40,7 @@ struct LoopConfig {
   int64_t stop_after = 0;               // stop (with a checkpoint) after this many steps of this run; 0 = never
   bool tensorboard = true;
   bool tf32 = false;
+  std::string fused_kernels = "auto";   // auto | on | off: bertkit's CUDA kernels (model/fused_layer_norm.h)
   bool no_sync_gradients = false;
   bool local_clip = false;
   bool nccl_warmup = false;             // all-reduces of the gradient buckets' sizes before the first step (Samsung)

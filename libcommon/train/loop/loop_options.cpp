@@ -19,6 +19,8 @@ void LoopConfig::validate() const {
     usage_fail("--optimizer must be lamb, adamw, acclip or madgrad, got '{}'", optimizer);
   if (precision != "fp32" && precision != "bf16" && precision != "fp16")
     usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", precision);
+  if (fused_kernels != "auto" && fused_kernels != "on" && fused_kernels != "off")
+    usage_fail("--fused-kernels must be auto, on or off, got '{}'", fused_kernels);
   if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
   if (lr_scaling != "none" && lr_scaling != "linear" && lr_scaling != "sqrt")
     usage_fail("--lr-scaling must be none, linear or sqrt, got '{}'", lr_scaling);
@@ -58,6 +60,9 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"),
      "fp32, bf16 (autocast) or fp16 (CUDA, loss scaling)")
     ("tf32", po::bool_switch(&c.tf32), "allow TF32 matmuls on CUDA")
+    ("fused-kernels", po::value(&c.fused_kernels)->default_value(d.fused_kernels)->value_name("auto|on|off"),
+     "bertkit's own CUDA kernels for each layer's dropout, residual add and LayerNorm (CUDA, bf16/fp16): auto uses "
+     "them where this build has them, on requires them")
     ("seed", po::value(&c.seed)->default_value(d.seed)->value_name("S"), "weights, dropout and data order")
     ("log-file", po::value(&c.log_file)->value_name("FILE"), "JSON lines, one per logging step (default OUTPUT_DIR/log.jsonl)")
     ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"), "log every N steps")

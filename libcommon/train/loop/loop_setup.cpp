@@ -1,4 +1,5 @@
 #include "launch/launcher.h"
+#include "model/fused_layer_norm.h"
 #include "train/dist/dist_buckets.h"
 #include "train/loop/checkpoint.h"
 #include "ckpt/checkpoint_path.h"
@@ -123,6 +124,9 @@ bool setup_run(LoopRun& run) {
     at::globalContext().setAllowTF32CuBLAS(true);
     at::globalContext().setAllowTF32CuDNN(true);
   }
+  if (cfg.fused_kernels == "on" && !fused_kernels_built())
+    usage_fail("--fused-kernels on: this build has no CUDA kernels (nvcc was not found when it was configured)");
+  set_fused_kernels(cfg.fused_kernels != "off" && fused_kernels_built());
 
   // The model: the same initial weights on every rank (seeded, then rank 0's broadcast).
   at::manual_seed(cfg.seed);

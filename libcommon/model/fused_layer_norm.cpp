@@ -1,0 +1,179 @@
+#include "model/fused_layer_norm.h"
+
+#include "util/error.h"
+
+#include <ATen/ATen.h>
+#include <ATen/autocast_mode.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#ifdef BERTKIT_CUDA_KERNELS
+#include "kernels/dropout_add_layer_norm.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+
+#include <mutex>
+#endif
+
+#include <atomic>
+
+namespace bk {
+
+namespace {
+
+std::atomic<bool> fused_on{false};
+
+// Under autocast, norm's weights in the autocast dtype (through autocast's cache, so the cast is differentiable
+// and done once per step); the input and residual already are.
+at::Tensor autocast_weight(const at::Tensor& w, const at::Tensor& like) {
+  const at::DeviceType device = like.device().type();
+  if (!at::autocast::is_autocast_enabled(device)) return w;
+  return at::autocast::cached_cast(at::autocast::get_autocast_dtype(device), w, device);
+}
+
+#ifdef BERTKIT_CUDA_KERNELS
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+kernels::HalfType half_type(const at::Tensor& t) {
+  return t.scalar_type() == at::kBFloat16 ? kernels::HalfType::bf16 : kernels::HalfType::fp16;
+}
+
+void check_launch(const char* error, const char* what) {
+  if (error != nullptr && *error != '\0') fail("fused {}: CUDA error: {}", what, error);
+}
+
+class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& residual,
+                            const at::Tensor& gamma, const at::Tensor& beta, double p, double eps) {
+    const int64_t cols = input.size(-1), rows = input.numel() / std::max<int64_t>(cols, 1);
+    const at::Tensor in = input.contiguous(), res = residual.contiguous();
+    const at::Tensor g = gamma.contiguous(), b = beta.contiguous();
+    at::Tensor out = at::empty_like(in), sum = at::empty_like(in);
+    at::Tensor keep = p > 0 ? at::empty(in.sizes(), in.options().dtype(at::kByte)) : at::Tensor();
+    at::Tensor mean = at::empty({rows}, in.options().dtype(at::kFloat)), rstd = at::empty_like(mean);
+    kernels::DropoutAddLayerNormForward a;
+    a.input = in.data_ptr();
+    a.residual = res.data_ptr();
+    a.gamma = g.data_ptr();
+    a.beta = b.data_ptr();
+    a.out = out.data_ptr();
+    a.sum = sum.data_ptr();
+    a.keep = p > 0 ? keep.data_ptr<uint8_t>() : nullptr;
+    a.mean = mean.data_ptr<float>();
+    a.rstd = rstd.data_ptr<float>();
+    a.rows = rows;
+    a.cols = cols;
+    a.p = static_cast<float>(p);
+    a.eps = static_cast<float>(eps);
+    if (p > 0) {
+      // Each thread draws 8 numbers: the generator moves on by 8, as ATen's own kernels reserve theirs.
+      auto* gen = at::get_generator_or_default<at::CUDAGeneratorImpl>(std::nullopt,
+                                                                       at::cuda::detail::getDefaultCUDAGenerator());
+      at::PhiloxCudaState state;
+      {
+        const std::lock_guard<std::mutex> lock(gen->mutex_);
+        state = gen->philox_cuda_state(8);
+      }
+      if (state.captured_) fail("fused dropout+LayerNorm: not supported under CUDA graph capture");
+      a.seed = state.seed_.val;
+      a.offset = state.offset_.val;
+    }
+    check_launch(kernels::dropout_add_layer_norm_forward(half_type(in), a, at::cuda::getCurrentCUDAStream().stream()),
+                 "dropout+LayerNorm forward");
+    ctx->save_for_backward({sum, g, mean, rstd, keep});
+    ctx->saved_data["p"] = p;
+    return out;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &sum = saved[0], &gamma = saved[1], &mean = saved[2], &rstd = saved[3], &keep = saved[4];
+    const double p = ctx->saved_data["p"].toDouble();
+    const at::Tensor dy = grads[0].contiguous().to(sum.scalar_type());
+    const int64_t cols = sum.size(-1), rows = sum.numel() / std::max<int64_t>(cols, 1);
+    const int64_t blocks = kernels::dropout_add_layer_norm_backward_blocks(rows);
+    at::Tensor grad_input = at::empty_like(sum), grad_residual = at::empty_like(sum);
+    at::Tensor partial = at::empty({2, std::max<int64_t>(blocks, 1), cols}, sum.options().dtype(at::kFloat));
+    if (blocks == 0) partial.zero_();
+    kernels::DropoutAddLayerNormBackward a;
+    a.grad_out = dy.data_ptr();
+    a.sum = sum.data_ptr();
+    a.gamma = gamma.data_ptr();
+    a.mean = mean.data_ptr<float>();
+    a.rstd = rstd.data_ptr<float>();
+    a.keep = p > 0 ? keep.data_ptr<uint8_t>() : nullptr;
+    a.grad_input = grad_input.data_ptr();
+    a.grad_residual = grad_residual.data_ptr();
+    a.gamma_partial = partial[0].data_ptr<float>();
+    a.beta_partial = partial[1].data_ptr<float>();
+    a.rows = rows;
+    a.cols = cols;
+    a.p = static_cast<float>(p);
+    check_launch(kernels::dropout_add_layer_norm_backward(half_type(sum), a, at::cuda::getCurrentCUDAStream().stream()),
+                 "dropout+LayerNorm backward");
+    const at::Tensor totals = partial.sum(1).to(gamma.scalar_type());  // [2, cols]: dgamma, dbeta
+    return {grad_input, grad_residual, totals[0], totals[1], at::Tensor(), at::Tensor()};
+  }
+};
+
+bool fused_applies(const at::Tensor& input, const at::Tensor& residual) {
+  const auto type = input.scalar_type();
+  return input.is_cuda() && (type == at::kBFloat16 || type == at::kHalf) && residual.scalar_type() == type &&
+         input.sizes() == residual.sizes() && kernels::dropout_add_layer_norm_supports(input.size(-1));
+}
+
+#endif  // BERTKIT_CUDA_KERNELS
+
+}  // namespace
+
+bool fused_kernels_built() {
+#ifdef BERTKIT_CUDA_KERNELS
+  return true;
+#else
+  return false;
+#endif
+}
+
+void set_fused_kernels(bool on) { fused_on = on && fused_kernels_built(); }
+
+bool fused_kernels_enabled() { return fused_on; }
+
+at::Tensor autocast_layer_norm(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta, double eps) {
+  // Autocast runs layer_norm in fp32 and returns fp32, so the residual stream between layers (and every dropout,
+  // residual add and cast on it) would move twice the bytes. Here the input and weights are cast to the autocast
+  // dtype and the kernel, which accumulates its statistics in fp32 whatever the input, returns bf16/fp16, as
+  // NVIDIA's and Megatron's mixed-precision BERT keep their activations.
+  const at::DeviceType device = x.device().type();
+  if (!at::autocast::is_autocast_enabled(device)) return at::layer_norm(x, {x.size(-1)}, gamma, beta, eps);
+  const at::ScalarType dtype = at::autocast::get_autocast_dtype(device);
+  const at::Tensor w = autocast_weight(gamma, x), b = autocast_weight(beta, x);
+  const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
+  return at::layer_norm(x.to(dtype), {x.size(-1)}, w, b, eps);
+}
+
+at::Tensor dropout_add_layer_norm_reference(const at::Tensor& input, const at::Tensor& residual,
+                                            const at::Tensor& gamma, const at::Tensor& beta, double p, double eps,
+                                            bool training) {
+  const at::Tensor dropped = training && p > 0 ? at::dropout(input, p, true) : input;
+  return autocast_layer_norm(dropped + residual, gamma, beta, eps);
+}
+
+at::Tensor dropout_add_layer_norm(const at::Tensor& input, const at::Tensor& residual, const at::Tensor& gamma,
+                                  const at::Tensor& beta, double p, double eps, bool training) {
+#ifdef BERTKIT_CUDA_KERNELS
+  if (fused_on && fused_applies(input, residual)) {
+    const at::Tensor g = autocast_weight(gamma, input), b = autocast_weight(beta, input);
+    if (g.scalar_type() == input.scalar_type() && b.scalar_type() == input.scalar_type()) {
+      const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
+      return DropoutAddLayerNorm::apply(input, residual, g, b, training ? p : 0.0, eps);
+    }
+  }
+#endif
+  return dropout_add_layer_norm_reference(input, residual, gamma, beta, p, eps, training);
+}
+
+}  // namespace bk

@@ -1,0 +1,32 @@
+// LayerNorm(dropout(input) + residual), the post-LayerNorm BERT layer's two sums, as one CUDA kernel each way
+// (kernels/dropout_add_layer_norm.h) under autograd, or as the separate ATen ops. The fused kernels run only where
+// they were built (nvcc at build time: fused_kernels_built()), were switched on (--fused-kernels, auto by
+// default), and apply: CUDA tensors in bf16/fp16 with a hidden size that is a multiple of 8 up to 8192. Everywhere
+// else, and as the reference the CUDA test compares the kernels with, the ATen ops.
+#pragma once
+
+#include <ATen/Tensor.h>
+
+namespace bk {
+
+bool fused_kernels_built();
+// Process-wide, as torch's backend switches are: set once from the options before the model runs (on is ignored
+// where the kernels were not built). Off by default: bert-train and bert-finetune turn it on (--fused-kernels).
+void set_fused_kernels(bool on);
+bool fused_kernels_enabled();
+
+// input, residual: [..., H] in the autocast dtype; gamma, beta: [H] (cast to it under autocast). Dropout with
+// probability p when training.
+at::Tensor dropout_add_layer_norm(const at::Tensor& input, const at::Tensor& residual, const at::Tensor& gamma,
+                                  const at::Tensor& beta, double p, double eps, bool training);
+
+// LayerNorm over the last dimension that keeps autocast's low precision (autocast alone would run it in fp32 and
+// return fp32); plain layer_norm without autocast.
+at::Tensor autocast_layer_norm(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta, double eps);
+
+// The ATen ops alone (what dropout_add_layer_norm computes without the kernels).
+at::Tensor dropout_add_layer_norm_reference(const at::Tensor& input, const at::Tensor& residual,
+                                            const at::Tensor& gamma, const at::Tensor& beta, double p, double eps,
+                                            bool training);
+
+}  // namespace bk
