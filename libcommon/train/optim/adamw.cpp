@@ -8,6 +8,7 @@
 #include <ATen/core/grad_mode.h>
 
 #include <cmath>
+#include <optional>
 
 namespace bk {
 namespace {
@@ -34,18 +35,21 @@ class AdamW final : public Optimizer {
     const double correction2 = 1 - std::pow(c.beta2, static_cast<double>(steps_));
 
     at::Tensor norm = gather_grads();  // update_ holds the gradients
-    if (c.max_grad_norm > 0) update_.mul_(at::clamp_max((norm + 1e-6).reciprocal() * c.max_grad_norm, 1.0));
     if (c.fused) {
+      // Clipping as the kernel's gradient divisor (norm / max_norm, at least 1): no pass of its own over update_.
+      std::optional<at::Tensor> divisor;
+      if (c.max_grad_norm > 0) divisor = at::clamp_min((norm + 1e-6) / c.max_grad_norm, 1.0).to(at::kFloat);
       // The kernel reads the step count from a device tensor (torch increments it before the call, as here).
       step_.fill_(static_cast<double>(steps_));
       for (Group* g : {&decayed_, &plain_}) {
         if (g->params.empty()) continue;
         const std::vector<at::Tensor> steps(g->params.size(), step_);
         at::_fused_adamw_(g->params, g->grads, g->exp_avgs, g->exp_avg_sqs, {}, steps, lr, c.beta1, c.beta2,
-                          g == &decayed_ ? c.weight_decay : 0.0, c.eps, /*amsgrad=*/false, /*maximize=*/false);
+                          g == &decayed_ ? c.weight_decay : 0.0, c.eps, /*amsgrad=*/false, /*maximize=*/false, divisor);
       }
       return norm;
     }
+    if (c.max_grad_norm > 0) update_.mul_(at::clamp_max((norm + 1e-6).reciprocal() * c.max_grad_norm, 1.0));
     if (c.weight_decay != 0 && !decayed_params_.empty()) at::_foreach_mul_(decayed_params_, 1 - lr * c.weight_decay);
     exp_avg_.lerp_(update_, 1 - c.beta1);
     exp_avg_sq_.mul_(c.beta2).addcmul_(update_, update_, 1 - c.beta2);
