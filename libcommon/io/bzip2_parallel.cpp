@@ -1,5 +1,7 @@
 #include "io/bzip2_parallel.h"
 
+#include "io/bzip2_block.h"
+
 #include "util/error.h"
 
 #include <bzlib.h>
@@ -80,6 +82,13 @@ const MagicFilter kFilter;
 
 std::string decode_bzip2_block(const std::string& raw, unsigned bit_offset, uint64_t bits, int level,
                                std::string& out) {
+  const std::string why = decode_bzip2_block_bits(reinterpret_cast<const unsigned char*>(raw.data()), raw.size(),
+                                                  bit_offset, bits, level, out);
+  return why == kBzip2Randomised ? decode_bzip2_block_libbz2(raw, bit_offset, bits, level, out) : why;
+}
+
+std::string decode_bzip2_block_libbz2(const std::string& raw, unsigned bit_offset, uint64_t bits, int level,
+                                      std::string& out) {
   if (bits < 80) return "block too short";
   const auto* in = reinterpret_cast<const unsigned char*>(raw.data());
   // The block's stored CRC (after its magic) becomes the combined CRC of the one-block stream.

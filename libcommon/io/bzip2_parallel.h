@@ -6,9 +6,8 @@
 //
 //   splitter (one thread)  reads the file, finds every bit position of the block magic and of the end-of-stream
 //                          magic (0x177245385090), and cuts the file into segments at those positions;
-//   workers (`threads`)    decode each block segment on its own: the block's bits, shifted to a byte boundary,
-//                          between a "BZh<level>" header and an end-of-stream marker whose CRC is the block's
-//                          CRC, go through libbz2, which checks the block CRC;
+//   workers (`threads`)    decode each block segment on its own and check its CRC (io/bzip2_block.h: bertkit's
+//                          decoder, about twice libbz2's speed; randomised blocks through libbz2);
 //   reader (the caller)    takes the segments in file order, checks the stream structure and each stream's
 //                          combined CRC, and hands out the decoded bytes.
 //
@@ -23,8 +22,8 @@
 // (2 * threads + 4) * (3 MB + 46 MB) and, for text such as a Wikipedia dump, (2 * threads + 4) * ~1.2 MB.
 //
 // Scaling: the splitter's work per byte is a table lookup (one in 16 bytes needs a 64-bit compare) and a copy,
-// about 2 GB/s of XML per core, so it serves tens of workers (libbz2 decodes at ~35 MB/s of
-// output per core, ~10 MB/s of input). The reader's work per byte is one memcpy.
+// about 2 GB/s of XML per core, so it serves tens of workers (a worker decodes about 57 MB/s of XML per core,
+// libbz2 40: bench/wiki_clean.sh). The reader's work per byte is one memcpy.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +59,12 @@ class ParallelBzip2 {
 
 // Decodes one block: bits [bit_offset, bit_offset + bits) of `raw` (starting with the block magic), as bzip2
 // level `level`, appending the block's bytes to out. Returns "" on success, else why it failed. Exposed for tests.
+// By bertkit's own block decoder (io/bzip2_block.h), and randomised blocks by libbz2.
 std::string decode_bzip2_block(const std::string& raw, unsigned bit_offset, uint64_t bits, int level,
                                std::string& out);
+// The same by libbz2 alone: the block between a stream header and an end-of-stream marker made for it (the
+// reference the tests hold bertkit's decoder to).
+std::string decode_bzip2_block_libbz2(const std::string& raw, unsigned bit_offset, uint64_t bits, int level,
+                                      std::string& out);
 
 }  // namespace bk

@@ -17,7 +17,7 @@ out=${1:?usage: seed_corpora.sh OUT [BUILD]}
 build=${2:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 fixtures=${BERTKIT_FIXTURES:-$root/../shared/fixtures}
-mkdir -p "$out"/{fuzz_safetensors,fuzz_bert_config,fuzz_tfrecord,fuzz_squad,fuzz_glue,fuzz_hdf5_reader,fuzz_tf_index}
+mkdir -p "$out"/{fuzz_bzip2,fuzz_safetensors,fuzz_bert_config,fuzz_tfrecord,fuzz_squad,fuzz_glue,fuzz_hdf5_reader,fuzz_tf_index}
 
 python3 - "$out" "$fixtures" <<'PY'
 import json, os, struct, sys, glob
@@ -50,6 +50,14 @@ for path in glob.glob(f"{fx}/tfrecord/*/*"):
     stem = os.path.basename(os.path.dirname(path)) + "-" + os.path.basename(path).split(".")[0]
     open(f"{out}/fuzz_tfrecord/{stem}.tfrecord", "wb").write(b"".join(f for f, _ in framed))
     open(f"{out}/fuzz_tfrecord/{stem}.example", "wb").write(framed[0][1])
+
+# bzip2: small files at levels 1 and 9, two streams back to back, and a text of runs (the run-length stage).
+import bz2
+text = open(f"{fx}/wiki/mlperf-extracted/wiki_00", "rb").read()[:20000]
+open(f"{out}/fuzz_bzip2/text9.bz2", "wb").write(bz2.compress(text, 9))
+open(f"{out}/fuzz_bzip2/text1.bz2", "wb").write(bz2.compress(text[:3000], 1))
+open(f"{out}/fuzz_bzip2/multistream.bz2", "wb").write(bz2.compress(text[:500]) + bz2.compress(text[500:900]))
+open(f"{out}/fuzz_bzip2/runs.bz2", "wb").write(bz2.compress(b"".join(bytes([65 + n % 26]) * n for n in range(1, 300))))
 
 squad = json.load(open(f"{fx}/squad/xquad.en.json"))
 article = squad["data"][0]
