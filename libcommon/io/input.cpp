@@ -4,6 +4,7 @@
 #include "util/error_cause.h"
 
 #include "io/bzip2_parallel.h"
+#include "io/gzip_members.h"
 #include "util/ordered_parallel.h"
 
 #include <lzma.h>
@@ -34,12 +35,11 @@ constexpr size_t kAheadChunk = 1 << 20;  // gzip/xz/zstd: decoded bytes per hand
 constexpr size_t kAheadChunks = 4;       // ... and how many may wait for the reader
 
 // A serial decoder of one format (gzip, xz, zstd), concatenated members included. `raw` reads compressed bytes.
-class StreamCodec {
+class StreamCodec : public DecodeSource {
  public:
   StreamCodec(std::string name, RawReader raw) : name_(std::move(name)), raw_(std::move(raw)) {}
-  virtual ~StreamCodec() = default;
   // Up to n decoded bytes, 0 only at the end; throws on corrupt or truncated data.
-  size_t decode(char* out, size_t n) {
+  size_t decode(char* out, size_t n) override {
     size_t produced = 0;
     while (produced == 0) {
       if (begin_ == end_ && !eof_) {
@@ -62,7 +62,7 @@ class StreamCodec {
     }
     return produced;
   }
-  uint64_t consumed() const { return consumed_; }
+  uint64_t consumed() const override { return consumed_; }
 
  protected:
   virtual const char* kind() const = 0;
@@ -182,10 +182,11 @@ class ZstdCodec final : public StreamCodec {
   bool frame_done_ = true;
 };
 
-// Runs a StreamCodec on its own thread, kAheadChunks chunks ahead of the reader.
+// Runs a decoder (a StreamCodec, or the gzip members' sequencer) on its own thread, kAheadChunks chunks ahead of
+// the reader.
 class ReadAhead {
  public:
-  explicit ReadAhead(std::unique_ptr<StreamCodec> codec) : codec_(std::move(codec)) {
+  explicit ReadAhead(std::unique_ptr<DecodeSource> codec) : codec_(std::move(codec)) {
     thread_ = std::thread([this] {
       pthread_setname_np(pthread_self(), "decode-ahead");
       run();
@@ -252,7 +253,7 @@ class ReadAhead {
       if (last) return;
     }
   }
-  std::unique_ptr<StreamCodec> codec_;
+  std::unique_ptr<DecodeSource> codec_;
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -304,7 +305,10 @@ Input::Input(const std::string& path, int threads) : uncaught_at_open_(std::unca
     return have >= magic.size() && std::equal(magic.begin(), magic.end(), b);
   };
   RawReader raw = [this](char* buffer, size_t n) { return read_raw(buffer, n); };
-  auto codec = [&]() -> std::unique_ptr<StreamCodec> {
+  const int workers = threads == 0 ? hardware_threads() : threads;
+  auto codec = [&]() -> std::unique_ptr<DecodeSource> {
+    // gzip: one thread inflates; more also decode members in parallel (io/gzip_members.h).
+    if (starts({0x1f, 0x8b}) && workers > 1) return kind_ = "gzip", std::make_unique<GzipMembers>(name_, raw, workers);
     if (starts({0x1f, 0x8b})) return kind_ = "gzip", std::make_unique<GzipCodec>(name_, raw);
     if (starts({0xfd, '7', 'z', 'X', 'Z', 0})) return kind_ = "xz", std::make_unique<XzCodec>(name_, raw);
     // A zstd frame, or a skippable frame (0x184D2A50..5F) before one.
@@ -318,7 +322,7 @@ Input::Input(const std::string& path, int threads) : uncaught_at_open_(std::unca
   } else if (have >= 4 && b[0] == 'B' && b[1] == 'Z' && b[2] == 'h' && b[3] >= '1' && b[3] <= '9') {
     kind_ = "bzip2";
     decoder_ = std::make_unique<Decoder>();
-    decoder_->bzip2 = std::make_unique<ParallelBzip2>(name_, raw, threads == 0 ? hardware_threads() : threads);
+    decoder_->bzip2 = std::make_unique<ParallelBzip2>(name_, raw, workers);
   }
 }
 

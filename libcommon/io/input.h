@@ -16,7 +16,8 @@ namespace bk {
 class Input {
  public:
   // Opens path ("-" = stdin). Throws bk::Error naming the file when it cannot be opened. `threads` is the
-  // number of bzip2 decoding workers (0 = all cores); tools pass their --threads.
+  // number of bzip2 and gzip decoding workers (0 = all cores; gzip members decode in parallel from 2 on); tools
+  // pass their --threads.
   explicit Input(const std::string& path, int threads = 1);
   ~Input();
   Input(const Input&) = delete;
