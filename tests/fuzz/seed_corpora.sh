@@ -17,7 +17,7 @@ out=${1:?usage: seed_corpora.sh OUT [BUILD]}
 build=${2:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 fixtures=${BERTKIT_FIXTURES:-$root/../shared/fixtures}
-mkdir -p "$out"/{fuzz_bzip2,fuzz_safetensors,fuzz_bert_config,fuzz_tfrecord,fuzz_squad,fuzz_glue,fuzz_hdf5_reader,fuzz_tf_index}
+mkdir -p "$out"/{fuzz_bzip2,fuzz_gzip,fuzz_safetensors,fuzz_bert_config,fuzz_tfrecord,fuzz_squad,fuzz_glue,fuzz_hdf5_reader,fuzz_tf_index}
 
 python3 - "$out" "$fixtures" <<'PY'
 import json, os, struct, sys, glob
@@ -57,6 +57,11 @@ text = open(f"{fx}/wiki/mlperf-extracted/wiki_00", "rb").read()[:20000]
 open(f"{out}/fuzz_bzip2/text9.bz2", "wb").write(bz2.compress(text, 9))
 open(f"{out}/fuzz_bzip2/text1.bz2", "wb").write(bz2.compress(text[:3000], 1))
 open(f"{out}/fuzz_bzip2/multistream.bz2", "wb").write(bz2.compress(text[:500]) + bz2.compress(text[500:900]))
+# gzip: one member, several (one stored, with a header's bytes inside it), an empty member.
+import gzip
+open(f"{out}/fuzz_gzip/one.gz", "wb").write(gzip.compress(text[:4000]))
+open(f"{out}/fuzz_gzip/members.gz", "wb").write(gzip.compress(text[:700]) + gzip.compress(b"\x1f\x8b\x08\x00" + text[700:900], 0)
+                                                 + gzip.compress(b"") + gzip.compress(text[900:1500], 9))
 open(f"{out}/fuzz_bzip2/runs.bz2", "wb").write(bz2.compress(b"".join(bytes([65 + n % 26]) * n for n in range(1, 300))))
 
 squad = json.load(open(f"{fx}/squad/xquad.en.json"))
