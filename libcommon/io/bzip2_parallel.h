@@ -22,8 +22,8 @@
 // (2 * threads + 4) * (3 MB + 46 MB) and, for text such as a Wikipedia dump, (2 * threads + 4) * ~1.2 MB.
 //
 // Scaling: the splitter's work per byte is a table lookup (one in 16 bytes needs a 64-bit compare) and a copy,
-// about 2 GB/s of XML per core, so it serves tens of workers (a worker decodes about 57 MB/s of XML per core,
-// libbz2 40: bench/wiki_clean.sh). The reader's work per byte is one memcpy.
+// about 2 GB/s of XML per core, so it serves tens of workers (a worker decodes 50-57 MB/s of XML per core,
+// libbz2 36-40: bench/wiki_clean.sh). The reader's work per byte is one memcpy.
 #pragma once
 
 #include <cstdint>
