@@ -85,10 +85,12 @@ struct GzipMembers::State {
   bool from_worker = false;
   z_stream z{};
   bool member_open = false;  // inside a member: its start was inflated, its end not yet
-  uint64_t consumed = 0, worker_members = 0;
+  uint64_t consumed = 0, whole_members = 0;
 
   void split();
   void work();
+  std::shared_ptr<Segment> first_pending() const;  // the first split segment no one decodes yet; mutex held
+  void decode_whole(Segment& seg, std::unique_lock<std::mutex>& lock);
   void emit(std::string& pending, size_t begin, size_t end, uint64_t start, bool whole);
   std::shared_ptr<Segment> next_segment();
 };
@@ -182,39 +184,39 @@ void GzipMembers::State::split() {
   changed.notify_all();
 }
 
+std::shared_ptr<Segment> GzipMembers::State::first_pending() const {
+  for (const auto& seg : queue)
+    if (seg->state == Segment::kPending) return seg;
+  return nullptr;
+}
+
+// Called with `lock` held on a segment marked kRunning; inflates it unlocked and records the result.
+void GzipMembers::State::decode_whole(Segment& seg, std::unique_lock<std::mutex>& lock) {
+  lock.unlock();
+  bool decoded = false;
+  std::string out;
+  try {
+    decoded = inflate_member(seg.raw, out);
+  } catch (...) {  // out of memory: the sequencer inflates it in sequence instead
+    decoded = false;
+    out.clear();
+  }
+  lock.lock();
+  seg.decoded = decoded;
+  seg.out = std::move(out);
+  seg.state = Segment::kDone;
+  changed.notify_all();
+}
+
 void GzipMembers::State::work() {
   pthread_setname_np(pthread_self(), "gzip-decode");
+  std::unique_lock lock(mutex);
   for (;;) {
-    std::shared_ptr<Segment> seg;
-    {
-      std::unique_lock lock(mutex);
-      changed.wait(lock, [&] {
-        if (stopping) return true;
-        for (const auto& s : queue)
-          if (s->state == Segment::kPending) return true;
-        return false;
-      });
-      if (stopping) return;
-      for (const auto& s : queue)
-        if (s->state == Segment::kPending) {
-          seg = s;
-          break;
-        }
-      seg->state = Segment::kRunning;
-    }
-    bool decoded = false;
-    std::string out;
-    try {
-      decoded = inflate_member(seg->raw, out);
-    } catch (...) {  // out of memory: the sequencer inflates it instead
-      decoded = false;
-      out.clear();
-    }
-    std::lock_guard lock(mutex);
-    seg->decoded = decoded;
-    seg->out = std::move(out);
-    seg->state = Segment::kDone;
-    changed.notify_all();
+    changed.wait(lock, [&] { return stopping || first_pending() != nullptr; });
+    if (stopping) return;
+    const std::shared_ptr<Segment> seg = first_pending();
+    seg->state = Segment::kRunning;
+    decode_whole(*seg, lock);
   }
 }
 
@@ -233,13 +235,7 @@ std::shared_ptr<Segment> GzipMembers::State::next_segment() {
   if (!member_open && seg->whole) {
     if (seg->state == Segment::kPending) {
       seg->state = Segment::kRunning;
-      lock.unlock();
-      std::string out;
-      const bool decoded = inflate_member(seg->raw, out);
-      lock.lock();
-      seg->decoded = decoded;
-      seg->out = std::move(out);
-      seg->state = Segment::kDone;
+      decode_whole(*seg, lock);
     }
     changed.wait(lock, [&] { return seg->state == Segment::kDone; });
   }
@@ -269,7 +265,7 @@ GzipMembers::~GzipMembers() {
 }
 
 uint64_t GzipMembers::consumed() const { return state_->consumed; }
-uint64_t GzipMembers::members_decoded_whole() const { return state_->worker_members; }
+uint64_t GzipMembers::members_decoded_whole() const { return state_->whole_members; }
 
 size_t GzipMembers::decode(char* out, size_t n) {
   State& s = *state_;
@@ -317,7 +313,7 @@ size_t GzipMembers::decode(char* out, size_t n) {
     }
     s.from_worker = !s.member_open && s.current->whole && s.current->decoded;
     if (s.from_worker) {
-      ++s.worker_members;
+      ++s.whole_members;
       if (s.current->out.empty()) s.consumed += s.current->raw.size();  // a member of no bytes
     }
   }
