@@ -1,5 +1,7 @@
 #include "io/bzip2_block.h"
 
+#include "io/inverse_bwt.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -183,7 +185,8 @@ inline unsigned char move_to_front(unsigned char* m, int k) {
 
 // Per thread: the inverse transform's vectors and the pre-run-length bytes, kept between blocks.
 struct Scratch {
-  std::vector<uint32_t> tt, lf;
+  std::vector<uint32_t> tt;
+  InverseBwtScratch walk;
   std::vector<unsigned char> bytes;
   std::array<HuffmanCode, kMaxGroups> codes;
 };
@@ -338,35 +341,19 @@ std::string decode_bzip2_block_bits(const unsigned char* in, size_t in_bytes, ui
   if (r.consumed() != bits) return r.consumed() > bits ? "truncated block" : "bits after the end of the block";
   if (orig_ptr >= n) return "bad origin pointer";
 
-  // The inverse Burrows-Wheeler transform. Each walk step is a load that depends on the one before and misses the
-  // cache, so the block is walked from both ends at once, two loads in flight: forward from orig_ptr through
-  // tt[i] >> 8 (bzip2's T vector: the row that follows row i, its byte in the low 8 bits), giving the first half,
-  // and backward through lf[i] >> 8 (the row before row i), giving the second. Per 900k block on this project's
-  // machine: one chain 9.6 ms, two 6.4; gathering two rows per step ahead (tt[tt[i] >> 8]) measured slower on
-  // real blocks, as its two more arrays crowd the cache.
-  if (scratch.lf.size() < max_block) scratch.lf.resize(max_block);
-  uint32_t* const lf = scratch.lf.data();
+  // The inverse Burrows-Wheeler transform: tt[i] >> 8 (bzip2's T vector) is the row that follows row i, its byte
+  // in the low 8 bits; the text is the walk from tt[orig_ptr] >> 8. Each step is a load that depends on the one
+  // before and misses the cache, so the walk is cut into segments walked several at a time (walk_segments).
   uint32_t* const t = tt.data();
   std::array<uint32_t, 256> next{};
   for (size_t b = 1; b < 256; ++b) next[b] = next[b - 1] + counts[b - 1];
   for (size_t i = 0; i < n; ++i) {
     const uint32_t b = t[i] & 0xFF, row = next[b]++;
     t[row] |= static_cast<uint32_t>(i) << 8;
-    lf[i] = (row << 8) | b;
   }
   std::vector<unsigned char>& bytes = scratch.bytes;
   if (bytes.size() < n) bytes.resize(max_block);
-  unsigned char* text = bytes.data();
-  uint32_t ahead = t[orig_ptr] >> 8, behind = orig_ptr;
-  const size_t half = n / 2;
-  for (size_t i = 0; i < half; ++i) {
-    const uint32_t f = t[ahead], b = lf[behind];
-    text[i] = static_cast<unsigned char>(f);
-    text[n - 1 - i] = static_cast<unsigned char>(b);
-    ahead = f >> 8;
-    behind = b >> 8;
-  }
-  if (n % 2 == 1) text[half] = static_cast<unsigned char>(t[ahead]);
+  walk_inverse_bwt(t, n, t[orig_ptr] >> 8, bytes.data(), scratch.walk);
   const size_t start = out.size();
   undo_initial_runs(bytes.data(), n, out);
   const auto* produced = reinterpret_cast<const unsigned char*>(out.data() + start);

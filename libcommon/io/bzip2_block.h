@@ -12,8 +12,8 @@
 // count of further copies), and the block CRC (CRC-32, MSB first, polynomial 0x04C11DB7). What it does faster
 // than libbz2: it has the whole block in memory, so it reads bits from a 64-bit window instead of a resumable
 // state machine, decodes codes of up to 10 bits with one table lookup, moves the move-to-front list 16 bytes at
-// a step (SSE2), walks the inverse transform from both ends at once (two cache misses in flight instead of one),
-// and computes the CRC 8 bytes at a step. The slow path of bzip2's format, randomised blocks (written only by
+// a step (SSE2), walks the inverse transform as 8 segments at once (io/inverse_bwt.h: 8 cache misses in flight
+// instead of one), and computes the CRC 8 bytes at a step. The slow path of bzip2's format, randomised blocks (written only by
 // bzip2 0.9.0 and earlier), is left to libbz2: decode_bzip2_block_bits then returns kBzip2Randomised.
 #pragma once
 
