@@ -63,6 +63,11 @@ open(f"{out}/fuzz_gzip/one.gz", "wb").write(gzip.compress(text[:4000]))
 open(f"{out}/fuzz_gzip/members.gz", "wb").write(gzip.compress(text[:700]) + gzip.compress(b"\x1f\x8b\x08\x00" + text[700:900], 0)
                                                  + gzip.compress(b"") + gzip.compress(text[900:1500], 9))
 open(f"{out}/fuzz_bzip2/runs.bz2", "wb").write(bz2.compress(b"".join(bytes([65 + n % 26]) * n for n in range(1, 300))))
+# A block of 48,000 symbols in under 2 KB (the text repeated, one byte changed per repeat): above the size from which
+# the inverse BWT is walked in segments (io/inverse_bwt.cpp), so mutations reach that walk and its fallback.
+long = bytearray(text[:2000] * 24)
+for k in range(24): long[k * 2000 + k * 37] = 65 + k
+open(f"{out}/fuzz_bzip2/long-block.bz2", "wb").write(bz2.compress(bytes(long), 9))
 
 squad = json.load(open(f"{fx}/squad/xquad.en.json"))
 article = squad["data"][0]
