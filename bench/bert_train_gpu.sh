@@ -3,7 +3,7 @@
 # autocast) on the same data and batch size, in one run: BERT-base and BERT-large at seq 128 (phase 1), and at
 # seq 512 (phase 2) from bin4 bins and from pack's packed rows, against HF on the same samples cut to each batch's
 # longest; fp16 with loss scaling; bert-train without its own CUDA kernels (--fused-kernels off, case unfused);
-# and the host syncs per step (torch's CUDA sync debug mode). HF runs twice per
+# and the host syncs per step (torch's CUDA sync debug mode); with CASES=graphs, --cuda-graphs. HF runs twice per
 # case: as users run it (vocabulary logits for every token) and with the MLM head on the masked positions only
 # (bert-train's work); the ratio that counts is the second. Sequences per second count samples (a packed row
 # holds one or more); MFU counts the FLOPs of real tokens only (bert-train's log, train_log.cpp), and HF's MFU is that figure
@@ -11,7 +11,7 @@
 #   bench/bert_train_gpu.sh [BUILD_DIR] [STEPS]
 # Environment: FIXTURES (../shared/fixtures), PYTHON (python3), RESULTS (a directory to keep results.jsonl and
 # runs.log in; default a temporary one), CASES (which cases, default all: base128 large128 lamb base512 large512
-# unfused fp16 syncs), HF=0 (bert-train alone, no peer), PROFILE=1 (each bert-train run goes on for 3 steps after the timed
+# unfused fp16 syncs; graphs, --cuda-graphs against the same padded runs without, on request), HF=0 (bert-train alone, no peer), PROFILE=1 (each bert-train run goes on for 3 steps after the timed
 # ones under BERTKIT_PROFILE, to RESULTS/profile-CASE.json, totalled by bench/profile_summary.py), DEVICE (cuda) and SMOKE=1 (two-layer models and small batches: a quick check of this script on the CPU
 # with DEVICE=cpu, whose figures mean nothing).
 set -uo pipefail
@@ -129,6 +129,13 @@ for c in $CASES; do
       ours "$c-packed" "$TMP/$m.json" "$TMP/packed.hdf5" $BPACKED
       ours "$c-padded" "$TMP/$m.json" "$TMP/p512.hdf5" $B512 --attention padded
       hf "$c" "$TMP/$m.json" "$TMP/p512.hdf5" $B512 bf16 ;;
+    graphs)
+      # --cuda-graphs: the step captured once and replayed, against the same runs without (both with --attention
+      # padded, which --cuda-graphs needs for one shape: every micro-batch padded to the data's 128 tokens).
+      for m in base large; do
+        ours "${m}128-padded" "$TMP/$m.json" "$TMP/p128.hdf5" $B128 --attention padded
+        ours "${m}128-graphs" "$TMP/$m.json" "$TMP/p128.hdf5" $B128 --attention padded --cuda-graphs
+      done ;;
     fp16)
       PRECISION=fp16 ours base128-fp16 "$TMP/base.json" "$TMP/p128.hdf5" $B128
       hf base128-fp16 "$TMP/base.json" "$TMP/p128.hdf5" $B128 fp16 ;;

@@ -96,7 +96,9 @@ __global__ void dropout_add_layer_norm_forward_kernel(DropoutAddLayerNormForward
     load8<T2>(a.residual, index, x);
     if (a.p > 0) {
       curandStatePhilox4_32_10_t state;
-      curand_init(a.seed, static_cast<uint64_t>(row) * vectors + t, a.offset, &state);
+      const uint64_t seed = a.seed_at ? static_cast<uint64_t>(*a.seed_at) : a.seed;
+      const uint64_t offset = a.offset_at ? static_cast<uint64_t>(*a.offset_at) + a.offset_in_graph : a.offset;
+      curand_init(seed, static_cast<uint64_t>(row) * vectors + t, offset, &state);
       const float4 u0 = curand_uniform4(&state), u1 = curand_uniform4(&state);
       const float u[kPerThread] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};
       const float keep_p = 1.f - a.p, scale = 1.f / keep_p;

@@ -5,7 +5,7 @@
 // 1/std (fp32) and the keep mask (one byte per element). Backward: blocks of consecutive rows, the input
 // gradient per row and the gamma/beta gradients as per-block partial sums (fp32, [blocks, cols]) that the caller
 // adds up. Dropout draws from Philox4x32-10 (curand) at the caller's seed and offset, 8 numbers per thread: the
-// caller advances its generator by 8. Plain pointers and a cudaStream_t passed as void*: no LibTorch or CUDA
+// caller advances its generator by 8 (under CUDA graph capture, the seed and offset are read on the device). Plain pointers and a cudaStream_t passed as void*: no LibTorch or CUDA
 // headers here, so the host side compiles without nvcc.
 #pragma once
 
@@ -30,7 +30,13 @@ struct DropoutAddLayerNormForward {
   float* rstd;           // [rows]
   int64_t rows = 0, cols = 0;
   float p = 0, eps = 1e-12f;
+  // Philox's seed and offset: the values, or, in a CUDA graph's capture, where the graph's replay puts them
+  // (torch's generator fills seed_at and offset_at before each replay; this launch adds offset_in_graph): what
+  // ATen's PhiloxCudaState holds, so the same captured graph draws new numbers at every replay.
   uint64_t seed = 0, offset = 0;
+  const int64_t* seed_at = nullptr;
+  const int64_t* offset_at = nullptr;
+  uint64_t offset_in_graph = 0;
 };
 
 struct DropoutAddLayerNormBackward {

@@ -78,9 +78,14 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
         const std::lock_guard<std::mutex> lock(gen->mutex_);
         state = gen->philox_cuda_state(8);
       }
-      if (state.captured_) fail("fused dropout+LayerNorm: not supported under CUDA graph capture");
-      a.seed = state.seed_.val;
-      a.offset = state.offset_.val;
+      if (state.captured_) {  // in a CUDA graph: the seed and offset of each replay, read on the device
+        a.seed_at = state.seed_.ptr;
+        a.offset_at = state.offset_.ptr;
+        a.offset_in_graph = state.offset_intragraph_;
+      } else {
+        a.seed = state.seed_.val;
+        a.offset = state.offset_.val;
+      }
     }
     check_launch(kernels::dropout_add_layer_norm_forward(half_type(in), a, at::cuda::getCurrentCUDAStream().stream()),
                  "dropout+LayerNorm forward");

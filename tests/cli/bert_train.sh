@@ -23,6 +23,14 @@ run bert-train --config "$CFG" --input "$TMP/data.hdf5" --output-dir "$TMP/x" --
 expect_rc 2 "misspelt flag"; expect_err "max-step.*try --help" "misspelt flag named"
 run train --output-dir "$TMP/x" --max-steps 2 --precision fp16
 expect_rc 2 "fp16 on the CPU"; expect_err "fp16 needs --device cuda" "fp16 message"
+# --cuda-graphs: what a captured step cannot take is refused before the run starts, each with its reason.
+run train --output-dir "$TMP/g" --max-steps 2 --cuda-graphs --optimizer acclip
+expect_rc 2 "--cuda-graphs with acclip"; expect_err "optimizer acclip takes its step's scalars from the host" "graphs: optimizer"
+run train --output-dir "$TMP/g" --max-steps 2 --cuda-graphs
+expect_rc 2 "--cuda-graphs, unpadded"; expect_err "cuda-graphs: unpadded attention" "graphs: unpadded attention"
+run train --output-dir "$TMP/g" --max-steps 2 --cuda-graphs --attention padded
+expect_rc 2 "--cuda-graphs on the CPU"; expect_err "cuda-graphs needs --device cuda" "graphs: CPU"
+CASES=$((CASES + 1)); [ ! -e "$TMP/g" ] || fail_case "--cuda-graphs refused, yet $TMP/g was made"
 
 # The loss falls clearly within a short run (AdamW-free default: LAMB).
 run train --output-dir "$TMP/fall" --max-steps 60 --log-every 1

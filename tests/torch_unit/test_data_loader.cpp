@@ -119,6 +119,31 @@ TEST_CASE("data loader: batch rows are the samples written, truncated to the lon
   CHECK(batches == 5);  // 21 samples, batches of 4
 }
 
+TEST_CASE("data loader: full_length pads every batch to the inputs' longest sequence (--cuda-graphs' one shape)") {
+  ScratchDir dir;
+  auto inputs = write_files(dir, {11, 10});
+  auto config = config_for(inputs, 4);
+  bk::PretrainDataLoader cut(config);
+  config.full_length = true;
+  bk::PretrainDataLoader full(config);
+  bk::PretrainBatch a, b;
+  int batches = 0;
+  while (cut.next(a)) {
+    REQUIRE(full.next(b));
+    ++batches;
+    CHECK(b.seq_len() == 128);  // the files' width, whatever the batch's longest sample
+    CHECK(a.seq_len() < 128);
+    // The same rows, zeros after each one's own batch length.
+    const int64_t t = a.seq_len();
+    CHECK(b.input_ids.slice(1, 0, t).equal(a.input_ids));
+    CHECK(b.attention_mask.slice(1, 0, t).equal(a.attention_mask));
+    CHECK(b.input_ids.slice(1, t).eq(0).all().item<bool>());
+    CHECK(b.attention_mask.slice(1, t).eq(0).all().item<bool>());
+    CHECK(b.masked_lm_ids.equal(a.masked_lm_ids));
+  }
+  CHECK(batches == 5);
+}
+
 TEST_CASE("data loader: order follows the seed and changes every epoch") {
   ScratchDir dir;
   auto inputs = write_files(dir, {8, 8, 8, 8, 8});

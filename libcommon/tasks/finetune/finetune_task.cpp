@@ -143,7 +143,7 @@ FinetuneBatch FinetuneTask::make_batch(const std::vector<size_t>& rows, const Fe
   // (dynamic truncation, the same logits). Spans are not: the references' start/end softmax runs over all
   // max_seq_length positions, padding included, and cutting it would change the loss.
   int64_t t = from.seq_len;
-  if (info_.kind != FinetuneKind::span) {
+  if (info_.kind != FinetuneKind::span && !context_.fixed_shapes) {  // --cuda-graphs: one shape
     t = 1;
     for (size_t r : rows) t = std::max(t, from.length(r));
   }
@@ -236,6 +236,22 @@ MicroBatchLoss FinetuneTask::forward(size_t index) {
   if (info_.kind == FinetuneKind::regression) return {{(logits.squeeze(-1) - labels).pow(2).sum()}, {}};
   const at::Tensor correct = logits.detach().argmax(-1).eq(labels).sum();
   return {{at::cross_entropy_loss(logits, labels, {}, at::Reduction::Sum)}, {correct}};
+}
+
+std::string FinetuneTask::cuda_graphs_unsupported() const {
+  if (info_.kind != FinetuneKind::span && config_.unpadded)
+    return "unpadded attention gives each micro-batch its own number of tokens (use --attention padded)";
+  return "";
+}
+
+std::string FinetuneTask::stage_micro_batches() {
+  if (std::string why = cuda_graphs_unsupported(); !why.empty()) return why;
+  return stage_batches(batches_, staged_, context_.device, [](FinetuneBatch& b, FinetuneBatch& s) {
+    return std::vector<std::pair<at::Tensor*, at::Tensor*>>{
+        {&b.input_ids, &s.input_ids},           {&b.segment_ids, &s.segment_ids},
+        {&b.attention_mask, &s.attention_mask}, {&b.start_positions, &s.start_positions},
+        {&b.end_positions, &s.end_positions},   {&b.labels, &s.labels}};
+  });
 }
 
 TaskDataSummary FinetuneTask::data_summary() const {

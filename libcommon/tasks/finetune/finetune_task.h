@@ -55,6 +55,8 @@ class FinetuneTask : public BertModelTask {
   const std::vector<TaskMetric>& metrics() const override { return metrics_; }
   StepCounts take_micro_batches(int64_t count, int64_t step) override;
   MicroBatchLoss forward(size_t index) override;
+  std::string cuda_graphs_unsupported() const override;
+  std::string stage_micro_batches() override;
   TaskDataSummary data_summary() const override;
   nlohmann::json data_position() const override;
   void restore_data_position(const nlohmann::json& position) override;
@@ -85,6 +87,7 @@ class FinetuneTask : public BertModelTask {
   int64_t epoch_ = -1, batch_ = 0, batches_per_epoch_ = 0;  // micro-batches of this rank
   std::vector<size_t> order_;                                // this epoch's permutation of the features
   std::vector<FinetuneBatch> batches_;                       // the current step's
+  std::vector<FinetuneBatch> staged_;                        // --cuda-graphs: batches_ on the device, step after step
 };
 
 }  // namespace bk

@@ -35,9 +35,9 @@ void add_token_stream(PretrainBatch& batch, const std::vector<std::vector<int64_
 }
 
 PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples, int64_t max_predictions,
-                                     bool pin_memory, bool unpadded) {
+                                     bool pin_memory, bool unpadded, int64_t min_length) {
   auto B = static_cast<int64_t>(samples.size());
-  int64_t T = 0, S = 0;
+  int64_t T = min_length, S = 0;
   for (const auto& s : samples) {
     T = std::max<int64_t>(T, static_cast<int64_t>(s.length()));
     S += static_cast<int64_t>(s.sequences());

@@ -37,12 +37,12 @@ struct PretrainBatch {
   PretrainBatch to(const at::Device& device, bool non_blocking = false) const;
 };
 
-// One batch from samples: T = the longest of them, masked_lm_positions padded with 0 and masked_lm_ids with -1 to
+// One batch from samples: T = the longest of them (at least min_length), masked_lm_positions padded with 0 and masked_lm_ids with -1 to
 // max_predictions (the loader's collation, also bert-eval's). bk::Error if a sample has more than max_predictions
 // masked positions, or if a row is packed and `unpadded` is false. unpadded: with the token stream.
 // pin_memory: page-locked tensors for fast copies to a CUDA device.
 PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples, int64_t max_predictions,
-                                     bool pin_memory = false, bool unpadded = false);
+                                     bool pin_memory = false, bool unpadded = false, int64_t min_length = 0);
 
 // The token stream of rows [B, T] whose real tokens come first: row b holds the sequences of row_lengths[b], back
 // to back. Also sets batch.masked_tokens from masked_lm_positions.

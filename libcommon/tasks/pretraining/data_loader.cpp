@@ -41,8 +41,9 @@ int64_t count_epoch_batches(const DataLoaderConfig& config, const std::vector<st
 class BatchProducer {
  public:
   BatchProducer(const DataLoaderConfig& config, const std::vector<std::vector<SampleFile>>& sources,
-                const std::vector<int64_t>& per_batch, DataPosition start, const std::atomic<bool>* cancel)
-      : config_(config), sources_(sources), per_batch_(per_batch), cancel_(cancel) {
+                const std::vector<int64_t>& per_batch, int64_t pad_to, DataPosition start,
+                const std::atomic<bool>* cancel)
+      : config_(config), sources_(sources), per_batch_(per_batch), pad_to_(pad_to), cancel_(cancel) {
     open_epoch(start.epoch, start.batch);
   }
 
@@ -66,7 +67,7 @@ class BatchProducer {
       }
       streams_[s]->skip(static_cast<uint64_t>(after * per_batch_[s]));
     }
-    batch = collate_pretrain_batch(samples_, config_.max_predictions, config_.pin_memory, config_.unpadded);
+    batch = collate_pretrain_batch(samples_, config_.max_predictions, config_.pin_memory, config_.unpadded, pad_to_);
     ++batch_;
     return true;
   }
@@ -95,6 +96,7 @@ class BatchProducer {
   const DataLoaderConfig& config_;
   const std::vector<std::vector<SampleFile>>& sources_;
   const std::vector<int64_t>& per_batch_;
+  const int64_t pad_to_;
   const std::atomic<bool>* cancel_;
   int64_t epoch_ = 0, batch_ = 0, batches_ = 0;
   std::vector<std::unique_ptr<SampleStream>> streams_;
@@ -129,7 +131,8 @@ struct PretrainDataLoader::Impl {
   }
 
   void start() {
-    producer = std::make_unique<BatchProducer>(config, sources, per_batch, position, &cancel);
+    producer = std::make_unique<BatchProducer>(config, sources, per_batch, config.full_length ? max_length : 0,
+                                               position, &cancel);
     ahead = std::make_unique<Prefetcher<PretrainBatch>>(static_cast<size_t>(config.prefetch),
                                                         [this](PretrainBatch& b) { return producer->next(b); });
   }

@@ -39,6 +39,7 @@ struct DataLoaderConfig {
   std::vector<int> bin_ratio;   // bin4 inputs only: parts per bin; empty = 6:3:2:5 (four bins)
   bool pin_memory = false;      // page-locked batches for fast copies to a CUDA device
   bool unpadded = false;        // batches with their token stream (batch.h), for unpadded attention
+  bool full_length = false;     // every batch as long as the inputs' longest sequence, not its own (one shape)
   // Every rank reads the whole stream a single process would read and keeps its slice of each global batch of
   // world * batch_size samples, so N ranks see exactly the batches of one rank with N times the batch size (for
   // checking data parallelism; it costs world times the reading).

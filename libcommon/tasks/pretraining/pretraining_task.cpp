@@ -37,6 +37,7 @@ void PretrainingTask::start(const TaskContext& context) {
   dc.prefetch = context.prefetch;
   dc.pin_memory = context.pin_memory;
   dc.unpadded = config_.unpadded;
+  dc.full_length = context.fixed_shapes;
   dc.global_order = config_.global_data_order;
   loader_ = std::make_unique<PretrainDataLoader>(dc);
   if (loader_->batches_per_epoch() == 0)
@@ -142,6 +143,23 @@ MicroBatchLoss PretrainingTask::forward(size_t index) {
   if (config_.no_nsp) return {{mlm_sum}, {l.mlm_correct}};
   at::Tensor nsp_sum = l.nsp_loss * l.nsp_total.to(at::kFloat);
   return {{mlm_sum, nsp_sum}, {l.mlm_correct, l.nsp_correct}};
+}
+
+std::string PretrainingTask::cuda_graphs_unsupported() const {
+  if (loader_->binned()) return "bin4 data gives micro-batches of several lengths (use a file of one length)";
+  if (config_.unpadded)
+    return "unpadded attention gives each micro-batch its own number of tokens (use --attention padded)";
+  return "";
+}
+
+std::string PretrainingTask::stage_micro_batches() {
+  if (std::string why = cuda_graphs_unsupported(); !why.empty()) return why;
+  return stage_batches(batches_, staged_, context_.device, [](PretrainBatch& b, PretrainBatch& s) {
+    return std::vector<std::pair<at::Tensor*, at::Tensor*>>{
+        {&b.input_ids, &s.input_ids},         {&b.segment_ids, &s.segment_ids},
+        {&b.attention_mask, &s.attention_mask}, {&b.masked_lm_positions, &s.masked_lm_positions},
+        {&b.masked_lm_ids, &s.masked_lm_ids}, {&b.next_sentence_labels, &s.next_sentence_labels}};
+  });
 }
 
 TaskDataSummary PretrainingTask::data_summary() const {

@@ -33,6 +33,8 @@ class PretrainingTask : public BertModelTask {
 
   StepCounts take_micro_batches(int64_t count, int64_t step) override;
   MicroBatchLoss forward(size_t index) override;
+  std::string cuda_graphs_unsupported() const override;
+  std::string stage_micro_batches() override;
 
   // With --eval-input: MLPerf's evaluation (the same samples every time, split over the ranks, sums all-reduced):
   // eval_mlm_accuracy (the score), eval_mlm_loss, eval_nsp_accuracy, eval_samples.
@@ -54,6 +56,7 @@ class PretrainingTask : public BertModelTask {
   std::shared_ptr<BertForPreTraining> model_;
   std::unique_ptr<PretrainDataLoader> loader_;
   std::vector<PretrainBatch> batches_;  // the micro-batches of the current step
+  std::vector<PretrainBatch> staged_;   // --cuda-graphs: where batches_ are copied on the device, step after step
   std::vector<std::string> eval_files_;  // --eval-input resolved to files
   std::vector<std::string> terms_ = {"mlm_loss", "nsp_loss"};
   std::vector<TaskMetric> metrics_ = {{"mlm_accuracy", 0}, {"nsp_accuracy", 1}};

@@ -39,16 +39,16 @@ struct StepResult {
   Clock::time_point returned;  // when step() came back: on the CPU, when its work was done
 };
 
-// Starts the copy of a step's statistics to the host. On CUDA it is queued behind the step's kernels and read one
-// step late (read_statistics), as NVIDIA's trainer does, so the host never waits for the GPU in between.
-void send_statistics(const at::Device& device, const std::vector<at::Tensor>& values, StepResult& r) {
-  const at::Tensor stacked = at::stack(values).to(at::kDouble);
+// Starts the copy of a step's statistics (float64, on the device) to the host. On CUDA it is queued behind the
+// step's kernels and read one step late (read_statistics), as NVIDIA's trainer does, so the host never waits for
+// the GPU in between.
+void send_statistics(const at::Device& device, const at::Tensor& statistics, StepResult& r) {
   if (!device.is_cuda()) {
-    r.statistics = stacked;
+    r.statistics = statistics;
     return;
   }
-  r.statistics = at::empty({stacked.numel()}, at::TensorOptions().dtype(at::kDouble).pinned_memory(true));
-  r.statistics.copy_(stacked, /*non_blocking=*/true);
+  r.statistics = at::empty({statistics.numel()}, at::TensorOptions().dtype(at::kDouble).pinned_memory(true));
+  r.statistics.copy_(statistics, /*non_blocking=*/true);
   const c10::impl::VirtualGuardImpl guard(device.type());
   r.copied.emplace(device.type());
   r.copied->record(guard.getStream(device));
@@ -79,32 +79,39 @@ std::vector<at::Tensor> gradients(const Optimizer& optimizer) {
   return out;
 }
 
-StepResult step(LoopRun& run) {
+// Copies the step's denominators (one per loss term, this rank's) into run.denominators and sums them over the
+// ranks there. The copy goes from page-locked memory without blocking: a blocking copy would wait for the previous
+// step's kernels (cudaMemcpy syncs the stream), leaving the GPU idle while this step's forward is queued.
+void send_denominators(LoopRun& run, const std::vector<double>& denominators) {
+  at::Tensor host = at::tensor(denominators, at::kFloat);
+  if (run.device.is_cuda()) host = host.pin_memory();
+  if (!run.denominators.defined() || run.denominators.numel() != host.numel())
+    run.denominators = at::empty({host.numel()}, at::TensorOptions().dtype(at::kFloat).device(run.device));
+  run.denominators.copy_(host, /*non_blocking=*/true);
+  if (run.synced()) run.dist->allreduce(run.denominators);
+}
+
+// What step_work leaves: the statistics (float64 [terms + metrics + 1]: term sums, metric sums, gradient norm, on
+// the device) and whether the optimizer stepped (false: fp16 gradients overflowed).
+struct StepWork {
+  at::Tensor statistics;
+  bool updated = true;
+};
+
+// The device work of a step whose micro-batches are taken and whose denominators are in run.denominators: forward
+// and backward of `passes` micro-batches, the gradients' all-reduce, the update. With --cuda-graphs this is what
+// the graph holds, so nothing here reads the device from the host except fp16's overflow check (which --cuda-graphs
+// refuses), and `prepare_update` is false: the optimizer's scalars went up before the replay.
+StepWork step_work(LoopRun& run, size_t passes, bool prepare_update) {
   const LoopConfig& cfg = run.cfg;
   TrainingTask& task = *run.task;
   const size_t terms = task.loss_terms().size();
-  StepResult r;
+  const at::Tensor global = run.denominators.clamp_min(1);
 
-  // 1. The step's micro-batches, and each loss term's denominator over the global batch.
-  const auto data_start = Clock::now();
-  r.counts = task.take_micro_batches(cfg.gradient_accumulation_steps, run.step + 1);
-  run.micro_batch += cfg.gradient_accumulation_steps;
-  r.data_seconds = std::chrono::duration<double>(Clock::now() - data_start).count();
-  // The denominators of all ranks in one all-reduce, left on the device: dividing by them needs no host read. The
-  // copy up goes from page-locked memory without blocking: a blocking copy would wait for the previous step's
-  // kernels (cudaMemcpy syncs the stream), leaving the GPU idle while this step's forward is queued.
-  at::Tensor host_denominators = at::tensor(r.counts.denominators, at::kFloat);
-  if (run.device.is_cuda()) host_denominators = host_denominators.pin_memory();
-  at::Tensor global = host_denominators.to(run.device, /*non_blocking=*/true);
-  if (run.synced()) run.dist->allreduce(global);
-  global = global.clamp_min(1);
-
-  // 2. Forward and backward per micro-batch: each term as sum / global count, so the gradients add up to those of
-  //    the mean over the global batch.
+  // Forward and backward per micro-batch: each term as sum / global count, so the gradients add up to those of the
+  // mean over the global batch.
   const at::Tensor zero = at::zeros({}, at::TensorOptions().device(run.device));
   std::vector<at::Tensor> term_sums(terms, zero), metric_sums(task.metrics().size(), zero);
-  const size_t passes = static_cast<size_t>(r.counts.micro_batches > 0 ? r.counts.micro_batches
-                                                                        : cfg.gradient_accumulation_steps);
   for (size_t i = 0; i < passes; ++i) {
     MicroBatchLoss l;
     {
@@ -120,22 +127,20 @@ StepResult step(LoopRun& run) {
     for (size_t k = 0; k < metric_sums.size(); ++k) metric_sums[k] = metric_sums[k] + l.metric_sums[k].to(at::kFloat);
   }
 
-  // 3. Gradients of all ranks (unless the synchroniser already summed them), unscaled; 4. the update.
+  // Gradients of all ranks (unless the synchroniser already summed them), unscaled; the update.
   std::vector<at::Tensor> grads = gradients(*run.optimizer);
   if (run.synced() && !run.sync) {
     if (cfg.local_clip && cfg.max_grad_norm > 0) clip_grad_norm(grads, cfg.max_grad_norm);
     run.dist->allreduce_gradients(grads, /*average=*/false, kDefaultBucketBytes, run.allreduce_wire);
   }
+  StepWork w;
   // The only host read of a step, and only with fp16's loss scaling: whether the gradients are finite.
-  const bool finite = run.scaler->unscale(grads);
-  ++run.step;
-  r.step = run.step;
+  w.updated = run.scaler->unscale(grads);
   at::Tensor grad_norm = zero;
-  if (finite) {
+  if (w.updated) {
     // NVIDIA's schedule counts the updates applied, so a skipped fp16 step does not advance it.
-    grad_norm = run.optimizer->step_async(run.lr()).reshape({});
-  } else {
-    r.skipped = true;
+    if (prepare_update) run.optimizer->prepare_step(run.lr());
+    grad_norm = run.optimizer->apply_step().reshape({});
   }
   run.scaler->update();
   run.optimizer->zero_grad();
@@ -145,7 +150,38 @@ StepResult step(LoopRun& run) {
   for (const auto& t : term_sums) statistics.push_back(t.reshape({}));
   for (const auto& t : metric_sums) statistics.push_back(t.reshape({}));
   statistics.push_back(grad_norm.to(at::kFloat));
-  send_statistics(run.device, statistics, r);
+  w.statistics = at::stack(statistics).to(at::kDouble);
+  return w;
+}
+
+StepResult step(LoopRun& run) {
+  const LoopConfig& cfg = run.cfg;
+  TrainingTask& task = *run.task;
+  StepResult r;
+
+  // The step's micro-batches, and each loss term's denominator over the global batch.
+  const auto data_start = Clock::now();
+  r.counts = task.take_micro_batches(cfg.gradient_accumulation_steps, run.step + 1);
+  run.micro_batch += cfg.gradient_accumulation_steps;
+  if (run.graph) {  // the graph reads the micro-batches where the first step put them
+    const std::string why_not = task.stage_micro_batches();
+    if (!why_not.empty()) fail("--cuda-graphs: step {}: {}", run.step + 1, why_not);
+  }
+  r.data_seconds = std::chrono::duration<double>(Clock::now() - data_start).count();
+  send_denominators(run, r.counts.denominators);
+  const size_t passes = static_cast<size_t>(r.counts.micro_batches > 0 ? r.counts.micro_batches
+                                                                        : cfg.gradient_accumulation_steps);
+  StepWork w;
+  if (run.graph) {
+    run.optimizer->prepare_step(run.lr());
+    w.statistics = run.graph->run([&] { return step_work(run, passes, /*prepare_update=*/false).statistics; });
+  } else {
+    w = step_work(run, passes, /*prepare_update=*/true);
+  }
+  ++run.step;
+  r.step = run.step;
+  r.skipped = !w.updated;
+  send_statistics(run.device, w.statistics, r);
   r.returned = Clock::now();
   return r;
 }

@@ -41,6 +41,7 @@ struct LoopConfig {
   bool tensorboard = true;
   bool tf32 = false;
   std::string fused_kernels = "auto";   // auto | on | off: bertkit's CUDA kernels (model/fused_layer_norm.h)
+  bool cuda_graphs = false;             // capture the step once and replay it (train/loop/graphed_step.h)
   bool no_sync_gradients = false;
   bool local_clip = false;
   bool nccl_warmup = false;             // all-reduces of the gradient buckets' sizes before the first step (Samsung)

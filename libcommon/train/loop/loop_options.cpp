@@ -63,6 +63,9 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("fused-kernels", po::value(&c.fused_kernels)->default_value(d.fused_kernels)->value_name("auto|on|off"),
      "bertkit's own CUDA kernels for each layer's dropout, residual add and LayerNorm (CUDA, bf16/fp16): auto uses "
      "them where this build has them, on requires them")
+    ("cuda-graphs", po::bool_switch(&c.cuda_graphs),
+     "capture a step in a CUDA graph after 3 eager ones and replay it (one CUDA process, bf16 or fp32, lamb or adamw, "
+     "micro-batches of one shape)")
     ("seed", po::value(&c.seed)->default_value(d.seed)->value_name("S"), "weights, dropout and data order")
     ("log-file", po::value(&c.log_file)->value_name("FILE"), "JSON lines, one per logging step (default OUTPUT_DIR/log.jsonl)")
     ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"), "log every N steps")

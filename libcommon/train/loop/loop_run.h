@@ -4,6 +4,7 @@
 #include "ckpt/tokenizer_files.h"
 #include "train/dist/dist.h"
 #include "train/dist/dist_sync.h"
+#include "train/loop/graphed_step.h"
 #include "train/loop/loop_config.h"
 #include "train/loop/mlperf_log.h"
 #include "train/loop/output_dir.h"
@@ -41,6 +42,7 @@ struct LoopRun {
   int64_t eval_every = 0;             // steps between evaluations (eval_every, or from eval_every_samples)
   int64_t init_start_ms = 0;          // when setup began (MLPerf's init_start)
   NamedFiles tokenizer;               // written into every checkpoint (ckpt/tokenizer_files.h)
+  at::Tensor denominators;            // the step's loss denominators over all ranks (float32, on the device)
 
   bool synced() const { return dist->world() > 1 && !cfg.no_sync_gradients; }
   int64_t global_batch() const { return cfg.train_batch_size * dist->world(); }
@@ -49,6 +51,9 @@ struct LoopRun {
   // advance it); bias correction counts all of the optimizer's.
   int64_t schedule_step() const { return optimizer->steps() - schedule_offset; }
   double lr() const { return schedule.at(schedule_step() + 1) * lr_scale; }
+
+  // --cuda-graphs; declared last, so destroyed first: it waits for the graph's last replay.
+  std::unique_ptr<GraphedStep> graph;
 };
 
 // Builds the process group, starts the task, makes the optimizer, scaler and schedule, restores a checkpoint with

@@ -103,6 +103,22 @@ void warm_up_collectives(LoopRun& run, const std::vector<at::Tensor>& params) {
                  buckets.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
+// --cuda-graphs: what a captured step needs (graphed_step.h), checked before anything runs; the checks that the CPU
+// can reach come first.
+void check_cuda_graphs(const LoopRun& run) {
+  if (run.dist->world() > 1)
+    usage_fail("--cuda-graphs: one process only (the gradients' all-reduce is not captured)");
+  if (run.precision == Precision::fp16)
+    usage_fail("--cuda-graphs: bf16 or fp32 (fp16's loss scaling decides on the host whether a step updates)");
+  if (!run.optimizer->capturable())
+    usage_fail("--cuda-graphs: --optimizer {} takes its step's scalars from the host; use lamb or adamw",
+               run.cfg.optimizer);
+  if (const std::string why = run.task->cuda_graphs_unsupported(); !why.empty()) usage_fail("--cuda-graphs: {}", why);
+  if (!run.device.is_cuda()) usage_fail("--cuda-graphs needs --device cuda");
+  if (!cuda_graphs_built())
+    usage_fail("--cuda-graphs: this build has no CUDA graphs (the CUDA toolkit was not found when it was configured)");
+}
+
 }  // namespace
 
 bool setup_run(LoopRun& run) {
@@ -144,6 +160,7 @@ bool setup_run(LoopRun& run) {
   context.pin_memory = run.device.is_cuda();
   context.dist = run.dist.get();
   context.independent_workers = cfg.no_sync_gradients;
+  context.fixed_shapes = cfg.cuda_graphs;
   task.start(context);
   if (!cfg.init_checkpoint.empty()) task.load_init_checkpoint(cfg.init_checkpoint);
   task.model().to(run.device);
@@ -170,6 +187,8 @@ bool setup_run(LoopRun& run) {
     run.sync = std::make_unique<GradientSynchronizer>(*run.dist, params, /*average=*/false, kDefaultBucketBytes,
                                                       run.allreduce_wire);
   if (cfg.nccl_warmup && world > 1 && !cfg.no_sync_gradients) warm_up_collectives(run, params);
+
+  if (cfg.cuda_graphs) check_cuda_graphs(run);
 
   LossScalerConfig sc = cfg.loss_scale > 0 ? LossScalerConfig::fixed(cfg.loss_scale) : LossScalerConfig();
   sc.enabled = run.precision == Precision::fp16;
@@ -246,6 +265,7 @@ bool setup_run(LoopRun& run) {
                        ? (cfg.eval_every_samples + run.global_batch() - 1) / run.global_batch()
                        : cfg.eval_every;
   if (run.dist->is_main() && !cfg.mlperf_log.empty()) start_mlperf_log(run, run.init_start_ms);
+  if (cfg.cuda_graphs) run.graph = std::make_unique<GraphedStep>(run.device);
   return true;
 }
 

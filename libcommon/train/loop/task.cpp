@@ -4,7 +4,8 @@
 #include "model/model_dir.h"
 #include "train/loop/checkpoint.h"
 
-#include <ATen/Tensor.h>
+#include <ATen/ATen.h>
+#include <fmt/format.h>
 
 namespace bk {
 
@@ -15,6 +16,18 @@ void TrainingTask::load_init_checkpoint(const std::string& path) {
   }
   Checkpoint init = load_checkpoint(path, /*with_optimizer=*/false);
   load_model_state(init.model, path + "/model.safetensors");
+}
+
+std::string stage_tensors(const std::vector<std::pair<at::Tensor*, at::Tensor*>>& tensors, const at::Device& device) {
+  for (const auto& [from, to] : tensors) {
+    if (!from->defined()) continue;
+    if (!to->defined()) *to = at::empty(from->sizes(), from->options().device(device).pinned_memory(false));
+    if (to->sizes() != from->sizes())
+      return fmt::format("{} where the first step had {}", c10::str(from->sizes()), c10::str(to->sizes()));
+    to->copy_(*from, /*non_blocking=*/true);
+    *from = *to;
+  }
+  return "";
 }
 
 }  // namespace bk

@@ -48,6 +48,7 @@ struct TaskContext {
   Dist* dist = nullptr;          // the process group, for an evaluation that combines the ranks' results
   bool independent_workers = false;  // --no-sync-gradients: each rank evaluates its own model on the whole set
   bool quiet = false;                // no notes on stderr
+  bool fixed_shapes = false;         // --cuda-graphs: micro-batches of one shape (padded to the data's longest)
 };
 
 // The micro-batches of one step on this rank, counted before any forward pass.
@@ -76,6 +77,26 @@ void add_batch_counts(StepCounts& counts, const at::Tensor& attention_mask, cons
 // The same for a micro-batch computed without padding: its sequences' lengths and the tokens computed.
 void add_sequence_counts(StepCounts& counts, const std::vector<int64_t>& lengths, int64_t computed_tokens,
                          const TrainingTask& task);
+
+// For stage_micro_batches: copies each pair's first tensor (skipped when undefined) into its second on `device`
+// (made there by the first call, with the first's shape), and points the first at the copy; "" or, when a shape
+// differs from the first call's, what changed ("[8, 128] where the first step had [8, 512]").
+std::string stage_tensors(const std::vector<std::pair<at::Tensor*, at::Tensor*>>& tensors, const at::Device& device);
+
+// stage_tensors over a step's micro-batches, each with its staged twin (`staged` is sized by the first call);
+// tensors_of(batch, twin) pairs each tensor of a batch with its twin's.
+template <class Batch, class TensorsOf>
+std::string stage_batches(std::vector<Batch>& batches, std::vector<Batch>& staged, const at::Device& device,
+                          TensorsOf tensors_of) {
+  if (staged.empty()) staged.resize(batches.size());
+  if (staged.size() != batches.size())
+    return std::to_string(batches.size()) + " micro-batches where the first step had " + std::to_string(staged.size());
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const std::string changed = stage_tensors(tensors_of(batches[i], staged[i]), device);
+    if (!changed.empty()) return "micro-batch " + std::to_string(i) + ": " + changed;
+  }
+  return "";
+}
 
 // One micro-batch's forward pass.
 struct MicroBatchLoss {
@@ -122,6 +143,14 @@ class TrainingTask {
   virtual StepCounts take_micro_batches(int64_t count, int64_t step) = 0;
   // Micro-batch `index` of those taken last, on the context's device (the loop sets autocast around it).
   virtual MicroBatchLoss forward(size_t index) = 0;
+
+  // --cuda-graphs (train/loop/graphed_step.h). cuda_graphs_unsupported: why this task, as configured, cannot give
+  // micro-batches of one shape ("" if it can; after start()). stage_micro_batches, after each take_micro_batches:
+  // copies the micro-batches onto the device into tensors that keep their addresses from step to step (made by
+  // the first call), so that forward(i) reads them where the captured graph does; "" or why not (a shape that
+  // changed, say).
+  virtual std::string cuda_graphs_unsupported() const { return "this task does not stage its micro-batches"; }
+  virtual std::string stage_micro_batches() { return cuda_graphs_unsupported(); }
 
   virtual TaskDataSummary data_summary() const = 0;  // after start()
   virtual nlohmann::json data_position() const = 0;

@@ -39,9 +39,7 @@ class AcClip final : public CoupledDecayOptimizer {
   AcClip(NamedTensors named_params, const OptimizerConfig& config)
       : CoupledDecayOptimizer(std::move(named_params), config) {}
 
-  at::Tensor step_async(double lr) override {
-    at::NoGradGuard no_grad;
-    ++steps_;
+  at::Tensor apply_update() override {
     const OptimizerConfig& c = config_;
     at::Tensor norm = clipped_gradients();
     exp_avg_.mul_(c.beta1).add_(update_, 1 - c.beta1);
@@ -50,7 +48,7 @@ class AcClip final : public CoupledDecayOptimizer {
     at::abs_out(update_, exp_avg_).add_(c.eps);
     at::sqrt_out(scratch_, exp_avg_sq_).div_(update_).clamp_(0.0, 1.0);
     at::mul_out(update_, scratch_, exp_avg_);
-    at::_foreach_add_(param_list_, update_views(), -lr);
+    at::_foreach_add_(param_list_, update_views(), -lr_);
     return norm;
   }
 };
@@ -62,11 +60,9 @@ class Madgrad final : public CoupledDecayOptimizer {
     add_initial_point();
   }
 
-  at::Tensor step_async(double lr) override {
-    at::NoGradGuard no_grad;
-    ++steps_;  // k + 1
-    const OptimizerConfig& c = config_;
-    const double lambda = (lr != 0 ? lr + c.eps : 0.0) * std::sqrt(static_cast<double>(steps_));
+  at::Tensor apply_update() override {
+    const OptimizerConfig& c = config_;  // steps_ is k + 1
+    const double lambda = (lr_ != 0 ? lr_ + c.eps : 0.0) * std::sqrt(static_cast<double>(steps_));
     at::Tensor norm = clipped_gradients();
     exp_avg_sq_.addcmul_(update_, update_, lambda);
     exp_avg_.add_(update_, lambda);

@@ -24,13 +24,15 @@ class AdamW final : public Optimizer {
       g.exp_avgs.push_back(exp_avg_views()[i]);
       g.exp_avg_sqs.push_back(exp_avg_sq_views()[i]);
     }
-    step_ = at::zeros({}, param_list_.front().options());
   }
 
-  at::Tensor step_async(double lr) override {
-    at::NoGradGuard no_grad;
-    ++steps_;
+  // The fused kernel reads the learning rate and the step count from the device (prepare_step puts them there),
+  // so a CUDA graph can hold it; the multi-tensor passes take them from the host.
+  bool capturable() const override { return config_.fused; }
+
+  at::Tensor apply_update() override {
     const OptimizerConfig& c = config_;
+    const double lr = lr_;
     const double correction1 = 1 - std::pow(c.beta1, static_cast<double>(steps_));
     const double correction2 = 1 - std::pow(c.beta2, static_cast<double>(steps_));
 
@@ -39,12 +41,10 @@ class AdamW final : public Optimizer {
       // Clipping as the kernel's gradient divisor (norm / max_norm, at least 1): no pass of its own over update_.
       std::optional<at::Tensor> divisor;
       if (c.max_grad_norm > 0) divisor = at::clamp_min((norm + 1e-6) / c.max_grad_norm, 1.0).to(at::kFloat);
-      // The kernel reads the step count from a device tensor (torch increments it before the call, as here).
-      step_.fill_(static_cast<double>(steps_));
       for (Group* g : {&decayed_, &plain_}) {
         if (g->params.empty()) continue;
-        const std::vector<at::Tensor> steps(g->params.size(), step_);
-        at::_fused_adamw_(g->params, g->grads, g->exp_avgs, g->exp_avg_sqs, {}, steps, lr, c.beta1, c.beta2,
+        const std::vector<at::Tensor> steps(g->params.size(), step_on_device_);
+        at::_fused_adamw_(g->params, g->grads, g->exp_avgs, g->exp_avg_sqs, {}, steps, lr_on_device_, c.beta1, c.beta2,
                           g == &decayed_ ? c.weight_decay : 0.0, c.eps, /*amsgrad=*/false, /*maximize=*/false, divisor);
       }
       return norm;
@@ -64,7 +64,6 @@ class AdamW final : public Optimizer {
     std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs;
   };
   Group decayed_, plain_;
-  at::Tensor step_;  // float32 0-dim on the parameters' device
 };
 
 }  // namespace

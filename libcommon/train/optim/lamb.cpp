@@ -9,7 +9,6 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
-#include <cmath>
 
 namespace bk {
 namespace {
@@ -23,12 +22,11 @@ class Lamb final : public Optimizer {
     eligible_ = at::tensor(eligible, at::kByte).to(at::kBool).to(update_.device());
   }
 
-  at::Tensor step_async(double lr) override {
-    at::NoGradGuard no_grad;
-    ++steps_;
+  bool capturable() const override { return true; }
+
+  // The step's scalars (lr, bias corrections) come from the device (prepare_step), so a CUDA graph can hold it.
+  at::Tensor apply_update() override {
     const OptimizerConfig& c = config_;
-    const double correction1 = 1 - std::pow(c.beta1, static_cast<double>(steps_));
-    const double correction2 = 1 - std::pow(c.beta2, static_cast<double>(steps_));
 
     at::Tensor norm = gather_grads();  // update_ holds the gradients
     if (c.max_grad_norm > 0) update_.div_(at::clamp_min(norm / c.max_grad_norm, 1.0));
@@ -37,8 +35,8 @@ class Lamb final : public Optimizer {
 
     // update_ = m_hat / (sqrt(v_hat) + eps) + wd w. Only tensor-by-tensor ops write into the buffers: the
     // Scalar overloads of div_out build a model-sized temporary and copy it (420 MB a step at BERT-base).
-    at::sqrt_out(scratch_, exp_avg_sq_).div_(std::sqrt(correction2)).add_(c.eps);
-    at::div_out(update_, exp_avg_, scratch_).div_(correction1);
+    at::sqrt_out(scratch_, exp_avg_sq_).div_(sqrt_correction2_on_device_).add_(c.eps);
+    at::div_out(update_, exp_avg_, scratch_).div_(correction1_on_device_);
     if (c.weight_decay != 0 && !decayed_params_.empty())
       at::_foreach_add_(decayed_updates_, decayed_params_, c.weight_decay);
 
@@ -46,8 +44,8 @@ class Lamb final : public Optimizer {
     at::Tensor update_norms = at::stack(at::_foreach_norm(update_views(), 2));
     at::Tensor ratio = at::where(eligible_ & (param_norms > 0) & (update_norms > 0), param_norms / update_norms,
                                  at::ones_like(param_norms));
-    at::_foreach_mul_(update_views(), ratio.unbind(0));
-    at::_foreach_add_(param_list_, update_views(), -lr);
+    at::_foreach_mul_(update_views(), (ratio * lr_on_device_).unbind(0));  // lr r u
+    at::_foreach_add_(param_list_, update_views(), -1);
     return norm;
   }
 

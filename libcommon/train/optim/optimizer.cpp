@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
 
+#include <cmath>
 #include <set>
 
 namespace bk {
@@ -40,6 +41,11 @@ Optimizer::Optimizer(NamedTensors named_params, const OptimizerConfig& config)
   exp_avg_sq_ = at::zeros({numel_}, options);
   update_ = at::empty({numel_}, options);
   scratch_ = at::empty({numel_}, options);
+  step_scalars_ = at::zeros({4}, options);
+  lr_on_device_ = step_scalars_[0];
+  correction1_on_device_ = step_scalars_[1];
+  sqrt_correction2_on_device_ = step_scalars_[2];
+  step_on_device_ = step_scalars_[3];
   int64_t offset = 0;
   for (size_t i = 0; i < params_.size(); ++i) {
     const at::Tensor& param = param_list_[i];
@@ -65,6 +71,30 @@ void Optimizer::add_initial_point() {
 }
 
 double Optimizer::step(double lr) { return step_async(lr).item<double>(); }
+
+at::Tensor Optimizer::step_async(double lr) {
+  prepare_step(lr);
+  return apply_step();
+}
+
+at::Tensor Optimizer::apply_step() {
+  at::NoGradGuard no_grad;
+  return apply_update();
+}
+
+void Optimizer::prepare_step(double lr) {
+  ++steps_;
+  lr_ = lr;
+  const auto t = static_cast<double>(steps_);
+  const std::vector<float> values = {static_cast<float>(lr), static_cast<float>(1 - std::pow(config_.beta1, t)),
+                                     static_cast<float>(std::sqrt(1 - std::pow(config_.beta2, t))),
+                                     static_cast<float>(t)};
+  // From page-locked memory without blocking: a pageable copy would wait for the device (and cannot be queued
+  // between graph replays).
+  at::Tensor host = at::tensor(values, at::kFloat);
+  if (step_scalars_.is_cuda()) host = host.pin_memory();
+  step_scalars_.copy_(host, /*non_blocking=*/true);
+}
 
 void Optimizer::zero_grad() {
   std::vector<at::Tensor> grads;

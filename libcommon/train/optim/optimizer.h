@@ -65,7 +65,15 @@ class Optimizer {
   // step_async() returns it as a 0-dim float32 tensor on the parameters' device without waiting.
   // LAMB overwrites the gradients with its update direction; AdamW scales them when it clips.
   double step(double lr);
-  virtual at::Tensor step_async(double lr) = 0;
+  at::Tensor step_async(double lr);
+
+  // The two halves of a step, for a step captured in a CUDA graph (train/loop/graphed_step.h): prepare_step, on
+  // the host before each replay, counts the step and copies its learning rate and bias corrections to the device
+  // without waiting; apply_step is the device work alone. A capturable() optimizer's apply_step reads those
+  // scalars from the device, so one captured apply_step is right at every replay; the others read the host's.
+  void prepare_step(double lr);
+  at::Tensor apply_step();
+  virtual bool capturable() const { return false; }
 
   // Sets every parameter's gradient to zero (in one multi-tensor launch).
   void zero_grad();
@@ -90,6 +98,9 @@ class Optimizer {
  protected:
   Optimizer(NamedTensors named_params, const OptimizerConfig& config);
 
+  // The update itself (apply_step, without autograd recording).
+  virtual at::Tensor apply_update() = 0;
+
   // The gradients gathered into update_ (zeros for a parameter without one); returns their global norm.
   at::Tensor gather_grads();
   // A third state buffer saved as "<param>.x0" (MADGRAD's initial point), set to the parameters' current values.
@@ -110,10 +121,15 @@ class Optimizer {
   at::Tensor update_, scratch_;              // flat float32 work buffers [numel_]
   int64_t numel_ = 0;
   int64_t steps_ = 0;
+  double lr_ = 0;  // the step's learning rate, as prepare_step got it
+  // The step's scalars on the parameters' device (0-dim float32 views of one buffer prepare_step fills): lr,
+  // 1 - beta1^t, sqrt(1 - beta2^t) and t.
+  at::Tensor lr_on_device_, correction1_on_device_, sqrt_correction2_on_device_, step_on_device_;
 
  private:
   std::vector<at::Tensor> update_views_;
   std::vector<at::Tensor> exp_avg_views_, exp_avg_sq_views_;
+  at::Tensor step_scalars_;  // float32 [4]: what the *_on_device_ views show
   at::Tensor x0_;  // flat, only with add_initial_point()
   std::vector<at::Tensor> x0_views_;
 };
