@@ -4,6 +4,7 @@
 
 #ifdef BERTKIT_CUDA_KERNELS
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -45,7 +46,10 @@ at::Tensor GraphedStep::run(const std::function<at::Tensor()>& body) {
     return body();
   }
   if (!s.graph) {
+    // As torch.cuda.graph does: the eager steps' cached blocks go back to the device first, as the capture's pool
+    // cannot reuse them and the allocator frees none while a capture is under way.
     c10::cuda::device_synchronize();
+    c10::cuda::CUDACachingAllocator::emptyCache();
     s.graph.emplace();
     // Thread-local capture: the data loader's thread may allocate page-locked memory meanwhile, which a global
     // capture would refuse.

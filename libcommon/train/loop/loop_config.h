@@ -42,6 +42,8 @@ struct LoopConfig {
   bool tf32 = false;
   std::string fused_kernels = "auto";   // auto | on | off: bertkit's CUDA kernels (model/fused_layer_norm.h)
   bool cuda_graphs = false;             // capture the step once and replay it (train/loop/graphed_step.h)
+  int64_t cuda_graph_eager_steps = 3;   // steps run eagerly before the capture (no flag: a test's eager twin sets it
+                                        // past max_steps, to compare a replayed run with everything else the same)
   bool no_sync_gradients = false;
   bool local_clip = false;
   bool nccl_warmup = false;             // all-reduces of the gradient buckets' sizes before the first step (Samsung)
