@@ -135,7 +135,9 @@ for c in $CASES; do
       for m in base large; do
         ours "${m}128-padded" "$TMP/$m.json" "$TMP/p128.hdf5" $B128 --attention padded
         ours "${m}128-graphs" "$TMP/$m.json" "$TMP/p128.hdf5" $B128 --attention padded --cuda-graphs
-      done ;;
+      done
+      # bin4 with one shape per bin (each bin's micro-batch padded to its bound), where the host bounds BERT-base.
+      ours base512-bin4-graphs "$TMP/base.json" "$TMP/bins" $B512 --attention padded --cuda-graphs ;;
     fp16)
       PRECISION=fp16 ours base128-fp16 "$TMP/base.json" "$TMP/p128.hdf5" $B128
       hf base128-fp16 "$TMP/base.json" "$TMP/p128.hdf5" $B128 fp16 ;;

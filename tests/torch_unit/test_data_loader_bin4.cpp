@@ -124,3 +124,38 @@ TEST_CASE("bin4 loader: a shard missing from the directory is named; no mixing w
   CHECK(error.find("bin4.json") != std::string::npos);
   CHECK(error.find("384") != std::string::npos);
 }
+
+TEST_CASE("bin4 loader: full_length batches sliced to each bin's bound have one shape per bin (--cuda-graphs)") {
+  ScratchDir dir;
+  std::string bins = make_bin4(dir, {60, 30, 20, 50}, 1);
+  auto config = config_for({bins}, 16);
+  bk::PretrainDataLoader cut(config);
+  config.full_length = true;
+  bk::PretrainDataLoader full(config);
+  CHECK(full.bin_bounds() == kBounds);
+  bk::PretrainBatch a, b;
+  int batches = 0;
+  while (cut.next(a)) {
+    REQUIRE(full.next(b));
+    ++batches;
+    CHECK(b.seq_len() == 512);
+    int64_t first = 0;
+    for (size_t bin = 0; bin < 4; ++bin) {
+      const int64_t rows = full.per_batch()[bin];
+      const auto fixed = bk::slice_rows(b, first, rows, kBounds[bin]);
+      const auto shortest = bk::slice_rows(a, first, rows);  // cut to the bin's longest row
+      CHECK(fixed.input_ids.sizes().vec() == std::vector<int64_t>{rows, kBounds[bin]});
+      const int64_t t = shortest.seq_len();
+      CHECK(t <= kBounds[bin]);
+      CHECK(fixed.input_ids.slice(1, 0, t).equal(shortest.input_ids));
+      CHECK(fixed.attention_mask.slice(1, 0, t).equal(shortest.attention_mask));
+      CHECK(fixed.attention_mask.slice(1, t).eq(0).all().item<bool>());
+      CHECK(fixed.masked_lm_ids.equal(shortest.masked_lm_ids));
+      first += rows;
+    }
+    // A bound below a row's length, or past the batch, is refused.
+    CHECK(error_of([&] { bk::slice_rows(b, full.per_batch()[0], full.per_batch()[1], 128); }).find("columns") !=
+          std::string::npos);
+  }
+  CHECK(batches == 10);
+}

@@ -92,7 +92,7 @@ PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples,
   return batch;
 }
 
-PretrainBatch slice_rows(const PretrainBatch& b, int64_t first, int64_t rows) {
+PretrainBatch slice_rows(const PretrainBatch& b, int64_t first, int64_t rows, int64_t length) {
   PretrainBatch part;
   // Page-locked as the loader made the batch, so the slices' copies to the GPU do not block the host: a row slice
   // is a view of the batch's memory as it is; one cut to fewer columns is copied once, straight into page-locked
@@ -104,7 +104,10 @@ PretrainBatch slice_rows(const PretrainBatch& b, int64_t first, int64_t rows) {
   };
   const at::Tensor mask = b.attention_mask.narrow(0, first, rows);
   const at::Tensor lengths = mask.sum(1).contiguous();
-  const int64_t t = std::max<int64_t>(lengths.max().item<int64_t>(), 1);
+  const int64_t longest = std::max<int64_t>(lengths.max().item<int64_t>(), 1);
+  if (length > 0 && (length < longest || length > b.seq_len()))
+    fail("slice_rows: {} columns for rows of up to {} in a batch of {}", length, longest, b.seq_len());
+  const int64_t t = length > 0 ? length : longest;
   part.input_ids = own(b.input_ids.narrow(0, first, rows).narrow(1, 0, t));
   part.segment_ids = own(b.segment_ids.narrow(0, first, rows).narrow(1, 0, t));
   part.attention_mask = own(mask.narrow(1, 0, t));

@@ -48,8 +48,9 @@ PretrainBatch collate_pretrain_batch(const std::vector<PretrainSample>& samples,
 // to back. Also sets batch.masked_tokens from masked_lm_positions.
 void add_token_stream(PretrainBatch& batch, const std::vector<std::vector<int64_t>>& row_lengths);
 
-// Rows [first, first + rows) of a batch, cut to the longest of them (with the stream when the batch has one).
-// Rows of one sample each (bin4's batches, never packed ones).
-PretrainBatch slice_rows(const PretrainBatch& batch, int64_t first, int64_t rows);
+// Rows [first, first + rows) of a batch, cut to the longest of them, or to `length` columns when it is positive
+// (bin4's bound, for micro-batches of one shape; at least the longest row, at most the batch's width), with the
+// stream when the batch has one. Rows of one sample each (bin4's batches, never packed ones).
+PretrainBatch slice_rows(const PretrainBatch& batch, int64_t first, int64_t rows, int64_t length = 0);
 
 }  // namespace bk

@@ -131,7 +131,10 @@ struct PretrainDataLoader::Impl {
   }
 
   void start() {
-    producer = std::make_unique<BatchProducer>(config, sources, per_batch, config.full_length ? max_length : 0,
+    // full_length: as long as the longest row any input holds (bin4: the largest bin's bound).
+    const int64_t longest =
+        bin_bounds.empty() ? max_length : *std::max_element(bin_bounds.begin(), bin_bounds.end());
+    producer = std::make_unique<BatchProducer>(config, sources, per_batch, config.full_length ? longest : 0,
                                                position, &cancel);
     ahead = std::make_unique<Prefetcher<PretrainBatch>>(static_cast<size_t>(config.prefetch),
                                                         [this](PretrainBatch& b) { return producer->next(b); });
@@ -243,5 +246,6 @@ int64_t PretrainDataLoader::max_length() const {
   return impl_->bin_bounds.empty() ? impl_->max_length : *std::max_element(impl_->bin_bounds.begin(), impl_->bin_bounds.end());
 }
 const std::vector<int64_t>& PretrainDataLoader::per_batch() const { return impl_->per_batch; }
+const std::vector<int>& PretrainDataLoader::bin_bounds() const { return impl_->bin_bounds; }
 
 }  // namespace bk

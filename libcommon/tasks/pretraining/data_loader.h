@@ -69,6 +69,7 @@ class PretrainDataLoader {
   int64_t max_predictions() const;      // P of the batches (given, or from the inputs)
   int64_t max_length() const;           // the longest row the inputs can hold (0: varlength, not known)
   const std::vector<int64_t>& per_batch() const;  // samples per batch from each source (bin)
+  const std::vector<int>& bin_bounds() const;     // bin4 inputs: each bin's longest sample, in per_batch's order
 
  private:
   struct Impl;

@@ -111,11 +111,13 @@ StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
       continue;
     }
     // bin4: the loader's batch holds each bin's share of the ratio, bin after bin; each bin becomes a forward pass
-    // of its own, cut to its longest sample, so short samples are not padded to the longest bin's length. The
-    // step (and every rank) still sees the ratio's mix.
+    // of its own, cut to its longest sample (to the bin's bound with --cuda-graphs: one shape per bin), so short
+    // samples are not padded to the longest bin's length. The step (and every rank) still sees the ratio's mix.
     int64_t first = 0;
-    for (int64_t rows : loader_->per_batch()) {
-      if (rows > 0) batches_.push_back(slice_rows(b, first, rows));
+    for (size_t bin = 0; bin < loader_->per_batch().size(); ++bin) {
+      const int64_t rows = loader_->per_batch()[bin];
+      const int64_t length = context_.fixed_shapes ? loader_->bin_bounds()[bin] : 0;
+      if (rows > 0) batches_.push_back(slice_rows(b, first, rows, length));
       first += rows;
     }
   }
@@ -146,7 +148,8 @@ MicroBatchLoss PretrainingTask::forward(size_t index) {
 }
 
 std::string PretrainingTask::cuda_graphs_unsupported() const {
-  if (loader_->binned()) return "bin4 data gives micro-batches of several lengths (use a file of one length)";
+  if (loader_->max_length() == 0)
+    return "the inputs' longest row is not known (varlength files): micro-batches would change shape";
   if (config_.unpadded)
     return "unpadded attention gives each micro-batch its own number of tokens (use --attention padded)";
   return "";
