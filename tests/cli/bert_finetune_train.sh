@@ -61,6 +61,13 @@ if [ -x "${TORCH_TEST_TOOLS:-}/model_probe" ]; then
     || fail_case "train --dry-run: the features and steps: $OUT"
   CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "^start: step 0 from $TMP/pre-mrpc$" || fail_case "train --dry-run: the start: $OUT"
   CASES=$((CASES + 1)); [ ! -e "$OUTDIR" ] || fail_case "train --dry-run created $OUTDIR"
+  # --cuda-graphs: classification's unpadded micro-batches change shape; padded ones would be staged (on CUDA).
+  run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP/pre-mrpc" \
+    --train-batch-size 16 --cuda-graphs
+  usage "--cuda-graphs: unpadded attention gives each micro-batch its own number of tokens \(use --attention padded\)" "graphs, unpadded"
+  run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP/pre-mrpc" \
+    --train-batch-size 16 --cuda-graphs --attention padded
+  usage "--cuda-graphs needs --device cuda" "graphs on the CPU"
 fi
 run bert-finetune bench --checkpoint "$TMP/pre" --task mrpc --batch-sizes 1,x
 usage "--batch-sizes: 'x' is not a number" "bench: bad batch sizes"
