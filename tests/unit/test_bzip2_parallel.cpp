@@ -4,6 +4,7 @@
 #include "io/input.h"
 #include "util/error.h"
 
+#include "read_input.h"
 #include "test_support.h"
 
 #include <doctest/doctest.h>
@@ -20,14 +21,7 @@ namespace {
 
 constexpr uint64_t kBlockMagic = 0x314159265359;
 
-std::string read_all(const fs::path& path, int threads) {
-  bk::Input input(path.string(), threads);
-  CHECK(input.compression() == "bzip2");
-  std::string out;
-  char buf[1 << 15];
-  while (size_t n = input.read(buf, sizeof buf)) out.append(buf, n);
-  return out;
-}
+std::string read_all(const fs::path& path, int threads) { return bk_test::read_all(path, threads, "bzip2"); }
 
 uint64_t bits_at(const std::string& s, uint64_t bit, int count) {
   uint64_t v = 0;

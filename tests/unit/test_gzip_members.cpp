@@ -5,6 +5,7 @@
 #include "io/input.h"
 #include "util/error.h"
 
+#include "read_input.h"
 #include "test_support.h"
 
 #include <doctest/doctest.h>
@@ -33,14 +34,7 @@ std::string member(const std::string& s, int level) {
   return out;
 }
 
-std::string read_all(const fs::path& path, int threads) {
-  bk::Input input(path.string(), threads);
-  CHECK(input.compression() == "gzip");
-  std::string out;
-  char buf[1 << 15];
-  while (size_t n = input.read(buf, sizeof buf)) out.append(buf, n);
-  return out;
-}
+std::string read_all(const fs::path& path, int threads) { return bk_test::read_all(path, threads, "gzip"); }
 
 // The sequencer alone, over bytes in memory: the decoded bytes and how many members came from workers.
 std::pair<std::string, uint64_t> decode_members(const std::string& file, int threads) {

@@ -244,15 +244,7 @@ std::string FinetuneTask::cuda_graphs_unsupported() const {
   return "";
 }
 
-std::string FinetuneTask::stage_micro_batches() {
-  if (std::string why = cuda_graphs_unsupported(); !why.empty()) return why;
-  return stage_batches(batches_, staged_, context_.device, [](FinetuneBatch& b, FinetuneBatch& s) {
-    return std::vector<std::pair<at::Tensor*, at::Tensor*>>{
-        {&b.input_ids, &s.input_ids},           {&b.segment_ids, &s.segment_ids},
-        {&b.attention_mask, &s.attention_mask}, {&b.start_positions, &s.start_positions},
-        {&b.end_positions, &s.end_positions},   {&b.labels, &s.labels}};
-  });
-}
+std::string FinetuneTask::stage_micro_batches() { return stage_batches(batches_, staged_, context_.device); }
 
 TaskDataSummary FinetuneTask::data_summary() const {
   return {train_.size(), train_.seq_len, fmt::format("{} features of {}", info_.name, config_.train_file)};

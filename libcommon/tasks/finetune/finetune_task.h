@@ -34,6 +34,10 @@ struct FinetuneBatch {
   at::Tensor start_positions, end_positions;          // int64 [B] (spans)
   at::Tensor labels;                                  // int64 [B] (classes) or float [B] (regression)
   int64_t size() const { return input_ids.size(0); }
+  // Every tensor field but the stream's (undefined ones included).
+  std::vector<at::Tensor*> tensors() {
+    return {&input_ids, &segment_ids, &attention_mask, &start_positions, &end_positions, &labels};
+  }
 };
 
 class FinetuneTask : public BertModelTask {

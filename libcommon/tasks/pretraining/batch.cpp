@@ -9,9 +9,11 @@
 namespace bk {
 
 PretrainBatch PretrainBatch::to(const at::Device& device, bool non_blocking) const {
-  auto move = [&](const at::Tensor& t) { return t.defined() ? t.to(device, non_blocking) : t; };
-  return {move(input_ids), move(segment_ids), move(attention_mask), move(masked_lm_positions),
-          move(masked_lm_ids), move(next_sentence_labels), stream.to(device, non_blocking), move(masked_tokens)};
+  PretrainBatch out = *this;
+  for (at::Tensor* t : out.tensors())
+    if (t->defined()) *t = t->to(device, non_blocking);
+  out.stream = stream.to(device, non_blocking);
+  return out;
 }
 
 void add_token_stream(PretrainBatch& batch, const std::vector<std::vector<int64_t>>& row_lengths) {

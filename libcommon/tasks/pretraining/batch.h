@@ -35,6 +35,11 @@ struct PretrainBatch {
   int64_t size() const { return input_ids.defined() ? input_ids.size(0) : 0; }
   int64_t seq_len() const { return input_ids.defined() ? input_ids.size(1) : 0; }
   PretrainBatch to(const at::Device& device, bool non_blocking = false) const;
+  // Every tensor field but the stream's (undefined ones included).
+  std::vector<at::Tensor*> tensors() {
+    return {&input_ids, &segment_ids, &attention_mask, &masked_lm_positions, &masked_lm_ids, &next_sentence_labels,
+            &masked_tokens};
+  }
 };
 
 // One batch from samples: T = the longest of them (at least min_length), masked_lm_positions padded with 0 and masked_lm_ids with -1 to

@@ -130,11 +130,13 @@ struct PretrainDataLoader::Impl {
     return counted_batches;
   }
 
+  // The longest row any input holds (bin4: the largest bin's bound; 0: varlength files, not known).
+  int64_t longest() const {
+    return bin_bounds.empty() ? max_length : *std::max_element(bin_bounds.begin(), bin_bounds.end());
+  }
+
   void start() {
-    // full_length: as long as the longest row any input holds (bin4: the largest bin's bound).
-    const int64_t longest =
-        bin_bounds.empty() ? max_length : *std::max_element(bin_bounds.begin(), bin_bounds.end());
-    producer = std::make_unique<BatchProducer>(config, sources, per_batch, config.full_length ? longest : 0,
+    producer = std::make_unique<BatchProducer>(config, sources, per_batch, config.full_length ? longest() : 0,
                                                position, &cancel);
     ahead = std::make_unique<Prefetcher<PretrainBatch>>(static_cast<size_t>(config.prefetch),
                                                         [this](PretrainBatch& b) { return producer->next(b); });
@@ -243,7 +245,7 @@ size_t PretrainDataLoader::files() const { return impl_->file_count; }
 bool PretrainDataLoader::binned() const { return !impl_->bin_bounds.empty(); }
 int64_t PretrainDataLoader::max_predictions() const { return impl_->config.max_predictions; }
 int64_t PretrainDataLoader::max_length() const {
-  return impl_->bin_bounds.empty() ? impl_->max_length : *std::max_element(impl_->bin_bounds.begin(), impl_->bin_bounds.end());
+  return impl_->longest();
 }
 const std::vector<int64_t>& PretrainDataLoader::per_batch() const { return impl_->per_batch; }
 const std::vector<int>& PretrainDataLoader::bin_bounds() const { return impl_->bin_bounds; }

@@ -155,15 +155,7 @@ std::string PretrainingTask::cuda_graphs_unsupported() const {
   return "";
 }
 
-std::string PretrainingTask::stage_micro_batches() {
-  if (std::string why = cuda_graphs_unsupported(); !why.empty()) return why;
-  return stage_batches(batches_, staged_, context_.device, [](PretrainBatch& b, PretrainBatch& s) {
-    return std::vector<std::pair<at::Tensor*, at::Tensor*>>{
-        {&b.input_ids, &s.input_ids},         {&b.segment_ids, &s.segment_ids},
-        {&b.attention_mask, &s.attention_mask}, {&b.masked_lm_positions, &s.masked_lm_positions},
-        {&b.masked_lm_ids, &s.masked_lm_ids}, {&b.next_sentence_labels, &s.next_sentence_labels}};
-  });
-}
+std::string PretrainingTask::stage_micro_batches() { return stage_batches(batches_, staged_, context_.device); }
 
 TaskDataSummary PretrainingTask::data_summary() const {
   TaskDataSummary summary;

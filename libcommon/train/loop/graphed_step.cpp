@@ -19,13 +19,13 @@ namespace bk {
 bool cuda_graphs_built() { return true; }
 
 struct GraphedStep::State {
-  int eager_steps = 0, calls = 0;
+  int64_t eager_steps = 0, calls = 0;
   std::optional<c10::cuda::CUDAStreamGuard> stream;
   std::optional<at::cuda::CUDAGraph> graph;
   at::Tensor output;
 };
 
-GraphedStep::GraphedStep(const at::Device& device, int eager_steps) : state_(std::make_unique<State>()) {
+GraphedStep::GraphedStep(const at::Device& device, int64_t eager_steps) : state_(std::make_unique<State>()) {
   if (!device.is_cuda()) fail("--cuda-graphs needs a CUDA device, not {}", device.str());
   state_->eager_steps = eager_steps;
   // Work queued so far (the weights' upload, the broadcast) finishes before the loop's stream takes over: that
@@ -77,7 +77,7 @@ bool cuda_graphs_built() { return false; }
 
 struct GraphedStep::State {};
 
-GraphedStep::GraphedStep(const at::Device&, int) {
+GraphedStep::GraphedStep(const at::Device&, int64_t) {
   fail("--cuda-graphs: this build has no CUDA graphs (the CUDA toolkit was not found when it was configured)");
 }
 GraphedStep::~GraphedStep() = default;

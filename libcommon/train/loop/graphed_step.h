@@ -30,7 +30,7 @@ bool cuda_graphs_built();
 class GraphedStep {
  public:
   // Waits for the device, then makes the loop's stream current on this thread until destruction.
-  explicit GraphedStep(const at::Device& device, int eager_steps = 3);
+  explicit GraphedStep(const at::Device& device, int64_t eager_steps = 3);
   ~GraphedStep();
   GraphedStep(const GraphedStep&) = delete;
   GraphedStep& operator=(const GraphedStep&) = delete;

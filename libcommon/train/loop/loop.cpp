@@ -1,6 +1,7 @@
 #include "train/loop/loop.h"
 
 #include "cli/run_tool.h"
+#include "train/feed/upload.h"
 #include "train/loop/loop_run.h"
 #include "train/loop/step_profiler.h"
 #include "train/loop/throughput.h"
@@ -79,15 +80,10 @@ std::vector<at::Tensor> gradients(const Optimizer& optimizer) {
   return out;
 }
 
-// Copies the step's denominators (one per loss term, this rank's) into run.denominators and sums them over the
-// ranks there. The copy goes from page-locked memory without blocking: a blocking copy would wait for the previous
-// step's kernels (cudaMemcpy syncs the stream), leaving the GPU idle while this step's forward is queued.
+// Copies the step's denominators (one per loss term, this rank's) into run.denominators without waiting for the
+// device, and sums them over the ranks there.
 void send_denominators(LoopRun& run, const std::vector<double>& denominators) {
-  at::Tensor host = at::tensor(denominators, at::kFloat);
-  if (run.device.is_cuda()) host = host.pin_memory();
-  if (!run.denominators.defined() || run.denominators.numel() != host.numel())
-    run.denominators = at::empty({host.numel()}, at::TensorOptions().dtype(at::kFloat).device(run.device));
-  run.denominators.copy_(host, /*non_blocking=*/true);
+  upload_async(std::vector<float>(denominators.begin(), denominators.end()), run.device, run.denominators);
   if (run.synced()) run.dist->allreduce(run.denominators);
 }
 

@@ -265,10 +265,7 @@ bool setup_run(LoopRun& run) {
                        ? (cfg.eval_every_samples + run.global_batch() - 1) / run.global_batch()
                        : cfg.eval_every;
   if (run.dist->is_main() && !cfg.mlperf_log.empty()) start_mlperf_log(run, run.init_start_ms);
-  if (cfg.cuda_graphs) {
-    const auto eager_steps = static_cast<int>(std::min<int64_t>(cfg.cuda_graph_eager_steps, int64_t{1} << 30));
-    run.graph = std::make_unique<GraphedStep>(run.device, eager_steps);
-  }
+  if (cfg.cuda_graphs) run.graph = std::make_unique<GraphedStep>(run.device, cfg.cuda_graph_eager_steps);
   return true;
 }
 

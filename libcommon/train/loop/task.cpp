@@ -18,8 +18,11 @@ void TrainingTask::load_init_checkpoint(const std::string& path) {
   load_model_state(init.model, path + "/model.safetensors");
 }
 
-std::string stage_tensors(const std::vector<std::pair<at::Tensor*, at::Tensor*>>& tensors, const at::Device& device) {
-  for (const auto& [from, to] : tensors) {
+std::string stage_tensors(const std::vector<at::Tensor*>& from_list, const std::vector<at::Tensor*>& to_list,
+                          const at::Device& device) {
+  for (size_t k = 0; k < from_list.size(); ++k) {
+    at::Tensor* from = from_list[k];
+    at::Tensor* to = to_list[k];
     if (!from->defined()) continue;
     if (!to->defined()) *to = at::empty(from->sizes(), from->options().device(device).pinned_memory(false));
     if (to->sizes() != from->sizes())

@@ -78,21 +78,21 @@ void add_batch_counts(StepCounts& counts, const at::Tensor& attention_mask, cons
 void add_sequence_counts(StepCounts& counts, const std::vector<int64_t>& lengths, int64_t computed_tokens,
                          const TrainingTask& task);
 
-// For stage_micro_batches: copies each pair's first tensor (skipped when undefined) into its second on `device`
-// (made there by the first call, with the first's shape), and points the first at the copy; "" or, when a shape
-// differs from the first call's, what changed ("[8, 128] where the first step had [8, 512]").
-std::string stage_tensors(const std::vector<std::pair<at::Tensor*, at::Tensor*>>& tensors, const at::Device& device);
+// For stage_micro_batches: copies each defined tensor of `from` into the same place of `to` on `device` (made
+// there by the first call, with its shape), and points `from`'s at the copy; "" or, when a shape differs from the
+// first call's, what changed ("[8, 128] where the first step had [8, 512]").
+std::string stage_tensors(const std::vector<at::Tensor*>& from, const std::vector<at::Tensor*>& to,
+                          const at::Device& device);
 
-// stage_tensors over a step's micro-batches, each with its staged twin (`staged` is sized by the first call);
-// tensors_of(batch, twin) pairs each tensor of a batch with its twin's.
-template <class Batch, class TensorsOf>
-std::string stage_batches(std::vector<Batch>& batches, std::vector<Batch>& staged, const at::Device& device,
-                          TensorsOf tensors_of) {
+// stage_tensors over a step's micro-batches (whose tensors() list their tensor fields), each with its staged twin
+// (`staged` is sized by the first call).
+template <class Batch>
+std::string stage_batches(std::vector<Batch>& batches, std::vector<Batch>& staged, const at::Device& device) {
   if (staged.empty()) staged.resize(batches.size());
   if (staged.size() != batches.size())
     return std::to_string(batches.size()) + " micro-batches where the first step had " + std::to_string(staged.size());
   for (size_t i = 0; i < batches.size(); ++i) {
-    const std::string changed = stage_tensors(tensors_of(batches[i], staged[i]), device);
+    const std::string changed = stage_tensors(batches[i].tensors(), staged[i].tensors(), device);
     if (!changed.empty()) return "micro-batch " + std::to_string(i) + ": " + changed;
   }
   return "";
@@ -148,7 +148,7 @@ class TrainingTask {
   // micro-batches of one shape ("" if it can; after start()). stage_micro_batches, after each take_micro_batches:
   // copies the micro-batches onto the device into tensors that keep their addresses from step to step (made by
   // the first call), so that forward(i) reads them where the captured graph does; "" or why not (a shape that
-  // changed, say).
+  // changed, say). The loop asks cuda_graphs_unsupported once, before the first step.
   virtual std::string cuda_graphs_unsupported() const { return "this task does not stage its micro-batches"; }
   virtual std::string stage_micro_batches() { return cuda_graphs_unsupported(); }
 

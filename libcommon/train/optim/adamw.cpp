@@ -32,10 +32,6 @@ class AdamW final : public Optimizer {
 
   at::Tensor apply_update() override {
     const OptimizerConfig& c = config_;
-    const double lr = lr_;
-    const double correction1 = 1 - std::pow(c.beta1, static_cast<double>(steps_));
-    const double correction2 = 1 - std::pow(c.beta2, static_cast<double>(steps_));
-
     at::Tensor norm = gather_grads();  // update_ holds the gradients
     if (c.fused) {
       // Clipping as the kernel's gradient divisor (norm / max_norm, at least 1): no pass of its own over update_.
@@ -49,6 +45,9 @@ class AdamW final : public Optimizer {
       }
       return norm;
     }
+    const double lr = lr_;
+    const double correction1 = 1 - std::pow(c.beta1, static_cast<double>(steps_));
+    const double correction2 = 1 - std::pow(c.beta2, static_cast<double>(steps_));
     if (c.max_grad_norm > 0) update_.mul_(at::clamp_max((norm + 1e-6).reciprocal() * c.max_grad_norm, 1.0));
     if (c.weight_decay != 0 && !decayed_params_.empty()) at::_foreach_mul_(decayed_params_, 1 - lr * c.weight_decay);
     exp_avg_.lerp_(update_, 1 - c.beta1);

@@ -2,6 +2,7 @@
 // checkpoint state and clipping (the factory is make_optimizer.cpp).
 #include "train/optim/optimizer.h"
 
+#include "train/feed/upload.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -86,14 +87,9 @@ void Optimizer::prepare_step(double lr) {
   ++steps_;
   lr_ = lr;
   const auto t = static_cast<double>(steps_);
-  const std::vector<float> values = {static_cast<float>(lr), static_cast<float>(1 - std::pow(config_.beta1, t)),
-                                     static_cast<float>(std::sqrt(1 - std::pow(config_.beta2, t))),
-                                     static_cast<float>(t)};
-  // From page-locked memory without blocking: a pageable copy would wait for the device (and cannot be queued
-  // between graph replays).
-  at::Tensor host = at::tensor(values, at::kFloat);
-  if (step_scalars_.is_cuda()) host = host.pin_memory();
-  step_scalars_.copy_(host, /*non_blocking=*/true);
+  upload_async({static_cast<float>(lr), static_cast<float>(1 - std::pow(config_.beta1, t)),
+                static_cast<float>(std::sqrt(1 - std::pow(config_.beta2, t))), static_cast<float>(t)},
+               step_scalars_.device(), step_scalars_);
 }
 
 void Optimizer::zero_grad() {
