@@ -169,7 +169,7 @@ def main():
         print(f"skip: {PROBE} not built (a build without LibTorch)")
         return 77
     base = {"beta1": 0.9, "beta2": 0.999, "eps": 1e-6, "weight_decay": 0.01, "max_grad_norm": 1.0,
-            "grad_averaging": True, "trust_ratio_all": False}
+            "grad_averaging": True, "trust_ratio_all": False, "fused": True}
     settings = [
         # (label, kind, config changes, seed, gradient scale, resume_at)
         ("lamb, pre-normalised gradients", "lamb", {}, 1, 0.2, None),
@@ -177,6 +177,10 @@ def main():
         ("lamb, trust ratio on all", "lamb", {"trust_ratio_all": True}, 3, 0.2, None),
         ("lamb, resumed after step 2", "lamb", {}, 4, 0.2, 2),
         ("lamb, weight decay 0.1, eps 1e-8", "lamb", {"weight_decay": 0.1, "eps": 1e-8}, 5, 0.05, None),
+        # LAMB's and AdamW's fused kernels (what the trainer runs, the settings above) and their multi-tensor passes.
+        ("lamb, multi-tensor passes", "lamb", {"fused": False}, 1, 0.2, None),
+        ("lamb, multi-tensor passes, resumed", "lamb", {"fused": False, "trust_ratio_all": True}, 4, 0.005, 2),
+        ("adamw, multi-tensor passes", "adamw", {"fused": False}, 6, 0.2, 3),
         ("adamw vs torch.optim.AdamW, clipped", "adamw", {}, 6, 0.2, None),
         ("adamw vs torch.optim.AdamW, unclipped", "adamw", {}, 7, 0.005, None),
         ("adamw vs torch.optim.AdamW, resumed", "adamw", {}, 8, 0.2, 3),

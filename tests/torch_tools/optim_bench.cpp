@@ -1,8 +1,9 @@
 // Bench helper (bench/optimizer.sh): optimizer steps on the parameters of a BERT model built from a config, with
-// random gradients. Prints one JSON line per optimizer: milliseconds per step (best of the timed steps) and the
-// peak resident memory the steps added beyond the parameters, gradients and optimizer state.
+// random gradients. Prints one JSON line per optimizer: milliseconds per step (best of the timed steps), the
+// resident memory the optimizer holds (its state and work buffers, measured over its construction and first step)
+// and the peak resident memory the steps added beyond the parameters, gradients and optimizer state.
 //
-//   optim_bench CONFIG.json STEPS KIND...     (KIND: lamb, adamw, adamw-fused)
+//   optim_bench CONFIG.json STEPS KIND...     (KIND: lamb, lamb-fused, adamw, adamw-fused)
 #include "cli/run_tool.h"
 #include "ckpt/bert_config.h"
 #include "model/bert.h"
@@ -48,8 +49,9 @@ int bench(int argc, char** argv) {
       numel += p.tensor.numel();
     }
     bk::OptimizerConfig oc;
-    oc.kind = kind == "lamb" ? "lamb" : "adamw";
-    oc.fused = kind == "adamw-fused";
+    oc.kind = kind.starts_with("lamb") ? "lamb" : "adamw";
+    oc.fused = kind.ends_with("-fused");
+    const double before = status_mb("VmRSS:");
     auto optimizer = bk::make_optimizer(params, oc);
     optimizer->step(1e-4);  // first step: allocations settle
     reset_peak();
@@ -60,8 +62,9 @@ int bench(int argc, char** argv) {
       optimizer->step(1e-4);
       best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
-    std::printf("{\"optimizer\": \"%s\", \"parameters\": %lld, \"ms_per_step\": %.1f, \"peak_extra_mb\": %.1f}\n",
-                kind.c_str(), static_cast<long long>(numel), best, status_mb("VmHWM:") - base);
+    std::printf("{\"optimizer\": \"%s\", \"parameters\": %lld, \"ms_per_step\": %.1f, \"state_mb\": %.1f, "
+                "\"peak_extra_mb\": %.1f}\n",
+                kind.c_str(), static_cast<long long>(numel), best, base - before, status_mb("VmHWM:") - base);
     std::fflush(stdout);
   }
   return 0;

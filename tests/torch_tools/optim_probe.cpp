@@ -3,7 +3,7 @@
 //
 //   optim_probe SPEC.json OUT.f32
 // SPEC.json: {"kind": "lamb"|"adamw", optional OptimizerConfig fields ("beta1", "beta2", "eps", "weight_decay",
-//   "max_grad_norm", "grad_averaging", "trust_ratio_all"), "params": [{"name": N, "shape": [..]}, ..],
+//   "max_grad_norm", "grad_averaging", "trust_ratio_all", "fused"), "params": [{"name": N, "shape": [..]}, ..],
 //   "lrs": [lr per step], "data": path of raw little-endian float32: the initial parameters, concatenated in
 //   order, then for each step all the gradients, concatenated in the same order;
 //   optional "resume_at": k: after k steps, export the state, build a fresh optimizer and load it (a resume)}.
@@ -54,6 +54,7 @@ int probe(int argc, char** argv) {
   config.max_grad_norm = spec.value("max_grad_norm", config.max_grad_norm);
   config.grad_averaging = spec.value("grad_averaging", config.grad_averaging);
   config.trust_ratio_all = spec.value("trust_ratio_all", config.trust_ratio_all);
+  config.fused = spec.value("fused", config.fused);
   const auto lrs = spec.at("lrs").get<std::vector<double>>();
   const int64_t resume_at = spec.value("resume_at", int64_t{-1});
 

@@ -1,5 +1,5 @@
 // The training path on a CUDA device, against the same computation on the CPU: unpadded attention (the exact path
-// in fp32, ATen's flash varlen kernel under bf16 autocast), packed rows, AdamW through torch's fused kernel, LAMB,
+// in fp32, ATen's flash varlen kernel under bf16 autocast), packed rows, AdamW and LAMB (fused and not),
 // the loss scaler, and the share of attention probabilities the kernels drop. Each case passes as skipped (with a
 // message) where no CUDA device is present, as in CI; run `torch_unit_tests -tc='cuda*'` on a GPU.
 #include "pretrain_samples.h"
@@ -109,40 +109,42 @@ TEST_CASE("cuda: packed rows give the loss and gradients of their samples unpack
   check_close_bf16(run_bf16(model, packed.to(kCuda)), cpu_reference, "bf16 packed (flash varlen)");
 }
 
-TEST_CASE("cuda: AdamW through torch's fused kernel and LAMB take the CPU's steps") {
+TEST_CASE("cuda: AdamW and LAMB, by torch's fused kernels and in multi-tensor passes, take the CPU's steps") {
   if (!cuda_present()) return;
   at::manual_seed(11);
   const std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
       {"dense.weight", {64, 48}}, {"dense.bias", {64}}, {"LayerNorm.weight", {48}}, {"out.weight", {30, 64}}};
   std::vector<at::Tensor> start;
   for (const auto& [name, shape] : shapes) start.push_back(at::randn(shape));
-  for (const std::string kind : {"adamw", "lamb"}) {
-    CAPTURE(kind);
-    auto make = [&](const at::Device& device, bool fused) {
-      bk::NamedTensors params;
-      for (size_t i = 0; i < shapes.size(); ++i)
-        params.emplace_back(shapes[i].first, start[i].to(device).clone().set_requires_grad(true));
-      bk::OptimizerConfig c;
-      c.kind = kind;
-      c.fused = fused;
-      return std::make_pair(params, bk::make_optimizer(params, c));
-    };
-    auto [cpu_params, cpu] = make(at::kCPU, false);
-    auto [cuda_params, cuda] = make(kCuda, kind == "adamw");
-    for (int step = 0; step < 5; ++step) {
-      for (size_t i = 0; i < shapes.size(); ++i) {
-        const at::Tensor g = at::randn(start[i].sizes()) * (step == 2 ? 10.0 : 0.1);  // step 2 is clipped
-        cpu_params[i].second.mutable_grad() = g.clone();
-        cuda_params[i].second.mutable_grad() = g.to(kCuda);
+  for (const std::string kind : {"adamw", "lamb"})
+    for (const bool fused : {true, false}) {
+      CAPTURE(kind);
+      CAPTURE(fused);
+      auto make = [&](const at::Device& device, bool fused_kernels) {
+        bk::NamedTensors params;
+        for (size_t i = 0; i < shapes.size(); ++i)
+          params.emplace_back(shapes[i].first, start[i].to(device).clone().set_requires_grad(true));
+        bk::OptimizerConfig c;
+        c.kind = kind;
+        c.fused = fused_kernels;
+        return std::make_pair(params, bk::make_optimizer(params, c));
+      };
+      auto [cpu_params, cpu] = make(at::kCPU, false);
+      auto [cuda_params, cuda] = make(kCuda, fused);
+      for (int step = 0; step < 5; ++step) {
+        for (size_t i = 0; i < shapes.size(); ++i) {
+          const at::Tensor g = at::randn(start[i].sizes()) * (step == 2 ? 10.0 : 0.1);  // step 2 is clipped
+          cpu_params[i].second.mutable_grad() = g.clone();
+          cuda_params[i].second.mutable_grad() = g.to(kCuda);
+        }
+        CHECK(cuda->step(1e-2) == doctest::Approx(cpu->step(1e-2)).epsilon(1e-5));
       }
-      CHECK(cuda->step(1e-2) == doctest::Approx(cpu->step(1e-2)).epsilon(1e-5));
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        CAPTURE(shapes[i].first);
+        CHECK((cpu_params[i].second - start[i]).abs().max().item<double>() > 1e-3);  // they did move
+        CHECK((cuda_params[i].second.cpu() - cpu_params[i].second).abs().max().item<double>() < 1e-5);
+      }
     }
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      CAPTURE(shapes[i].first);
-      CHECK((cpu_params[i].second - start[i]).abs().max().item<double>() > 1e-3);  // they did move
-      CHECK((cuda_params[i].second.cpu() - cpu_params[i].second).abs().max().item<double>() < 1e-5);
-    }
-  }
 }
 
 TEST_CASE("cuda: the loss scaler unscales finite gradients and skips an overflowing step") {

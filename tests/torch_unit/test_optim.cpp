@@ -247,42 +247,46 @@ TEST_CASE("zero_grad zeroes every gradient") {
   CHECK(grads[0].is_same(w.grad()));
 }
 
-TEST_CASE("AdamW: torch's fused kernel takes the same steps as the multi-tensor passes") {
-  // Two copies of a small model's parameters (decayed and undecayed, one gradient large enough to be clipped),
-  // stepped 5 times with the same gradients, one copy fused.
-  at::manual_seed(11);
+TEST_CASE("AdamW and LAMB: torch's fused kernels take the same steps as the multi-tensor passes") {
+  // Two copies of a small model's parameters (decayed and undecayed), stepped 5 times with the same gradients, one
+  // copy fused: at step 3 the gradients are large enough to be clipped (pre-normalised), at step 4 one parameter
+  // has none (a zero gradient for both).
   const std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
       {"dense.weight", {8, 6}}, {"dense.bias", {8}}, {"LayerNorm.weight", {6}}, {"out.weight", {3, 8}}};
-  std::vector<at::Tensor> start;
-  for (const auto& [name, shape] : shapes) start.push_back(at::randn(shape));
-  auto make = [&](bool fused) {
-    bk::NamedTensors params;
-    for (size_t i = 0; i < shapes.size(); ++i)
-      params.emplace_back(shapes[i].first, start[i].clone().set_requires_grad(true));
-    bk::OptimizerConfig c = config("adamw", 1e-6);
-    c.weight_decay = 0.01;
-    c.max_grad_norm = 1.0;
-    c.fused = fused;
-    return std::make_pair(params, bk::make_optimizer(params, c));
-  };
-  auto [plain_params, plain] = make(false);
-  auto [fused_params, fused] = make(true);
-  for (int step = 0; step < 5; ++step) {
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      const at::Tensor g = at::randn(start[i].sizes()) * (step == 2 ? 10.0 : 0.1);
-      plain_params[i].second.mutable_grad() = g.clone();
-      fused_params[i].second.mutable_grad() = g.clone();
+  for (const std::string kind : {"adamw", "lamb"}) {
+    CAPTURE(kind);
+    at::manual_seed(11);
+    std::vector<at::Tensor> start;
+    for (const auto& [name, shape] : shapes) start.push_back(at::randn(shape));
+    auto make = [&](bool fused) {
+      bk::NamedTensors params;
+      for (size_t i = 0; i < shapes.size(); ++i)
+        params.emplace_back(shapes[i].first, start[i].clone().set_requires_grad(true));
+      bk::OptimizerConfig c = config(kind, 1e-6);
+      c.weight_decay = 0.01;
+      c.max_grad_norm = 1.0;
+      c.fused = fused;
+      return std::make_pair(params, bk::make_optimizer(params, c));
+    };
+    auto [plain_params, plain] = make(false);
+    auto [fused_params, fused] = make(true);
+    for (int step = 0; step < 5; ++step) {
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        const at::Tensor g = at::randn(start[i].sizes()) * (step == 2 ? 10.0 : 0.1);
+        plain_params[i].second.mutable_grad() = step == 3 && i == 3 ? at::Tensor() : g.clone();
+        fused_params[i].second.mutable_grad() = step == 3 && i == 3 ? at::Tensor() : g.clone();
+      }
+      const double norm_plain = plain->step(1e-2), norm_fused = fused->step(1e-2);
+      CHECK(norm_plain == doctest::Approx(norm_fused));
     }
-    const double norm_plain = plain->step(1e-2), norm_fused = fused->step(1e-2);
-    CHECK(norm_plain == doctest::Approx(norm_fused));
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      CAPTURE(shapes[i].first);
+      const double moved = (plain_params[i].second - start[i]).abs().max().item<double>();
+      CHECK(moved > 1e-3);  // the parameters did move
+      CHECK((plain_params[i].second - fused_params[i].second).abs().max().item<double>() < 1e-6);
+    }
+    const auto a = plain->state(), b = fused->state();
+    for (const auto& [name, t] : a)
+      if (t.is_floating_point()) CHECK((t - b.at(name)).abs().max().item<double>() < 1e-6);
   }
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    CAPTURE(shapes[i].first);
-    const double moved = (plain_params[i].second - start[i]).abs().max().item<double>();
-    CHECK(moved > 1e-3);  // the parameters did move
-    CHECK((plain_params[i].second - fused_params[i].second).abs().max().item<double>() < 1e-6);
-  }
-  const auto a = plain->state(), b = fused->state();
-  for (const auto& [name, t] : a)
-    if (t.is_floating_point()) CHECK((t - b.at(name)).abs().max().item<double>() < 1e-6);
 }

@@ -23,7 +23,8 @@ namespace {
 // The clipped gradients in update_ (plus the coupled weight decay); returns their norm before clipping.
 class CoupledDecayOptimizer : public Optimizer {
  protected:
-  using Optimizer::Optimizer;
+  CoupledDecayOptimizer(NamedTensors named_params, const OptimizerConfig& config)
+      : Optimizer(std::move(named_params), config, kBothBuffers) {}
   at::Tensor clipped_gradients() {
     at::Tensor norm = gather_grads();
     if (config_.max_grad_norm > 0)

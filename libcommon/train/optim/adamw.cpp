@@ -1,7 +1,8 @@
 // AdamW with torch.optim.AdamW's arithmetic (decoupled decay applied first, bias corrections folded into the
-// step size and the denominator), after clip_grad_norm's clipping; the formulas are in optim.h. Either in
+// step size and the denominator), after clip_grad_norm's clipping; the formulas are in optimizer.h. Either in
 // multi-tensor passes over the flat buffers, or (config.fused) by torch's fused kernel, one pass per parameter
-// group (with weight decay, without): the same formulas, evaluated in another order.
+// group (with weight decay, without) over the gradients where backward left them: the same formulas, evaluated in
+// another order. Fused, the step needs no work buffer: nothing the size of the model besides the moments.
 #include "train/optim/optimizer_kinds.h"
 
 #include <ATen/ATen.h>
@@ -15,12 +16,13 @@ namespace {
 
 class AdamW final : public Optimizer {
  public:
-  AdamW(NamedTensors named_params, const OptimizerConfig& config) : Optimizer(std::move(named_params), config) {
+  AdamW(NamedTensors named_params, const OptimizerConfig& config)
+      : Optimizer(std::move(named_params), config, config.fused ? kNoBuffers : kBothBuffers) {
     if (!config_.fused) return;
     for (size_t i = 0; i < param_list_.size(); ++i) {
       Group& g = decays_[i] ? decayed_ : plain_;
+      g.indices.push_back(i);
       g.params.push_back(param_list_[i]);
-      g.grads.push_back(update_views()[i]);
       g.exp_avgs.push_back(exp_avg_views()[i]);
       g.exp_avg_sqs.push_back(exp_avg_sq_views()[i]);
     }
@@ -32,19 +34,24 @@ class AdamW final : public Optimizer {
 
   at::Tensor apply_update() override {
     const OptimizerConfig& c = config_;
-    at::Tensor norm = gather_grads();  // update_ holds the gradients
     if (c.fused) {
-      // Clipping as the kernel's gradient divisor (norm / max_norm, at least 1): no pass of its own over update_.
+      const std::vector<at::Tensor> grads = gradients_in_place();
+      at::Tensor norm = global_norm(grads);
+      // Clipping as the kernel's gradient divisor (norm / max_norm, at least 1): no pass of its own.
       std::optional<at::Tensor> divisor;
       if (c.max_grad_norm > 0) divisor = at::clamp_min((norm + 1e-6) / c.max_grad_norm, 1.0).to(at::kFloat);
       for (Group* g : {&decayed_, &plain_}) {
         if (g->params.empty()) continue;
+        std::vector<at::Tensor> group_grads;
+        for (size_t i : g->indices) group_grads.push_back(grads[i]);
         const std::vector<at::Tensor> steps(g->params.size(), step_on_device_);
-        at::_fused_adamw_(g->params, g->grads, g->exp_avgs, g->exp_avg_sqs, {}, steps, lr_on_device_, c.beta1, c.beta2,
-                          g == &decayed_ ? c.weight_decay : 0.0, c.eps, /*amsgrad=*/false, /*maximize=*/false, divisor);
+        at::_fused_adamw_(g->params, group_grads, g->exp_avgs, g->exp_avg_sqs, {}, steps, lr_on_device_, c.beta1,
+                          c.beta2, g == &decayed_ ? c.weight_decay : 0.0, c.eps, /*amsgrad=*/false, /*maximize=*/false,
+                          divisor);
       }
       return norm;
     }
+    at::Tensor norm = gather_grads();  // update_ holds the gradients
     const double lr = lr_;
     const double correction1 = 1 - std::pow(c.beta1, static_cast<double>(steps_));
     const double correction2 = 1 - std::pow(c.beta2, static_cast<double>(steps_));
@@ -60,7 +67,8 @@ class AdamW final : public Optimizer {
 
  private:
   struct Group {
-    std::vector<at::Tensor> params, grads, exp_avgs, exp_avg_sqs;
+    std::vector<size_t> indices;  // into param_list_
+    std::vector<at::Tensor> params, exp_avgs, exp_avg_sqs;
   };
   Group decayed_, plain_;
 };

@@ -18,7 +18,7 @@ bool decays_weight(std::string_view name) {
   return name.find("LayerNorm") == std::string_view::npos;
 }
 
-Optimizer::Optimizer(NamedTensors named_params, const OptimizerConfig& config)
+Optimizer::Optimizer(NamedTensors named_params, const OptimizerConfig& config, Buffers buffers)
     : config_(config), params_(std::move(named_params)) {
   if (params_.empty()) fail("optimizer: no parameters to optimize");
   std::set<std::string> seen;
@@ -40,8 +40,8 @@ Optimizer::Optimizer(NamedTensors named_params, const OptimizerConfig& config)
   auto options = at::TensorOptions().dtype(at::kFloat).device(device);
   exp_avg_ = at::zeros({numel_}, options);
   exp_avg_sq_ = at::zeros({numel_}, options);
-  update_ = at::empty({numel_}, options);
-  scratch_ = at::empty({numel_}, options);
+  if (buffers & kUpdateBuffer) update_ = at::empty({numel_}, options);
+  if (buffers & kScratchBuffer) scratch_ = at::empty({numel_}, options);
   step_scalars_ = at::zeros({4}, options);
   lr_on_device_ = step_scalars_[0];
   correction1_on_device_ = step_scalars_[1];
@@ -51,10 +51,12 @@ Optimizer::Optimizer(NamedTensors named_params, const OptimizerConfig& config)
   for (size_t i = 0; i < params_.size(); ++i) {
     const at::Tensor& param = param_list_[i];
     const int64_t n = param.numel();
-    update_views_.push_back(update_.narrow(0, offset, n).view(param.sizes()));
     exp_avg_views_.push_back(exp_avg_.narrow(0, offset, n).view(param.sizes()));
     exp_avg_sq_views_.push_back(exp_avg_sq_.narrow(0, offset, n).view(param.sizes()));
-    if (decays_[i]) decayed_updates_.push_back(update_views_.back());
+    if (update_.defined()) {
+      update_views_.push_back(update_.narrow(0, offset, n).view(param.sizes()));
+      if (decays_[i]) decayed_updates_.push_back(update_views_.back());
+    }
     offset += n;
   }
 }
@@ -106,22 +108,34 @@ std::vector<at::Tensor> Optimizer::grads() const {
   return out;
 }
 
+// The gradient of parameter i, its shape checked; undefined where it has none.
+at::Tensor Optimizer::checked_grad(size_t i) const {
+  const at::Tensor& grad = param_list_[i].grad();
+  if (grad.defined() && grad.sizes() != param_list_[i].sizes())
+    fail("optimizer: the gradient of '{}' has shape {}, the parameter {}", params_[i].first, c10::str(grad.sizes()),
+         c10::str(param_list_[i].sizes()));
+  return grad;
+}
+
 at::Tensor Optimizer::gather_grads() {
   std::vector<at::Tensor> flat;
   flat.reserve(param_list_.size());
   for (size_t i = 0; i < param_list_.size(); ++i) {
-    const at::Tensor& grad = param_list_[i].grad();
-    if (!grad.defined()) {
-      flat.push_back(at::zeros({param_list_[i].numel()}, update_.options()));
-    } else {
-      if (grad.sizes() != param_list_[i].sizes())
-        fail("optimizer: the gradient of '{}' has shape {}, the parameter {}", params_[i].first,
-             c10::str(grad.sizes()), c10::str(param_list_[i].sizes()));
-      flat.push_back(grad.reshape({-1}));
-    }
+    const at::Tensor grad = checked_grad(i);
+    flat.push_back(grad.defined() ? grad.reshape({-1}) : at::zeros({param_list_[i].numel()}, exp_avg_.options()));
   }
   at::cat_out(update_, flat, 0);
   return at::linalg_vector_norm(update_, 2);
+}
+
+std::vector<at::Tensor> Optimizer::gradients_in_place() const {
+  std::vector<at::Tensor> out;
+  out.reserve(param_list_.size());
+  for (size_t i = 0; i < param_list_.size(); ++i) {
+    const at::Tensor grad = checked_grad(i);
+    out.push_back(grad.defined() ? grad : at::zeros_like(param_list_[i]));
+  }
+  return out;
 }
 
 std::map<std::string, at::Tensor> Optimizer::state() const {
@@ -187,10 +201,18 @@ at::Tensor clip_grad_norm(const std::vector<at::Tensor>& tensors, double max_nor
     if (t.defined()) defined.push_back(t);
   if (defined.empty()) return at::zeros({}, at::kFloat);
   at::NoGradGuard no_grad;
-  at::Tensor norm = at::linalg_vector_norm(at::stack(at::_foreach_norm(defined, 2)), 2);
+  at::Tensor norm = global_norm(defined);
   at::Tensor scale = at::clamp_max((norm + 1e-6).reciprocal() * max_norm, 1.0);
   at::_foreach_mul_(defined, scale);
   return norm;
+}
+
+at::Tensor global_norm(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> defined;
+  for (const auto& t : tensors)
+    if (t.defined()) defined.push_back(t);
+  if (defined.empty()) return at::zeros({}, at::kFloat);
+  return at::linalg_vector_norm(at::stack(at::_foreach_norm(defined, 2)), 2);
 }
 
 }  // namespace bk

@@ -45,8 +45,11 @@ struct OptimizerConfig {
   double max_grad_norm = 1.0;    // LAMB: pre-normalisation threshold; AdamW: clipping threshold; <= 0: off
   bool grad_averaging = true;    // LAMB: m takes (1 - beta1) g (apex's default); false: m takes g
   bool trust_ratio_all = false;  // LAMB: trust ratio also for parameters without weight decay (apex use_nvlamb)
-  // AdamW: the update by torch's fused kernel (_fused_adamw_: one pass over each parameter's state, as
-  // torch.optim.AdamW(fused=True)) instead of multi-tensor passes over the flat buffers. The trainer sets it.
+  // The moments and the Adam direction by torch's fused kernels (one pass over each parameter's state) instead of
+  // multi-tensor passes over the flat buffers: AdamW's whole update by _fused_adamw_ (as
+  // torch.optim.AdamW(fused=True)); LAMB's m, v and m_hat / (sqrt(v_hat) + eps) by _fused_adam_ (not with
+  // grad_averaging = false, which Adam's kernel cannot express: that takes the passes). Both read the gradients
+  // where backward left them, never gathered into a buffer. The trainer sets it.
   bool fused = false;
 };
 
@@ -96,13 +99,19 @@ class Optimizer {
   void load_state(const std::map<std::string, at::Tensor>& state);
 
  protected:
-  Optimizer(NamedTensors named_params, const OptimizerConfig& config);
+  // The flat work buffers a kind uses (each the size of the model: 1.3 GB of float32 at BERT-large): update_
+  // and its views, scratch_.
+  enum Buffers : unsigned { kNoBuffers = 0, kUpdateBuffer = 1, kScratchBuffer = 2, kBothBuffers = 3 };
+  Optimizer(NamedTensors named_params, const OptimizerConfig& config, Buffers buffers);
 
   // The update itself (apply_step, without autograd recording).
   virtual at::Tensor apply_update() = 0;
 
   // The gradients gathered into update_ (zeros for a parameter without one); returns their global norm.
   at::Tensor gather_grads();
+  // Every parameter's gradient where it is (a zero tensor where a parameter has none), shapes checked: what the
+  // fused kernels read in place.
+  std::vector<at::Tensor> gradients_in_place() const;
   // A third state buffer saved as "<param>.x0" (MADGRAD's initial point), set to the parameters' current values.
   void add_initial_point();
   const std::vector<at::Tensor>& x0_views() const { return x0_views_; }
@@ -118,7 +127,7 @@ class Optimizer {
   std::vector<at::Tensor> decayed_params_;   // the parameters that take weight decay
   std::vector<at::Tensor> decayed_updates_;  // their views of update_
   at::Tensor exp_avg_, exp_avg_sq_;          // flat float32 [numel_]
-  at::Tensor update_, scratch_;              // flat float32 work buffers [numel_]
+  at::Tensor update_, scratch_;              // flat float32 work buffers [numel_], where the kind asked for them
   int64_t numel_ = 0;
   int64_t steps_ = 0;
   double lr_ = 0;  // the step's learning rate, as prepare_step got it
@@ -127,6 +136,8 @@ class Optimizer {
   at::Tensor lr_on_device_, correction1_on_device_, sqrt_correction2_on_device_, step_on_device_;
 
  private:
+  at::Tensor checked_grad(size_t i) const;
+
   std::vector<at::Tensor> update_views_;
   std::vector<at::Tensor> exp_avg_views_, exp_avg_sq_views_;
   at::Tensor step_scalars_;  // float32 [4]: what the *_on_device_ views show
@@ -138,5 +149,9 @@ class Optimizer {
 // does (scale min(1, max_norm / (norm + 1e-6))), in multi-tensor launches; returns the norm before clipping as a
 // 0-dim float32 tensor (no device synchronisation). Undefined tensors are skipped.
 at::Tensor clip_grad_norm(const std::vector<at::Tensor>& tensors, double max_norm);
+
+// The L2 norm of defined tensors taken together, as a 0-dim float32 tensor, from one multi-tensor norm launch (no
+// device synchronisation, nothing the size of the tensors allocated).
+at::Tensor global_norm(const std::vector<at::Tensor>& tensors);
 
 }  // namespace bk
