@@ -7,6 +7,7 @@ MADGRAD: facebookresearch's own madgrad 1.3 (PyPI), after clip_grad_norm_, the s
 ACClip: a float64 numpy implementation of the published update (Zhang et al. 2020, alpha = 2), written here from
 the paper, after the same clipping.
 
+LAMB and AdamW run both ways: by torch's fused kernels (what bert-train runs) and in multi-tensor passes.
 Seeded random weights and gradients for a handful of BERT-named parameters (one all-zero weight for the
 zero-norm rule), 5 steps with a varying learning rate, in several settings: gradients large enough for the
 pre-normalisation to act, small ones where it does not, trust ratio on all parameters, and a resume from exported
