@@ -66,7 +66,8 @@ class Optimizer {
   // One update with learning rate lr from the parameters' current gradients; returns the global L2 norm of the
   // gradients as they came in (before pre-normalisation or clipping). step() reads it back from the device;
   // step_async() returns it as a 0-dim float32 tensor on the parameters' device without waiting.
-  // LAMB overwrites the gradients with its update direction; AdamW scales them when it clips.
+  // With config.fused the gradients are left divided by the clipping (pre-normalisation) divisor, as torch's fused
+  // kernels store them; the multi-tensor passes leave them as they were.
   double step(double lr);
   at::Tensor step_async(double lr);
 
