@@ -171,7 +171,7 @@ bool setup_run(LoopRun& run) {
   oc.weight_decay = cfg.weight_decay;
   oc.max_grad_norm = cfg.max_grad_norm;
   // AdamW, and LAMB's Adam half, by torch's fused kernels (CUDA and CPU builds): one pass over each parameter's
-  // state, the gradients read in place; on BERT-base's parameters on this project's CPU AdamW's step takes 3.4x
+  // state, the gradients read in place; on BERT-base's parameters on this project's CPU AdamW's step takes 2.8-3.4x
   // less time than its multi-tensor passes and LAMB's 1.8x less (bench/optimizer.sh).
   oc.fused = true;
   if (cfg.optimizer == "acclip") {  // the published defaults
