@@ -199,9 +199,9 @@ at::Tensor clip_grad_norm(const std::vector<at::Tensor>& tensors, double max_nor
   std::vector<at::Tensor> defined;
   for (const auto& t : tensors)
     if (t.defined()) defined.push_back(t);
-  if (defined.empty()) return at::zeros({}, at::kFloat);
   at::NoGradGuard no_grad;
   at::Tensor norm = global_norm(defined);
+  if (defined.empty()) return norm;
   at::Tensor scale = at::clamp_max((norm + 1e-6).reciprocal() * max_norm, 1.0);
   at::_foreach_mul_(defined, scale);
   return norm;
