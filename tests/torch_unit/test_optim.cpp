@@ -248,6 +248,22 @@ TEST_CASE("zero_grad zeroes every gradient") {
   CHECK(grads[0].is_same(w.grad()));
 }
 
+TEST_CASE("release_grads drops every gradient: the next backward stores its own, not a sum") {
+  at::Tensor w = param({1, 2}, {3, 4});
+  at::Tensor b = param({1}, {5});
+  auto opt = bk::make_optimizer({{"w", w}, {"b", b}}, config("adamw"));
+  opt->release_grads();
+  CHECK_FALSE(w.grad().defined());
+  CHECK_FALSE(b.grad().defined());
+  (w * vec({2, 3})).sum().backward();  // b takes no part: it stays without a gradient
+  CHECK(at::equal(w.grad(), vec({2, 3})));
+  CHECK_FALSE(b.grad().defined());
+  opt->step(1e-3);  // a parameter without a gradient steps as with a zero one
+  opt->release_grads();
+  (w * 7).sum().backward();
+  CHECK(at::equal(w.grad(), at::full({2}, 7.0f)));
+}
+
 TEST_CASE("AdamW and LAMB: torch's fused kernels take the same steps as the multi-tensor passes") {
   // Two copies of a small model's parameters (decayed and undecayed), stepped 5 times with the same gradients, one
   // copy fused: at step 3 the gradients are large enough to be clipped (pre-normalised), at step 4 one parameter

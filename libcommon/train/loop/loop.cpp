@@ -139,7 +139,14 @@ StepWork step_work(LoopRun& run, size_t passes, bool prepare_update) {
     grad_norm = run.optimizer->apply_step().reshape({});
   }
   run.scaler->update();
-  run.optimizer->zero_grad();
+  // On CUDA the next backward stores fresh gradients instead of adding them to zeros (one pass over the gradients
+  // less, and no zeroing), in memory the caching allocator hands back. Not on the CPU, where a fresh gradient is a
+  // fresh allocation that page-faults as it is written: bert-train with BERT-base there was 2% slower releasing
+  // (1,667-1,685 ms/step against 1,633-1,647). Nor under a graph, whose replays write where the capture put them.
+  if (run.device.is_cuda() && !run.graph)
+    run.optimizer->release_grads();
+  else
+    run.optimizer->zero_grad();
 
   // Diagnostics: this rank's sums (the figures a log shows; the update above used the global means).
   std::vector<at::Tensor> statistics;

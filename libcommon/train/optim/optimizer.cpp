@@ -101,6 +101,10 @@ void Optimizer::zero_grad() {
   if (!grads.empty()) at::_foreach_zero_(grads);
 }
 
+void Optimizer::release_grads() {
+  for (auto& param : param_list_) param.mutable_grad().reset();
+}
+
 std::vector<at::Tensor> Optimizer::grads() const {
   std::vector<at::Tensor> out;
   out.reserve(param_list_.size());

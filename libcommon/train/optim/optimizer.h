@@ -79,8 +79,13 @@ class Optimizer {
   at::Tensor apply_step();
   virtual bool capturable() const { return false; }
 
-  // Sets every parameter's gradient to zero (in one multi-tensor launch).
+  // Sets every parameter's gradient to zero (in one multi-tensor launch), keeping the tensors where they are: what a
+  // step captured in a CUDA graph needs, whose replays write the gradients to the addresses of the capture.
   void zero_grad();
+  // Drops every parameter's gradient, as torch's zero_grad(set_to_none=True) does: the next backward then hands
+  // each gradient over as computed instead of adding it to zeros, which saves the zeroing pass and an addition
+  // pass over all gradients per step (the accumulation of further micro-batches still adds).
+  void release_grads();
   // Every parameter's gradient, in order (undefined where a parameter has none): what LossScaler::unscale takes.
   std::vector<at::Tensor> grads() const;
 
