@@ -1,54 +1,12 @@
 // The kernels of dropout_add_layer_norm.h. Each thread holds 8 columns of a row (one 16-byte load per tensor);
 // a row's sums go through warp shuffles and one shared-memory round.
 #include "kernels/dropout_add_layer_norm.h"
+#include "kernels/vector8.cuh"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
 #include <curand_kernel.h>
-
-#include <algorithm>
-#include <atomic>
 
 namespace bk::kernels {
 namespace {
-
-constexpr int kPerThread = 8;
-
-__device__ inline float2 to_float2(__nv_bfloat162 v) { return __bfloat1622float2(v); }
-__device__ inline float2 to_float2(__half2 v) { return __half22float2(v); }
-template <typename T2> __device__ inline T2 from_float2(float a, float b);
-template <> __device__ inline __nv_bfloat162 from_float2<__nv_bfloat162>(float a, float b) {
-  return __floats2bfloat162_rn(a, b);
-}
-template <> __device__ inline __half2 from_float2<__half2>(float a, float b) { return __floats2half2_rn(a, b); }
-
-// 8 values of the 16-bit type T2 holds pairs of, as one 16-byte word.
-template <typename T2>
-union Pack {
-  uint4 word;
-  T2 pairs[4];
-};
-
-template <typename T2>
-__device__ inline void load8(const void* base, int64_t index, float (&v)[kPerThread]) {
-  Pack<T2> p;
-  p.word = *reinterpret_cast<const uint4*>(static_cast<const char*>(base) + index * 2);
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const float2 f = to_float2(p.pairs[k]);
-    v[2 * k] = f.x;
-    v[2 * k + 1] = f.y;
-  }
-}
-
-template <typename T2>
-__device__ inline void store8(void* base, int64_t index, const float (&v)[kPerThread]) {
-  Pack<T2> p;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) p.pairs[k] = from_float2<T2>(v[2 * k], v[2 * k + 1]);
-  *reinterpret_cast<uint4*>(static_cast<char*>(base) + index * 2) = p.word;
-}
 
 // Rounds to the 16-bit type and back: the value a stored tensor would hold.
 template <typename T2>
@@ -94,6 +52,12 @@ __global__ void dropout_add_layer_norm_forward_kernel(DropoutAddLayerNormForward
     float in[kPerThread];
     load8<T2>(a.input, index, in);
     load8<T2>(a.residual, index, x);
+    if (a.bias != nullptr) {
+      float bias[kPerThread];
+      load8<T2>(a.bias, static_cast<int64_t>(t) * kPerThread, bias);
+#pragma unroll
+      for (int k = 0; k < kPerThread; ++k) in[k] += bias[k];
+    }
     if (a.p > 0) {
       curandStatePhilox4_32_10_t state;
       const uint64_t seed = a.seed_at ? static_cast<uint64_t>(*a.seed_at) : a.seed;
@@ -142,15 +106,18 @@ __global__ void dropout_add_layer_norm_forward_kernel(DropoutAddLayerNormForward
   store8<T2>(a.out, index, y);
 }
 
-template <typename T2>
-__global__ void dropout_add_layer_norm_backward_kernel(DropoutAddLayerNormBackward a, int64_t rows_per_block) {
+// kBias: also sums grad_input into a.bias_partial. A template parameter, so the kernel without it stays within 64
+// registers (a block of 1,024 threads, 8,192 columns); the bounds keep the one with it there too.
+template <typename T2, bool kBias>
+__global__ void __launch_bounds__(1024) dropout_add_layer_norm_backward_kernel(DropoutAddLayerNormBackward a,
+                                                                               int64_t rows_per_block) {
   __shared__ float2 shared[32];
   const int vectors = static_cast<int>(a.cols / kPerThread);
   const int t = threadIdx.x;
   const bool active = t < vectors;
   const int64_t column = static_cast<int64_t>(t) * kPerThread;
   const float inv_cols = 1.f / static_cast<float>(a.cols), scale = a.p > 0 ? 1.f / (1.f - a.p) : 1.f;
-  float g[kPerThread] = {}, dgamma[kPerThread] = {}, dbeta[kPerThread] = {};
+  float g[kPerThread] = {}, dgamma[kPerThread] = {}, dbeta[kPerThread] = {}, dbias[kPerThread] = {};
   if (active) load8<T2>(a.gamma, column, g);
   const int64_t first = blockIdx.x * rows_per_block, last = min(a.rows, first + rows_per_block);
   for (int64_t row = first; row < last; ++row) {
@@ -188,6 +155,10 @@ __global__ void dropout_add_layer_norm_backward_kernel(DropoutAddLayerNormBackwa
       for (int k = 0; k < kPerThread; ++k) dx[k] = keep.bytes[k] ? dx[k] * scale : 0.f;
     }
     store8<T2>(a.grad_input, index, dx);
+    if constexpr (kBias) {
+#pragma unroll
+      for (int k = 0; k < kPerThread; ++k) dbias[k] += dx[k];
+    }
   }
   if (!active) return;
   float* gp = a.gamma_partial + blockIdx.x * a.cols + column;
@@ -197,30 +168,11 @@ __global__ void dropout_add_layer_norm_backward_kernel(DropoutAddLayerNormBackwa
     gp[k] = dgamma[k];
     bp[k] = dbeta[k];
   }
-}
-
-int threads_for(int64_t cols) { return static_cast<int>((cols / kPerThread + 31) / 32 * 32); }
-
-int multiprocessors() {
-  constexpr int kDevices = 64;
-  static std::atomic<int> count[kDevices];  // per device, asked once (racing askers store the same value)
-  int device = 0;
-  cudaGetDevice(&device);
-  if (device < 0 || device >= kDevices) device = 0;
-  int known = count[device].load(std::memory_order_relaxed);
-  if (known == 0) {
-    cudaDeviceGetAttribute(&known, cudaDevAttrMultiProcessorCount, device);
-    if (known <= 0) known = 108;
-    count[device].store(known, std::memory_order_relaxed);
+  if constexpr (kBias) {
+    float* dp = a.bias_partial + blockIdx.x * a.cols + column;
+#pragma unroll
+    for (int k = 0; k < kPerThread; ++k) dp[k] = dbias[k];
   }
-  return known;
-}
-
-int64_t rows_per_backward_block(int64_t rows) {
-  const int sms = multiprocessors();
-  // About 8 blocks per SM: enough to hide latency, few enough that the partial sums stay small.
-  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(rows, static_cast<int64_t>(sms) * 8));
-  return (rows + blocks - 1) / blocks;
 }
 
 template <typename T2>
@@ -236,7 +188,10 @@ const char* launch_backward(const DropoutAddLayerNormBackward& a, cudaStream_t s
   if (a.rows == 0) return "";
   const int64_t per_block = rows_per_backward_block(a.rows);
   const auto blocks = static_cast<unsigned>((a.rows + per_block - 1) / per_block);
-  dropout_add_layer_norm_backward_kernel<T2><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
+  if (a.bias_partial != nullptr)
+    dropout_add_layer_norm_backward_kernel<T2, true><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
+  else
+    dropout_add_layer_norm_backward_kernel<T2, false><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? "" : cudaGetErrorString(e);
 }

@@ -1,25 +1,28 @@
 // Dropout, residual add and LayerNorm in one CUDA kernel each way, for the post-LayerNorm BERT layer's
-// LayerNorm(dropout(sublayer) + residual) (model/fused_layer_norm.h wraps them for autograd). Forward: one block
-// per row, each thread 8 contiguous columns in registers; the sum is rounded to the storage type before the
-// statistics are taken, as the unfused ops would store it, and kept for backward with the per-row mean and
-// 1/std (fp32) and the keep mask (one byte per element). Backward: blocks of consecutive rows, the input
-// gradient per row and the gamma/beta gradients as per-block partial sums (fp32, [blocks, cols]) that the caller
-// adds up. Dropout draws from Philox4x32-10 (curand) at the caller's seed and offset, 8 numbers per thread: the
-// caller advances its generator by 8 (under CUDA graph capture, the seed and offset are read on the device). Plain pointers and a cudaStream_t passed as void*: no LibTorch or CUDA
-// headers here, so the host side compiles without nvcc.
+// LayerNorm(dropout(sublayer + bias) + residual) (model/fused_layer_norm.h wraps them for autograd). The bias is
+// optional; with it the backward also sums the bias's gradient, so the dense layer before needs neither its bias
+// epilogue nor its bias-gradient reduction. Forward: one block per row, each thread 8 contiguous columns in
+// registers; the sum is rounded to the storage type before the statistics are taken, as the unfused ops would
+// store it, and kept for backward with the per-row mean and 1/std (fp32) and the keep mask (one byte per
+// element). Backward: blocks of consecutive rows, the input gradient per row and the gamma/beta (and bias)
+// gradients as per-block partial sums (fp32, [blocks, cols]) that the caller adds up. Dropout draws from
+// Philox4x32-10 (curand) at the caller's seed and offset, 8 numbers per thread: the caller advances its generator
+// by 8 (under CUDA graph capture, the seed and offset are read on the device). Plain pointers and a cudaStream_t
+// passed as void*: no LibTorch or CUDA headers here, so the host side compiles without nvcc.
 #pragma once
+
+#include "kernels/half_type.h"
 
 #include <cstdint>
 
 namespace bk::kernels {
-
-enum class HalfType { bf16, fp16 };
 
 // cols: a multiple of 8, at most 8192 (one thread per 8 columns, up to 1024 threads).
 bool dropout_add_layer_norm_supports(int64_t cols);
 
 struct DropoutAddLayerNormForward {
   const void* input;     // [rows, cols]: the sublayer's output, dropped out
+  const void* bias = nullptr;  // [cols], added to the input before dropout (a dense layer's bias), or null
   const void* residual;  // [rows, cols]
   const void* gamma;     // [cols]
   const void* beta;      // [cols]
@@ -50,6 +53,7 @@ struct DropoutAddLayerNormBackward {
   void* grad_residual;   // [rows, cols]: the gradient reaching the residual
   float* gamma_partial;  // [backward_blocks, cols]
   float* beta_partial;   // [backward_blocks, cols]
+  float* bias_partial = nullptr;  // [backward_blocks, cols]: grad_input summed (the bias's gradient), or null
   int64_t rows = 0, cols = 0;
   float p = 0;
 };
