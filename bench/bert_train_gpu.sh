@@ -11,9 +11,11 @@
 #   bench/bert_train_gpu.sh [BUILD_DIR] [STEPS]
 # Environment: FIXTURES (../shared/fixtures), PYTHON (python3), RESULTS (a directory to keep results.jsonl and
 # runs.log in; default a temporary one), CASES (which cases, default all: base128 large128 lamb base512 large512
-# unfused fp16 syncs; graphs, --cuda-graphs against the same padded runs without, on request), HF=0 (bert-train alone, no peer), PROFILE=1 (each bert-train run goes on for 3 steps after the timed
-# ones under BERTKIT_PROFILE, to RESULTS/profile-CASE.json, totalled by bench/profile_summary.py), DEVICE (cuda) and SMOKE=1 (two-layer models and small batches: a quick check of this script on the CPU
-# with DEVICE=cpu, whose figures mean nothing).
+# unfused fp16 syncs; on request graphs, --cuda-graphs against the same padded runs without, and experimental,
+# --fused-kernels experimental), HF=0 (bert-train alone, no peer), PROFILE=1 (each bert-train run goes on for 3
+# steps after the timed ones under BERTKIT_PROFILE, to RESULTS/profile-CASE.json, totalled by
+# bench/profile_summary.py), DEVICE (cuda) and SMOKE=1 (two-layer models and small batches: a quick check of this
+# script on the CPU with DEVICE=cpu, whose figures mean nothing).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$SRC/build}
@@ -120,6 +122,12 @@ for c in $CASES; do
       ours base128-unfused "$TMP/base.json" "$TMP/p128.hdf5" $B128 --fused-kernels off
       ours large128-unfused "$TMP/large.json" "$TMP/p128.hdf5" $B128 --fused-kernels off
       ours large512-packed-unfused "$TMP/large.json" "$TMP/packed.hdf5" $BPACKED --fused-kernels off ;;
+    experimental)
+      # The kernels not yet measured on a GPU (--fused-kernels experimental: the dense layers' biases inside the
+      # kernels after them, bias + GELU), against the base128/large128/large512 rows.
+      ours base128-experimental "$TMP/base.json" "$TMP/p128.hdf5" $B128 --fused-kernels experimental
+      ours large128-experimental "$TMP/large.json" "$TMP/p128.hdf5" $B128 --fused-kernels experimental
+      ours large512-packed-experimental "$TMP/large.json" "$TMP/packed.hdf5" $BPACKED --fused-kernels experimental ;;
     lamb)
       # bert-train's default optimizer (NVIDIA's LAMB) against the AdamW of the case above.
       OPTIMIZER=lamb ours large128-lamb "$TMP/large.json" "$TMP/p128.hdf5" $B128 ;;

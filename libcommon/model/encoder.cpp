@@ -1,5 +1,6 @@
 #include "model/encoder.h"
 
+#include "model/fused_gelu.h"
 #include "model/fused_layer_norm.h"
 #include "model/token_stream.h"
 #include "util/error.h"
@@ -103,12 +104,11 @@ at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const
         parts[0], parts[1], parts[2], mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt, attn_p);
     context = context.transpose(1, 2).reshape({b, t, h});
   }
-  at::Tensor attn = at::linear(context, l.ao_w, l.ao_b);
   const double p = config_.hidden_dropout_prob, eps = config_.layer_norm_eps;
-  attn = dropout_add_layer_norm(attn, x, l.ao_ln_w, l.ao_ln_b, p, eps, training);
-  at::Tensor ff = bert_activation(config_.hidden_act, at::linear(attn, l.in_w, l.in_b));
-  ff = at::linear(ff, l.out_w, l.out_b);
-  return dropout_add_layer_norm(ff, attn, l.out_ln_w, l.out_ln_b, p, eps, training);
+  const at::Tensor attn =
+      dense_dropout_add_layer_norm(context, l.ao_w, l.ao_b, x, l.ao_ln_w, l.ao_ln_b, p, eps, training);
+  const at::Tensor ff = dense_activation(config_.hidden_act, attn, l.in_w, l.in_b);
+  return dense_dropout_add_layer_norm(ff, l.out_w, l.out_b, attn, l.out_ln_w, l.out_ln_b, p, eps, training);
 }
 
 // Token 0 ([PAD]) is the padding index, as HF's BertEmbeddings declares it: its row gets no gradient from the

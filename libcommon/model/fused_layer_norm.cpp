@@ -1,5 +1,6 @@
 #include "model/fused_layer_norm.h"
 
+#include "model/cuda_kernels.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -17,46 +18,55 @@
 #endif
 
 #include <atomic>
+#include <cstdint>
 
 namespace bk {
 
 namespace {
 
-std::atomic<bool> fused_on{false};
-
-// Under autocast, norm's weights in the autocast dtype (through autocast's cache, so the cast is differentiable
-// and done once per step); the input and residual already are.
-at::Tensor autocast_weight(const at::Tensor& w, const at::Tensor& like) {
-  const at::DeviceType device = like.device().type();
-  if (!at::autocast::is_autocast_enabled(device)) return w;
-  return at::autocast::cached_cast(at::autocast::get_autocast_dtype(device), w, device);
-}
+std::atomic<bool> fused_on{false}, experimental_on{false};
 
 #ifdef BERTKIT_CUDA_KERNELS
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-kernels::HalfType half_type(const at::Tensor& t) {
-  return t.scalar_type() == at::kBFloat16 ? kernels::HalfType::bf16 : kernels::HalfType::fp16;
+// Fills the forward launch's Philox seed and offset: each thread draws 8 numbers, so the generator moves on by 8,
+// as ATen's own kernels reserve theirs.
+void reserve_dropout_draws(kernels::DropoutAddLayerNormForward& a) {
+  auto* gen =
+      at::get_generator_or_default<at::CUDAGeneratorImpl>(std::nullopt, at::cuda::detail::getDefaultCUDAGenerator());
+  at::PhiloxCudaState state;
+  {
+    const std::lock_guard<std::mutex> lock(gen->mutex_);
+    state = gen->philox_cuda_state(8);
+  }
+  if (state.captured_) {  // in a CUDA graph: the seed and offset of each replay, read on the device
+    a.seed_at = state.seed_.ptr;
+    a.offset_at = state.offset_.ptr;
+    a.offset_in_graph = state.offset_intragraph_;
+  } else {
+    a.seed = state.seed_.val;
+    a.offset = state.offset_.val;
+  }
 }
 
-void check_launch(const char* error, const char* what) {
-  if (error != nullptr && *error != '\0') fail("fused {}: CUDA error: {}", what, error);
-}
-
+// LayerNorm(dropout(input + bias) + residual); `bias` may be undefined (none).
 class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& residual,
-                            const at::Tensor& gamma, const at::Tensor& beta, double p, double eps) {
+                            const at::Tensor& gamma, const at::Tensor& beta, const at::Tensor& bias, double p,
+                            double eps) {
     const int64_t cols = input.size(-1), rows = input.numel() / std::max<int64_t>(cols, 1);
     const at::Tensor in = input.contiguous(), res = residual.contiguous();
     const at::Tensor g = gamma.contiguous(), b = beta.contiguous();
+    const at::Tensor added = bias.defined() ? bias.contiguous() : at::Tensor();
     at::Tensor out = at::empty_like(in), sum = at::empty_like(in);
     at::Tensor keep = p > 0 ? at::empty(in.sizes(), in.options().dtype(at::kByte)) : at::Tensor();
     at::Tensor mean = at::empty({rows}, in.options().dtype(at::kFloat)), rstd = at::empty_like(mean);
     kernels::DropoutAddLayerNormForward a;
     a.input = in.data_ptr();
+    a.bias = added.defined() ? added.data_ptr() : nullptr;
     a.residual = res.data_ptr();
     a.gamma = g.data_ptr();
     a.beta = b.data_ptr();
@@ -69,28 +79,12 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
     a.cols = cols;
     a.p = static_cast<float>(p);
     a.eps = static_cast<float>(eps);
-    if (p > 0) {
-      // Each thread draws 8 numbers: the generator moves on by 8, as ATen's own kernels reserve theirs.
-      auto* gen = at::get_generator_or_default<at::CUDAGeneratorImpl>(std::nullopt,
-                                                                       at::cuda::detail::getDefaultCUDAGenerator());
-      at::PhiloxCudaState state;
-      {
-        const std::lock_guard<std::mutex> lock(gen->mutex_);
-        state = gen->philox_cuda_state(8);
-      }
-      if (state.captured_) {  // in a CUDA graph: the seed and offset of each replay, read on the device
-        a.seed_at = state.seed_.ptr;
-        a.offset_at = state.offset_.ptr;
-        a.offset_in_graph = state.offset_intragraph_;
-      } else {
-        a.seed = state.seed_.val;
-        a.offset = state.offset_.val;
-      }
-    }
-    check_launch(kernels::dropout_add_layer_norm_forward(half_type(in), a, at::cuda::getCurrentCUDAStream().stream()),
+    if (p > 0) reserve_dropout_draws(a);
+    check_launch(kernels::dropout_add_layer_norm_forward(half_type(in), a, current_stream()),
                  "dropout+LayerNorm forward");
     ctx->save_for_backward({sum, g, mean, rstd, keep});
     ctx->saved_data["p"] = p;
+    ctx->saved_data["bias"] = added.defined();
     return out;
   }
 
@@ -98,11 +92,13 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &sum = saved[0], &gamma = saved[1], &mean = saved[2], &rstd = saved[3], &keep = saved[4];
     const double p = ctx->saved_data["p"].toDouble();
+    const bool with_bias = ctx->saved_data["bias"].toBool();
     const at::Tensor dy = grads[0].contiguous().to(sum.scalar_type());
     const int64_t cols = sum.size(-1), rows = sum.numel() / std::max<int64_t>(cols, 1);
     const int64_t blocks = kernels::dropout_add_layer_norm_backward_blocks(rows);
     at::Tensor grad_input = at::empty_like(sum), grad_residual = at::empty_like(sum);
-    at::Tensor partial = at::empty({2, std::max<int64_t>(blocks, 1), cols}, sum.options().dtype(at::kFloat));
+    at::Tensor partial =
+        at::empty({with_bias ? 3 : 2, std::max<int64_t>(blocks, 1), cols}, sum.options().dtype(at::kFloat));
     if (blocks == 0) partial.zero_();
     kernels::DropoutAddLayerNormBackward a;
     a.grad_out = dy.data_ptr();
@@ -115,25 +111,65 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
     a.grad_residual = grad_residual.data_ptr();
     a.gamma_partial = partial[0].data_ptr<float>();
     a.beta_partial = partial[1].data_ptr<float>();
+    a.bias_partial = with_bias ? partial[2].data_ptr<float>() : nullptr;
     a.rows = rows;
     a.cols = cols;
     a.p = static_cast<float>(p);
-    check_launch(kernels::dropout_add_layer_norm_backward(half_type(sum), a, at::cuda::getCurrentCUDAStream().stream()),
+    check_launch(kernels::dropout_add_layer_norm_backward(half_type(sum), a, current_stream()),
                  "dropout+LayerNorm backward");
-    const at::Tensor totals = partial.sum(1).to(gamma.scalar_type());  // [2, cols]: dgamma, dbeta
-    return {grad_input, grad_residual, totals[0], totals[1], at::Tensor(), at::Tensor()};
+    // [2 or 3, cols]: dgamma, dbeta (and dbias), in the weights' dtype (the bias shares it).
+    const at::Tensor totals = partial.sum(1).to(gamma.scalar_type());
+    return {grad_input, grad_residual, totals[0], totals[1], with_bias ? totals[2] : at::Tensor(), at::Tensor(),
+            at::Tensor()};
   }
 };
 
+// Whether the kernels take these: same 16-bit dtype and shape, a supported width.
 bool fused_applies(const at::Tensor& input, const at::Tensor& residual) {
   const auto type = input.scalar_type();
   return input.is_cuda() && (type == at::kBFloat16 || type == at::kHalf) && residual.scalar_type() == type &&
-         input.sizes() == residual.sizes() && kernels::dropout_add_layer_norm_supports(input.size(-1));
+         input.sizes() == residual.sizes() && kernels::dropout_add_layer_norm_supports(input.size(-1)) &&
+         kernel_can_read(input) && kernel_can_read(residual);
 }
 
 #endif  // BERTKIT_CUDA_KERNELS
 
 }  // namespace
+
+#ifdef BERTKIT_CUDA_KERNELS
+
+kernels::HalfType half_type(const at::Tensor& t) {
+  return t.scalar_type() == at::kBFloat16 ? kernels::HalfType::bf16 : kernels::HalfType::fp16;
+}
+
+void check_launch(const char* error, const char* what) {
+  if (error != nullptr && *error != '\0') fail("fused {}: CUDA error: {}", what, error);
+}
+
+void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
+
+bool kernel_can_read(const at::Tensor& t) {
+  return !t.is_contiguous() || reinterpret_cast<uintptr_t>(t.const_data_ptr()) % 16 == 0;
+}
+
+at::ScalarType kernel_dtype(const at::Tensor& x, std::initializer_list<at::Tensor> weights) {
+  if (!x.is_cuda()) return at::ScalarType::Undefined;
+  const bool autocast = at::autocast::is_autocast_enabled(at::kCUDA);
+  const at::ScalarType type = autocast ? at::autocast::get_autocast_dtype(at::kCUDA) : x.scalar_type();
+  if (type != at::kBFloat16 && type != at::kHalf) return at::ScalarType::Undefined;
+  if (!autocast)
+    for (const auto& w : weights)
+      if (w.scalar_type() != type) return at::ScalarType::Undefined;
+  return type;
+}
+
+#endif  // BERTKIT_CUDA_KERNELS
+
+at::Tensor autocast_weight(const at::Tensor& w, const at::Tensor& like) {
+  const at::DeviceType device = like.device().type();
+  if (!at::autocast::is_autocast_enabled(device)) return w;
+  return at::autocast::cached_cast(at::autocast::get_autocast_dtype(device), w, device);
+}
 
 bool fused_kernels_built() {
 #ifdef BERTKIT_CUDA_KERNELS
@@ -146,6 +182,10 @@ bool fused_kernels_built() {
 void set_fused_kernels(bool on) { fused_on = on && fused_kernels_built(); }
 
 bool fused_kernels_enabled() { return fused_on; }
+
+void set_experimental_kernels(bool on) { experimental_on = on && fused_kernels_built(); }
+
+bool experimental_kernels_enabled() { return fused_on && experimental_on; }
 
 at::Tensor autocast_layer_norm(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta, double eps) {
   // Autocast runs layer_norm in fp32 and returns fp32, so the residual stream between layers (and every dropout,
@@ -162,23 +202,41 @@ at::Tensor autocast_layer_norm(const at::Tensor& x, const at::Tensor& gamma, con
 
 at::Tensor dropout_add_layer_norm_reference(const at::Tensor& input, const at::Tensor& residual,
                                             const at::Tensor& gamma, const at::Tensor& beta, double p, double eps,
-                                            bool training) {
-  const at::Tensor dropped = training && p > 0 ? at::dropout(input, p, true) : input;
+                                            bool training, const at::Tensor& bias) {
+  const at::Tensor biased = bias.defined() ? input + autocast_weight(bias, input) : input;
+  const at::Tensor dropped = training && p > 0 ? at::dropout(biased, p, true) : biased;
   return autocast_layer_norm(dropped + residual, gamma, beta, eps);
 }
 
 at::Tensor dropout_add_layer_norm(const at::Tensor& input, const at::Tensor& residual, const at::Tensor& gamma,
-                                  const at::Tensor& beta, double p, double eps, bool training) {
+                                  const at::Tensor& beta, double p, double eps, bool training, const at::Tensor& bias) {
 #ifdef BERTKIT_CUDA_KERNELS
-  if (fused_on && fused_applies(input, residual)) {
+  if (fused_on && fused_applies(input, residual) && (!bias.defined() || experimental_kernels_enabled())) {
     const at::Tensor g = autocast_weight(gamma, input), b = autocast_weight(beta, input);
-    if (g.scalar_type() == input.scalar_type() && b.scalar_type() == input.scalar_type()) {
+    const at::Tensor added = bias.defined() ? autocast_weight(bias, input) : at::Tensor();
+    const auto type = input.scalar_type();
+    const bool bias_fits = !added.defined() || (added.scalar_type() == type && kernel_can_read(added));
+    if (g.scalar_type() == type && b.scalar_type() == type && kernel_can_read(g) && kernel_can_read(b) && bias_fits) {
       const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
-      return DropoutAddLayerNorm::apply(input, residual, g, b, training ? p : 0.0, eps);
+      return DropoutAddLayerNorm::apply(input, residual, g, b, added, training ? p : 0.0, eps);
     }
   }
 #endif
-  return dropout_add_layer_norm_reference(input, residual, gamma, beta, p, eps, training);
+  return dropout_add_layer_norm_reference(input, residual, gamma, beta, p, eps, training, bias);
+}
+
+at::Tensor dense_dropout_add_layer_norm(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                                        const at::Tensor& residual, const at::Tensor& gamma, const at::Tensor& beta,
+                                        double p, double eps, bool training) {
+#ifdef BERTKIT_CUDA_KERNELS
+  if (experimental_kernels_enabled()) {
+    const at::ScalarType type = kernel_dtype(x, {w, b, gamma, beta});
+    if (type != at::ScalarType::Undefined && residual.scalar_type() == type && residual.dim() == x.dim() &&
+        residual.size(-1) == w.size(0) && kernels::dropout_add_layer_norm_supports(w.size(0)))
+      return dropout_add_layer_norm(at::linear(x, w), residual, gamma, beta, p, eps, training, b);
+  }
+#endif
+  return dropout_add_layer_norm(at::linear(x, w, b), residual, gamma, beta, p, eps, training);
 }
 
 }  // namespace bk

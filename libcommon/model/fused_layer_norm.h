@@ -2,7 +2,8 @@
 // (kernels/dropout_add_layer_norm.h) under autograd, or as the separate ATen ops. The fused kernels run only where
 // they were built (nvcc at build time: fused_kernels_built()), were switched on (--fused-kernels, auto by
 // default), and apply: CUDA tensors in bf16/fp16 with a hidden size that is a multiple of 8 up to 8192. Everywhere
-// else, and as the reference the CUDA test compares the kernels with, the ATen ops.
+// else, and as the reference the CUDA test compares the kernels with, the ATen ops. dense_dropout_add_layer_norm
+// puts the dense layer before it in front, and with the experimental kernels on, its bias into the kernel.
 #pragma once
 
 #include <ATen/Tensor.h>
@@ -14,11 +15,26 @@ bool fused_kernels_built();
 // where the kernels were not built). Off by default: bert-train and bert-finetune turn it on (--fused-kernels).
 void set_fused_kernels(bool on);
 bool fused_kernels_enabled();
+// The kernels not yet measured on a GPU, on top of the others (--fused-kernels experimental): the dense layers'
+// biases folded into the kernel after them, dropout_add_layer_norm's here and bias + GELU's (model/fused_gelu.h),
+// so each bias costs neither a GEMM epilogue nor its own gradient reduction. Off by default; on only with
+// set_fused_kernels(true) as well.
+void set_experimental_kernels(bool on);
+bool experimental_kernels_enabled();
 
 // input, residual: [..., H] in the autocast dtype; gamma, beta: [H] (cast to it under autocast). Dropout with
-// probability p when training.
+// probability p when training. A defined `bias` ([H]) is added to the input before dropout: in the kernel with the
+// experimental kernels on, else as its own op.
 at::Tensor dropout_add_layer_norm(const at::Tensor& input, const at::Tensor& residual, const at::Tensor& gamma,
-                                  const at::Tensor& beta, double p, double eps, bool training);
+                                  const at::Tensor& beta, double p, double eps, bool training,
+                                  const at::Tensor& bias = {});
+
+// LayerNorm(dropout(x W^T + b) + residual): the attention output's and the output layer's dense layer with what
+// follows it. With the experimental kernels on and applying, the product runs without its bias and the bias goes
+// into the kernel; else at::linear and dropout_add_layer_norm.
+at::Tensor dense_dropout_add_layer_norm(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+                                        const at::Tensor& residual, const at::Tensor& gamma, const at::Tensor& beta,
+                                        double p, double eps, bool training);
 
 // LayerNorm over the last dimension that keeps autocast's low precision (autocast alone would run it in fp32 and
 // return fp32); plain layer_norm without autocast.
@@ -27,6 +43,6 @@ at::Tensor autocast_layer_norm(const at::Tensor& x, const at::Tensor& gamma, con
 // The ATen ops alone (what dropout_add_layer_norm computes without the kernels).
 at::Tensor dropout_add_layer_norm_reference(const at::Tensor& input, const at::Tensor& residual,
                                             const at::Tensor& gamma, const at::Tensor& beta, double p, double eps,
-                                            bool training);
+                                            bool training, const at::Tensor& bias = {});
 
 }  // namespace bk

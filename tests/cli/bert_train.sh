@@ -23,6 +23,22 @@ run bert-train --config "$CFG" --input "$TMP/data.hdf5" --output-dir "$TMP/x" --
 expect_rc 2 "misspelt flag"; expect_err "max-step.*try --help" "misspelt flag named"
 run train --output-dir "$TMP/x" --max-steps 2 --precision fp16
 expect_rc 2 "fp16 on the CPU"; expect_err "fp16 needs --device cuda" "fp16 message"
+run train --output-dir "$TMP/x" --max-steps 2 --fused-kernels fast
+expect_rc 2 "--fused-kernels fast"; expect_err "fused-kernels must be auto, on, off or experimental, got 'fast'" "kernels message"
+# --fused-kernels experimental touches CUDA tensors only: on the CPU the run is the default one, bit for bit (a build
+# without the kernels refuses it as a usage error).
+run train --output-dir "$TMP/k0" --max-steps 3 --log-every 1
+expect_rc 0 "3 steps"
+run train --output-dir "$TMP/k1" --max-steps 3 --log-every 1 --fused-kernels experimental
+if [ "$RC" = 2 ]; then
+  expect_err "this build has no CUDA kernels" "experimental kernels refused without them"
+else
+  expect_rc 0 "3 steps, --fused-kernels experimental"
+  CASES=$((CASES + 1))
+  LOSSES=$(field "$TMP/k0/log.jsonl" loss)
+  [ "$(echo "$LOSSES" | wc -l)" = 3 ] && [ "$LOSSES" = "$(field "$TMP/k1/log.jsonl" loss)" ] \
+    || fail_case "--fused-kernels experimental changed a CPU run's losses"
+fi
 # --cuda-graphs: what a captured step cannot take is refused before the run starts, each with its reason.
 run train --output-dir "$TMP/g" --max-steps 2 --cuda-graphs --optimizer acclip
 expect_rc 2 "--cuda-graphs with acclip"; expect_err "optimizer acclip takes its step's scalars from the host" "graphs: optimizer"

@@ -3,6 +3,7 @@
 // CUDA device or without the kernels in the build; run `torch_unit_tests -tc='cuda kernels*'` on a GPU.
 #include "pretrain_samples.h"
 
+#include "model/fused_gelu.h"
 #include "model/fused_layer_norm.h"
 #include "train/loop/run_setup.h"
 
@@ -25,10 +26,16 @@ bool kernels_present() {
   return true;
 }
 
-// Switches the kernels on for a scope.
+// Switches the kernels on for a scope (with `experimental`, those not yet measured too).
 struct FusedKernels {
-  FusedKernels() { bk::set_fused_kernels(true); }
-  ~FusedKernels() { bk::set_fused_kernels(false); }
+  explicit FusedKernels(bool experimental = false) {
+    bk::set_fused_kernels(true);
+    bk::set_experimental_kernels(experimental);
+  }
+  ~FusedKernels() {
+    bk::set_fused_kernels(false);
+    bk::set_experimental_kernels(false);
+  }
 };
 
 // The largest |a - b| over (tolerance scale + |b|), as float64 on the CPU.
@@ -41,59 +48,110 @@ double worst_error(const at::Tensor& a, const at::Tensor& b) {
 
 TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backward, against float64") {
   if (!kernels_present()) return;
-  const FusedKernels on;
   const at::Device cuda("cuda");
-  // Rows that no block count divides; hidden sizes of BERT-base and -large and one whose last warp is partial.
-  for (const at::ScalarType type : {at::kBFloat16, at::kHalf}) {
-    for (const int64_t cols : {768, 1024, 136}) {
-      for (const double p : {0.0, 0.1}) {
-        CAPTURE(type);
-        CAPTURE(cols);
-        CAPTURE(p);
-        const int64_t rows = 1003;
-        at::manual_seed(static_cast<uint64_t>(cols));
-        const auto opts = at::TensorOptions().dtype(type).device(cuda);
-        const at::Tensor input = at::randn({rows, cols}, opts).requires_grad_(true);
-        const at::Tensor residual = (at::randn({rows, cols}, opts) * 2).requires_grad_(true);
-        const at::Tensor gamma = (at::rand({cols}, opts) + 0.5).requires_grad_(true);
-        const at::Tensor beta = (at::randn({cols}, opts) * 0.1).requires_grad_(true);
-        const at::Tensor out = bk::dropout_add_layer_norm(input, residual, gamma, beta, p, 1e-12, /*training=*/true);
-        const at::Tensor dy = at::randn({rows, cols}, opts);
-        out.backward(dy);
-        // The kept elements, read from the gradients: where the input was dropped its gradient is exactly zero
-        // (and where the residual's is zero too, a gradient rounded to zero, it counts as kept).
-        const at::Tensor kept = input.grad().ne(0).logical_or(residual.grad().eq(0)).to(at::kCPU, at::kDouble);
-        const double dropped = 1 - kept.mean().item<double>();
-        MESSAGE("dropped share ", dropped);
-        if (p == 0) CHECK(dropped < 1e-3);
-        else CHECK(std::abs(dropped - p) < 0.005);  // 1003 x 768 elements: a standard error of 0.0003
+  // Rows that no block count divides; hidden sizes of BERT-base and -large, one whose last warp is partial and the
+  // widest supported (1,024 threads a block: the register budget); without a bias, and with one (an experimental
+  // kernel: the dense layer's bias added before dropout).
+  for (const bool with_bias : {false, true}) {
+    const FusedKernels on(/*experimental=*/with_bias);
+    for (const at::ScalarType type : {at::kBFloat16, at::kHalf}) {
+      for (const int64_t cols : {768, 1024, 136, 8192}) {
+        for (const double p : {0.0, 0.1}) {
+          CAPTURE(with_bias);
+          CAPTURE(type);
+          CAPTURE(cols);
+          CAPTURE(p);
+          const int64_t rows = 1003;
+          at::manual_seed(static_cast<uint64_t>(cols));
+          const auto opts = at::TensorOptions().dtype(type).device(cuda);
+          const at::Tensor input = at::randn({rows, cols}, opts).requires_grad_(true);
+          const at::Tensor residual = (at::randn({rows, cols}, opts) * 2).requires_grad_(true);
+          const at::Tensor gamma = (at::rand({cols}, opts) + 0.5).requires_grad_(true);
+          const at::Tensor beta = (at::randn({cols}, opts) * 0.1).requires_grad_(true);
+          const at::Tensor bias = with_bias ? (at::randn({cols}, opts) * 0.5).requires_grad_(true) : at::Tensor();
+          const at::Tensor out =
+              bk::dropout_add_layer_norm(input, residual, gamma, beta, p, 1e-12, /*training=*/true, bias);
+          const at::Tensor dy = at::randn({rows, cols}, opts);
+          out.backward(dy);
+          // The kept elements, read from the gradients: where the input was dropped its gradient is exactly zero
+          // (and where the residual's is zero too, a gradient rounded to zero, it counts as kept).
+          const at::Tensor kept = input.grad().ne(0).logical_or(residual.grad().eq(0)).to(at::kCPU, at::kDouble);
+          const double dropped = 1 - kept.mean().item<double>();
+          MESSAGE("dropped share ", dropped);
+          if (p == 0) CHECK(dropped < 1e-3);
+          else CHECK(std::abs(dropped - p) < 0.005);  // 1003 x 768 elements: a standard error of 0.0003
 
-        // The reference: the same arithmetic in float64 on the CPU, the sum rounded to the storage type as the
-        // kernel stores it (gradients pass that rounding straight through).
-        auto leaf = [](const at::Tensor& t) { return t.detach().to(at::kCPU, at::kDouble).requires_grad_(true); };
-        const at::Tensor in64 = leaf(input), res64 = leaf(residual), g64 = leaf(gamma), b64 = leaf(beta);
-        const at::Tensor sum = res64 + in64 * kept / (1 - p);
-        const at::Tensor rounded = sum + (sum.to(type).to(at::kDouble) - sum).detach();
-        const at::Tensor ref = at::layer_norm(rounded, {cols}, g64, b64, 1e-12);
-        ref.backward(dy.to(at::kCPU, at::kDouble));
-        // Half-precision outputs: 2^-8 (bf16) or 2^-11 (fp16) relative, a few roundings deep.
-        const double tolerance = type == at::kBFloat16 ? 2e-2 : 4e-3;
-        const double out_error = worst_error(out, ref);
-        const double input_error = worst_error(input.grad(), in64.grad());
-        const double residual_error = worst_error(residual.grad(), res64.grad());
-        // gamma and beta gradients sum 1003 rows: compared relative to their largest element.
-        const double gamma_error = (gamma.grad().to(at::kCPU, at::kDouble) - g64.grad()).abs().max().item<double>() /
-                                   g64.grad().abs().max().item<double>();
-        const double beta_error = (beta.grad().to(at::kCPU, at::kDouble) - b64.grad()).abs().max().item<double>() /
-                                  b64.grad().abs().max().item<double>();
-        MESSAGE("worst errors: out ", out_error, ", d input ", input_error, ", d residual ", residual_error,
-                ", d gamma ", gamma_error, ", d beta ", beta_error);
-        CHECK(out_error < tolerance);
-        CHECK(input_error < tolerance);
-        CHECK(residual_error < tolerance);
-        CHECK(gamma_error < tolerance);
-        CHECK(beta_error < tolerance);
+          // The reference: the same arithmetic in float64 on the CPU, the sum rounded to the storage type as the
+          // kernel stores it (gradients pass that rounding straight through).
+          auto leaf = [](const at::Tensor& t) { return t.detach().to(at::kCPU, at::kDouble).requires_grad_(true); };
+          const at::Tensor in64 = leaf(input), res64 = leaf(residual), g64 = leaf(gamma), b64 = leaf(beta);
+          const at::Tensor bias64 = with_bias ? leaf(bias) : at::zeros({cols}, at::kDouble);
+          const at::Tensor sum = res64 + (in64 + bias64) * kept / (1 - p);
+          const at::Tensor rounded = sum + (sum.to(type).to(at::kDouble) - sum).detach();
+          const at::Tensor ref = at::layer_norm(rounded, {cols}, g64, b64, 1e-12);
+          ref.backward(dy.to(at::kCPU, at::kDouble));
+          // Half-precision outputs: 2^-8 (bf16) or 2^-11 (fp16) relative, a few roundings deep.
+          const double tolerance = type == at::kBFloat16 ? 2e-2 : 4e-3;
+          const double out_error = worst_error(out, ref);
+          const double input_error = worst_error(input.grad(), in64.grad());
+          const double residual_error = worst_error(residual.grad(), res64.grad());
+          // gamma and beta gradients sum 1003 rows: compared relative to their largest element.
+          const double gamma_error = (gamma.grad().to(at::kCPU, at::kDouble) - g64.grad()).abs().max().item<double>() /
+                                     g64.grad().abs().max().item<double>();
+          const double beta_error = (beta.grad().to(at::kCPU, at::kDouble) - b64.grad()).abs().max().item<double>() /
+                                    b64.grad().abs().max().item<double>();
+          MESSAGE("worst errors: out ", out_error, ", d input ", input_error, ", d residual ", residual_error,
+                  ", d gamma ", gamma_error, ", d beta ", beta_error);
+          CHECK(out_error < tolerance);
+          CHECK(input_error < tolerance);
+          CHECK(residual_error < tolerance);
+          CHECK(gamma_error < tolerance);
+          CHECK(beta_error < tolerance);
+          if (with_bias) {
+            const double bias_error =
+                (bias.grad().to(at::kCPU, at::kDouble) - bias64.grad()).abs().max().item<double>() /
+                bias64.grad().abs().max().item<double>();
+            MESSAGE("worst error: d bias ", bias_error);
+            CHECK(bias_error < tolerance);
+          }
+        }
       }
+    }
+  }
+}
+
+TEST_CASE("cuda kernels: bias + GELU, forward and backward, against float64") {
+  if (!kernels_present()) return;
+  const FusedKernels on(/*experimental=*/true);
+  const at::Device cuda("cuda");
+  // The intermediate widths of BERT-base and -large, one whose last warp is partial and the widest supported; rows
+  // no block count divides.
+  for (const at::ScalarType type : {at::kBFloat16, at::kHalf}) {
+    for (const int64_t cols : {3072, 4096, 136, 8192}) {
+      CAPTURE(type);
+      CAPTURE(cols);
+      const int64_t rows = 1003;
+      at::manual_seed(static_cast<uint64_t>(cols));
+      const auto opts = at::TensorOptions().dtype(type).device(cuda);
+      const at::Tensor input = (at::randn({rows, cols}, opts) * 2).requires_grad_(true);
+      const at::Tensor bias = (at::randn({cols}, opts) * 0.5).requires_grad_(true);
+      const at::Tensor out = bk::bias_gelu(input, bias);
+      const at::Tensor dy = at::randn({rows, cols}, opts);
+      out.backward(dy);
+
+      auto leaf = [](const at::Tensor& t) { return t.detach().to(at::kCPU, at::kDouble).requires_grad_(true); };
+      const at::Tensor in64 = leaf(input), bias64 = leaf(bias);
+      const at::Tensor ref = at::gelu(in64 + bias64);  // the erf form, in float64
+      ref.backward(dy.to(at::kCPU, at::kDouble));
+      const double tolerance = type == at::kBFloat16 ? 2e-2 : 4e-3;
+      const double out_error = worst_error(out, ref);
+      const double input_error = worst_error(input.grad(), in64.grad());
+      const double bias_error = (bias.grad().to(at::kCPU, at::kDouble) - bias64.grad()).abs().max().item<double>() /
+                                bias64.grad().abs().max().item<double>();
+      MESSAGE("worst errors: out ", out_error, ", d input ", input_error, ", d bias ", bias_error);
+      CHECK(out_error < tolerance);
+      CHECK(input_error < tolerance);
+      CHECK(bias_error < tolerance);
     }
   }
 }
@@ -112,7 +170,7 @@ TEST_CASE("cuda kernels: dropout draws differ from step to step and repeat for a
   CHECK_FALSE(at::equal(second, first));
 }
 
-TEST_CASE("cuda kernels: a bf16 training step with the fused kernels matches the unfused one") {
+TEST_CASE("cuda kernels: a bf16 training step with the kernels, experimental ones too, matches the unfused one") {
   if (!kernels_present()) return;
   const at::Device cuda("cuda");
   const auto samples = bk_test::make_samples(12, 7);
@@ -127,15 +185,18 @@ TEST_CASE("cuda kernels: a bf16 training step with the fused kernels matches the
     return bk_test::run(model, batch);
   };
   const bk_test::LossAndGrads unfused = step();
-  bk_test::LossAndGrads fused;
-  {
-    const FusedKernels on;
-    fused = step();
+  for (const bool experimental : {false, true}) {
+    CAPTURE(experimental);
+    bk_test::LossAndGrads fused;
+    {
+      const FusedKernels on(experimental);
+      fused = step();
+    }
+    const double loss_error = std::abs(fused.loss - unfused.loss) / std::abs(unfused.loss);
+    const double grad_error = bk_test::worst_relative_gradient_error(fused, unfused, 1e-2);
+    MESSAGE("fused", experimental ? " (experimental too)" : "", " against unfused (bf16): loss relative error ",
+            loss_error, ", worst gradient relative error ", grad_error);
+    CHECK(loss_error < 1e-2);
+    CHECK(grad_error < 5e-2);
   }
-  const double loss_error = std::abs(fused.loss - unfused.loss) / std::abs(unfused.loss);
-  const double grad_error = bk_test::worst_relative_gradient_error(fused, unfused, 1e-2);
-  MESSAGE("fused against unfused (bf16): loss relative error ", loss_error, ", worst gradient relative error ",
-          grad_error);
-  CHECK(loss_error < 1e-2);
-  CHECK(grad_error < 5e-2);
 }

@@ -40,7 +40,7 @@ struct LoopConfig {
   int64_t stop_after = 0;               // stop (with a checkpoint) after this many steps of this run; 0 = never
   bool tensorboard = true;
   bool tf32 = false;
-  std::string fused_kernels = "auto";   // auto | on | off: bertkit's CUDA kernels (model/fused_layer_norm.h)
+  std::string fused_kernels = "auto";   // auto | on | off | experimental: bertkit's CUDA kernels (model/fused_*.h)
   bool cuda_graphs = false;             // capture the step once and replay it (train/loop/graphed_step.h)
   int64_t cuda_graph_eager_steps = 3;   // steps run eagerly before the capture (no flag: a test's eager twin sets it
                                         // past max_steps, to compare a replayed run with everything else the same)

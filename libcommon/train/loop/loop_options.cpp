@@ -19,8 +19,8 @@ void LoopConfig::validate() const {
     usage_fail("--optimizer must be lamb, adamw, acclip or madgrad, got '{}'", optimizer);
   if (precision != "fp32" && precision != "bf16" && precision != "fp16")
     usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", precision);
-  if (fused_kernels != "auto" && fused_kernels != "on" && fused_kernels != "off")
-    usage_fail("--fused-kernels must be auto, on or off, got '{}'", fused_kernels);
+  if (fused_kernels != "auto" && fused_kernels != "on" && fused_kernels != "off" && fused_kernels != "experimental")
+    usage_fail("--fused-kernels must be auto, on, off or experimental, got '{}'", fused_kernels);
   if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
   if (lr_scaling != "none" && lr_scaling != "linear" && lr_scaling != "sqrt")
     usage_fail("--lr-scaling must be none, linear or sqrt, got '{}'", lr_scaling);
@@ -60,9 +60,10 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"),
      "fp32, bf16 (autocast) or fp16 (CUDA, loss scaling)")
     ("tf32", po::bool_switch(&c.tf32), "allow TF32 matmuls on CUDA")
-    ("fused-kernels", po::value(&c.fused_kernels)->default_value(d.fused_kernels)->value_name("auto|on|off"),
+    ("fused-kernels", po::value(&c.fused_kernels)->default_value(d.fused_kernels)->value_name("auto|on|off|experimental"),
      "bertkit's own CUDA kernels for each layer's dropout, residual add and LayerNorm (CUDA, bf16/fp16): auto uses "
-     "them where this build has them, on requires them")
+     "them where this build has them, on requires them; experimental adds those not yet measured on a GPU (the "
+     "dense layers' biases in the kernels after them, bias + GELU)")
     ("cuda-graphs", po::bool_switch(&c.cuda_graphs),
      "capture a step in a CUDA graph after 3 eager ones and replay it (one CUDA process, bf16 or fp32, lamb or adamw, "
      "micro-batches of one shape)")

@@ -140,9 +140,11 @@ bool setup_run(LoopRun& run) {
     at::globalContext().setAllowTF32CuBLAS(true);
     at::globalContext().setAllowTF32CuDNN(true);
   }
-  if (cfg.fused_kernels == "on" && !fused_kernels_built())
-    usage_fail("--fused-kernels on: this build has no CUDA kernels (nvcc was not found when it was configured)");
+  if ((cfg.fused_kernels == "on" || cfg.fused_kernels == "experimental") && !fused_kernels_built())
+    usage_fail("--fused-kernels {}: this build has no CUDA kernels (nvcc was not found when it was configured)",
+               cfg.fused_kernels);
   set_fused_kernels(cfg.fused_kernels != "off");  // auto: on where the build has the kernels
+  set_experimental_kernels(cfg.fused_kernels == "experimental");
 
   // The model: the same initial weights on every rank (seeded, then rank 0's broadcast).
   at::manual_seed(cfg.seed);
