@@ -127,6 +127,12 @@ __global__ void __launch_bounds__(1024) dropout_add_layer_norm_backward_kernel(D
     float2 partial = make_float2(0.f, 0.f);
     if (active) {
       load8<T2>(a.grad_out, index, dy);
+      if (a.grad_out2 != nullptr) {
+        float dy2[kPerThread];
+        load8<T2>(a.grad_out2, index, dy2);
+#pragma unroll
+        for (int k = 0; k < kPerThread; ++k) dy[k] += dy2[k];
+      }
       load8<T2>(a.sum, index, xhat);
 #pragma unroll
       for (int k = 0; k < kPerThread; ++k) {

@@ -44,6 +44,8 @@ struct DropoutAddLayerNormForward {
 
 struct DropoutAddLayerNormBackward {
   const void* grad_out;  // [rows, cols]
+  const void* grad_out2 = nullptr;  // [rows, cols]: a second gradient of the output, added to grad_out (an output
+                                    // read twice, whose two gradients meet here instead of in a pass of their own)
   const void* sum;       // [rows, cols], mean, rstd, keep: as forward left them
   const void* gamma;
   const float* mean;

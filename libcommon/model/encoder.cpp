@@ -87,17 +87,17 @@ at::Tensor BertEncoder::dropout(const at::Tensor& x, bool training) const {
   return training && p > 0 ? at::dropout(x, p, true) : x;
 }
 
-at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const at::Tensor& mask,
+NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const at::Tensor& mask,
                                       const TokenStream* stream, bool training) const {
   const int64_t h = config_.hidden_size, heads = config_.num_attention_heads;
   // One GEMM for Q, K and V: the three weights are concatenated (autograd splits the gradient back).
-  const at::Tensor qkv = at::linear(x, fuse({l.q_w, l.k_w, l.v_w}), fuse({l.q_b, l.k_b, l.v_b}));
+  const at::Tensor qkv = at::linear(x.hidden, fuse({l.q_w, l.k_w, l.v_w}), fuse({l.q_b, l.k_b, l.v_b}));
   const double attn_p = training ? config_.attention_probs_dropout_prob : 0.0;
   at::Tensor context;
   if (stream != nullptr) {
     context = stream_attention(qkv, *stream, heads, attn_p);
   } else {
-    const int64_t b = x.size(0), t = x.size(1);
+    const int64_t b = x.hidden.size(0), t = x.hidden.size(1);
     // [B, T, 3, heads, d] -> [3, B, heads, T, d]: strided views, the layout SDPA's kernels take as they are.
     const auto parts = qkv.view({b, t, 3, heads, h / heads}).permute({2, 0, 3, 1, 4}).unbind(0);
     context = at::scaled_dot_product_attention(
@@ -105,10 +105,10 @@ at::Tensor BertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const
     context = context.transpose(1, 2).reshape({b, t, h});
   }
   const double p = config_.hidden_dropout_prob, eps = config_.layer_norm_eps;
-  const at::Tensor attn =
-      dense_dropout_add_layer_norm(context, l.ao_w, l.ao_b, x, l.ao_ln_w, l.ao_ln_b, p, eps, training);
-  const at::Tensor ff = dense_activation(config_.hidden_act, attn, l.in_w, l.in_b);
-  return dense_dropout_add_layer_norm(ff, l.out_w, l.out_b, attn, l.out_ln_w, l.out_ln_b, p, eps, training);
+  const NormOutput attn =
+      dense_dropout_add_layer_norm(context, l.ao_w, l.ao_b, x.residual, l.ao_ln_w, l.ao_ln_b, p, eps, training);
+  const at::Tensor ff = dense_activation(config_.hidden_act, attn.hidden, l.in_w, l.in_b);
+  return dense_dropout_add_layer_norm(ff, l.out_w, l.out_b, attn.residual, l.out_ln_w, l.out_ln_b, p, eps, training);
 }
 
 // Token 0 ([PAD]) is the padding index, as HF's BertEmbeddings declares it: its row gets no gradient from the
@@ -127,14 +127,15 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
   if (t > config_.max_position_embeddings)
     fail("BERT: sequence length {} exceeds max_position_embeddings {}", t, config_.max_position_embeddings);
 
-  at::Tensor x = embed(input_ids, pos_emb_.narrow(0, 0, t), segment_ids, training);
+  const at::Tensor embedded = embed(input_ids, pos_emb_.narrow(0, 0, t), segment_ids, training);
 
   // Boolean mask [B, 1, 1, T] (true = attend), broadcast over heads and queries by SDPA.
   at::Tensor mask;
   if (attention_mask.defined()) mask = attention_mask.ne(0).view({b, 1, 1, t});
+  NormOutput x{embedded, embedded};
   for (const Layer& layer : layers_) x = layer_forward(layer, x, mask, nullptr, training);
-  if (!pool_w_.defined()) return {x, {}};
-  return {x, at::tanh(at::linear(x.select(1, 0), pool_w_, pool_b_))};
+  if (!pool_w_.defined()) return {x.hidden, {}};
+  return {x.hidden, at::tanh(at::linear(x.hidden.select(1, 0), pool_w_, pool_b_))};
 }
 
 EncoderOutput BertEncoder::forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids,
@@ -146,10 +147,11 @@ EncoderOutput BertEncoder::forward_stream(const at::Tensor& input_ids, const at:
   const at::Tensor ids = input_ids.reshape({-1}).index_select(0, stream.token_index);
   const at::Tensor segments =
       segment_ids.defined() ? segment_ids.reshape({-1}).index_select(0, stream.token_index) : at::Tensor();
-  at::Tensor x = embed(ids, at::embedding(pos_emb_, stream.positions), segments, training);
+  const at::Tensor embedded = embed(ids, at::embedding(pos_emb_, stream.positions), segments, training);
+  NormOutput x{embedded, embedded};
   for (const Layer& layer : layers_) x = layer_forward(layer, x, {}, &stream, training);
-  if (!pool_w_.defined()) return {x, {}};
-  return {x, at::tanh(at::linear(x.index_select(0, stream.first_tokens), pool_w_, pool_b_))};
+  if (!pool_w_.defined()) return {x.hidden, {}};
+  return {x.hidden, at::tanh(at::linear(x.hidden.index_select(0, stream.first_tokens), pool_w_, pool_b_))};
 }
 
 }  // namespace bk

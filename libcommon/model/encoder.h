@@ -19,6 +19,7 @@ struct EncoderOutput {
 };
 
 struct TokenStream;  // model/token_stream.h
+struct NormOutput;   // model/fused_layer_norm.h
 
 class BertEncoder {
  public:
@@ -48,8 +49,9 @@ class BertEncoder {
     at::Tensor in_w, in_b;                        // intermediate.dense
     at::Tensor out_w, out_b, out_ln_w, out_ln_b;  // output.dense, output.LayerNorm
   };
-  // x: [B, T, H] with `mask` (or none), or the stream's [N, H] with `stream`.
-  at::Tensor layer_forward(const Layer& layer, const at::Tensor& x, const at::Tensor& mask, const TokenStream* stream,
+  // x: [B, T, H] with `mask` (or none), or the stream's [N, H] with `stream`; the previous LayerNorm's output, read
+  // by the QKV product and by the residual add.
+  NormOutput layer_forward(const Layer& layer, const NormOutput& x, const at::Tensor& mask, const TokenStream* stream,
                            bool training) const;
   at::Tensor embed(const at::Tensor& input_ids, const at::Tensor& positions, const at::Tensor& segment_ids,
                    bool training) const;

@@ -51,12 +51,13 @@ void reserve_dropout_draws(kernels::DropoutAddLayerNormForward& a) {
   }
 }
 
-// LayerNorm(dropout(input + bias) + residual); `bias` may be undefined (none).
+// LayerNorm(dropout(input + bias) + residual); `bias` may be undefined (none). With `twice`, a second output that
+// aliases the first (NormOutput): backward then receives the gradients of the two uses apart and adds them itself.
 class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm> {
  public:
-  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& residual,
-                            const at::Tensor& gamma, const at::Tensor& beta, const at::Tensor& bias, double p,
-                            double eps) {
+  static variable_list forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& residual,
+                               const at::Tensor& gamma, const at::Tensor& beta, const at::Tensor& bias, double p,
+                               double eps, bool twice) {
     const int64_t cols = input.size(-1), rows = input.numel() / std::max<int64_t>(cols, 1);
     const at::Tensor in = input.contiguous(), res = residual.contiguous();
     const at::Tensor g = gamma.contiguous(), b = beta.contiguous();
@@ -85,7 +86,9 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
     ctx->save_for_backward({sum, g, mean, rstd, keep});
     ctx->saved_data["p"] = p;
     ctx->saved_data["bias"] = added.defined();
-    return out;
+    ctx->set_materialize_grads(false);  // an unused output's gradient stays undefined, not a tensor of zeros
+    if (!twice) return {out};
+    return {out, out.view_as(out)};
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
@@ -93,7 +96,12 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
     const at::Tensor &sum = saved[0], &gamma = saved[1], &mean = saved[2], &rstd = saved[3], &keep = saved[4];
     const double p = ctx->saved_data["p"].toDouble();
     const bool with_bias = ctx->saved_data["bias"].toBool();
-    const at::Tensor dy = grads[0].contiguous().to(sum.scalar_type());
+    // The output's gradient and, for an output used twice, the second use's; either may be undefined (unused).
+    at::Tensor dy = grads[0], dy2 = grads.size() > 1 ? grads[1] : at::Tensor();
+    if (!dy.defined()) std::swap(dy, dy2);
+    if (!dy.defined()) return variable_list(8);  // no gradient reached either output
+    dy = dy.contiguous().to(sum.scalar_type());
+    if (dy2.defined()) dy2 = dy2.contiguous().to(sum.scalar_type());
     const int64_t cols = sum.size(-1), rows = sum.numel() / std::max<int64_t>(cols, 1);
     const int64_t blocks = kernels::dropout_add_layer_norm_backward_blocks(rows);
     at::Tensor grad_input = at::empty_like(sum), grad_residual = at::empty_like(sum);
@@ -102,6 +110,7 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
     if (blocks == 0) partial.zero_();
     kernels::DropoutAddLayerNormBackward a;
     a.grad_out = dy.data_ptr();
+    a.grad_out2 = dy2.defined() ? dy2.data_ptr() : nullptr;
     a.sum = sum.data_ptr();
     a.gamma = gamma.data_ptr();
     a.mean = mean.data_ptr<float>();
@@ -119,8 +128,8 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
                  "dropout+LayerNorm backward");
     // [2 or 3, cols]: dgamma, dbeta (and dbias), in the weights' dtype (the bias shares it).
     const at::Tensor totals = partial.sum(1).to(gamma.scalar_type());
-    return {grad_input, grad_residual, totals[0], totals[1], with_bias ? totals[2] : at::Tensor(), at::Tensor(),
-            at::Tensor()};
+    return {grad_input,  grad_residual, totals[0],   totals[1], with_bias ? totals[2] : at::Tensor(),
+            at::Tensor(), at::Tensor(),  at::Tensor()};
   }
 };
 
@@ -133,6 +142,26 @@ bool fused_applies(const at::Tensor& input, const at::Tensor& residual) {
 }
 
 #endif  // BERTKIT_CUDA_KERNELS
+
+// The kernel's outputs (one, or with `twice` two: see DropoutAddLayerNorm), or none where it does not apply: off,
+// not built, not CUDA bf16/fp16, another width, a bias without the experimental kernels.
+torch::autograd::variable_list fused_outputs(const at::Tensor& input, const at::Tensor& residual,
+                                             const at::Tensor& gamma, const at::Tensor& beta, const at::Tensor& bias,
+                                             double p, double eps, bool training, bool twice) {
+#ifdef BERTKIT_CUDA_KERNELS
+  if (fused_on && fused_applies(input, residual) && (!bias.defined() || experimental_kernels_enabled())) {
+    const at::Tensor g = autocast_weight(gamma, input), b = autocast_weight(beta, input);
+    const at::Tensor added = bias.defined() ? autocast_weight(bias, input) : at::Tensor();
+    const auto type = input.scalar_type();
+    const bool bias_fits = !added.defined() || (added.scalar_type() == type && kernel_can_read(added));
+    if (g.scalar_type() == type && b.scalar_type() == type && kernel_can_read(g) && kernel_can_read(b) && bias_fits) {
+      const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
+      return DropoutAddLayerNorm::apply(input, residual, g, b, added, training ? p : 0.0, eps, twice);
+    }
+  }
+#endif
+  return {};
+}
 
 }  // namespace
 
@@ -210,33 +239,29 @@ at::Tensor dropout_add_layer_norm_reference(const at::Tensor& input, const at::T
 
 at::Tensor dropout_add_layer_norm(const at::Tensor& input, const at::Tensor& residual, const at::Tensor& gamma,
                                   const at::Tensor& beta, double p, double eps, bool training, const at::Tensor& bias) {
-#ifdef BERTKIT_CUDA_KERNELS
-  if (fused_on && fused_applies(input, residual) && (!bias.defined() || experimental_kernels_enabled())) {
-    const at::Tensor g = autocast_weight(gamma, input), b = autocast_weight(beta, input);
-    const at::Tensor added = bias.defined() ? autocast_weight(bias, input) : at::Tensor();
-    const auto type = input.scalar_type();
-    const bool bias_fits = !added.defined() || (added.scalar_type() == type && kernel_can_read(added));
-    if (g.scalar_type() == type && b.scalar_type() == type && kernel_can_read(g) && kernel_can_read(b) && bias_fits) {
-      const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
-      return DropoutAddLayerNorm::apply(input, residual, g, b, added, training ? p : 0.0, eps);
-    }
-  }
-#endif
+  const auto fused = fused_outputs(input, residual, gamma, beta, bias, p, eps, training, /*twice=*/false);
+  if (!fused.empty()) return fused[0];
   return dropout_add_layer_norm_reference(input, residual, gamma, beta, p, eps, training, bias);
 }
 
-at::Tensor dense_dropout_add_layer_norm(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+NormOutput dense_dropout_add_layer_norm(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                                         const at::Tensor& residual, const at::Tensor& gamma, const at::Tensor& beta,
                                         double p, double eps, bool training) {
 #ifdef BERTKIT_CUDA_KERNELS
   if (experimental_kernels_enabled()) {
     const at::ScalarType type = kernel_dtype(x, {w, b, gamma, beta});
     if (type != at::ScalarType::Undefined && residual.scalar_type() == type && residual.dim() == x.dim() &&
-        residual.size(-1) == w.size(0) && kernels::dropout_add_layer_norm_supports(w.size(0)))
-      return dropout_add_layer_norm(at::linear(x, w), residual, gamma, beta, p, eps, training, b);
+        residual.size(-1) == w.size(0) && kernels::dropout_add_layer_norm_supports(w.size(0))) {
+      const at::Tensor product = at::linear(x, w);  // the bias goes into the kernel
+      const auto fused = fused_outputs(product, residual, gamma, beta, b, p, eps, training, /*twice=*/true);
+      if (!fused.empty()) return {fused[0], fused[1]};
+      const at::Tensor out = dropout_add_layer_norm_reference(product, residual, gamma, beta, p, eps, training, b);
+      return {out, out};
+    }
   }
 #endif
-  return dropout_add_layer_norm(at::linear(x, w, b), residual, gamma, beta, p, eps, training);
+  const at::Tensor out = dropout_add_layer_norm(at::linear(x, w, b), residual, gamma, beta, p, eps, training);
+  return {out, out};
 }
 
 }  // namespace bk

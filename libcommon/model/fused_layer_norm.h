@@ -17,8 +17,8 @@ void set_fused_kernels(bool on);
 bool fused_kernels_enabled();
 // The kernels not yet measured on a GPU, on top of the others (--fused-kernels experimental): the dense layers'
 // biases folded into the kernel after them, dropout_add_layer_norm's here and bias + GELU's (model/fused_gelu.h),
-// so each bias costs neither a GEMM epilogue nor its own gradient reduction. Off by default; on only with
-// set_fused_kernels(true) as well.
+// so each bias costs neither a GEMM epilogue nor its own gradient reduction; and the LayerNorm output's two
+// gradients added in its backward kernel (NormOutput). Off by default; on only with set_fused_kernels(true) too.
 void set_experimental_kernels(bool on);
 bool experimental_kernels_enabled();
 
@@ -29,10 +29,18 @@ at::Tensor dropout_add_layer_norm(const at::Tensor& input, const at::Tensor& res
                                   const at::Tensor& beta, double p, double eps, bool training,
                                   const at::Tensor& bias = {});
 
+// A post-LayerNorm output, which the encoder reads twice: `hidden` for the next dense layer, `residual` for the next
+// residual add. The same values; with the experimental kernels, two outputs of one autograd node, so that its
+// backward receives the two uses' gradients apart and adds them inside the kernel instead of autograd adding them
+// in a pass of their own. Otherwise one tensor, twice.
+struct NormOutput {
+  at::Tensor hidden, residual;
+};
+
 // LayerNorm(dropout(x W^T + b) + residual): the attention output's and the output layer's dense layer with what
-// follows it. With the experimental kernels on and applying, the product runs without its bias and the bias goes
-// into the kernel; else at::linear and dropout_add_layer_norm.
-at::Tensor dense_dropout_add_layer_norm(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
+// follows it. With the experimental kernels on and applying, the product runs without its bias, the bias goes into
+// the kernel, and the output comes as two autograd outputs; else at::linear and dropout_add_layer_norm.
+NormOutput dense_dropout_add_layer_norm(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b,
                                         const at::Tensor& residual, const at::Tensor& gamma, const at::Tensor& beta,
                                         double p, double eps, bool training);
 

@@ -8,6 +8,7 @@
 #include "train/loop/run_setup.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
 
 #include <algorithm>
 #include <string>
@@ -50,8 +51,8 @@ TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backwar
   if (!kernels_present()) return;
   const at::Device cuda("cuda");
   // Rows that no block count divides; hidden sizes of BERT-base and -large, one whose last warp is partial and the
-  // widest supported (1,024 threads a block: the register budget); without a bias, and with one (an experimental
-  // kernel: the dense layer's bias added before dropout).
+  // widest supported (1,024 threads a block: the register budget); without a bias, and with one and the output
+  // read twice (the experimental kernels: the dense layer's bias added before dropout, two gradients summed).
   for (const bool with_bias : {false, true}) {
     const FusedKernels on(/*experimental=*/with_bias);
     for (const at::ScalarType type : {at::kBFloat16, at::kHalf}) {
@@ -69,10 +70,24 @@ TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backwar
           const at::Tensor gamma = (at::rand({cols}, opts) + 0.5).requires_grad_(true);
           const at::Tensor beta = (at::randn({cols}, opts) * 0.1).requires_grad_(true);
           const at::Tensor bias = with_bias ? (at::randn({cols}, opts) * 0.5).requires_grad_(true) : at::Tensor();
-          const at::Tensor out =
-              bk::dropout_add_layer_norm(input, residual, gamma, beta, p, 1e-12, /*training=*/true, bias);
+          at::Tensor out;
           const at::Tensor dy = at::randn({rows, cols}, opts);
-          out.backward(dy);
+          at::Tensor dy2 = at::zeros({rows, cols}, opts);  // a second use's gradient (with the bias: see below)
+          if (!with_bias) {
+            out = bk::dropout_add_layer_norm(input, residual, gamma, beta, p, 1e-12, /*training=*/true);
+            out.backward(dy);
+          } else {
+            // The experimental path as the encoder takes it: a dense layer (here the identity, whose bf16 product
+            // is exact) with its bias in the kernel, and the output read twice, each use with its own gradient.
+            const at::Tensor identity = at::eye(cols, opts);
+            const bk::NormOutput twice = bk::dense_dropout_add_layer_norm(input, identity, bias, residual, gamma,
+                                                                          beta, p, 1e-12, /*training=*/true);
+            CHECK(twice.residual.data_ptr() == twice.hidden.data_ptr());
+            CHECK_FALSE(twice.residual.is_same(twice.hidden));  // two autograd outputs
+            out = twice.hidden;
+            dy2 = at::randn({rows, cols}, opts);
+            torch::autograd::backward({twice.hidden, twice.residual}, {dy, dy2});
+          }
           // The kept elements, read from the gradients: where the input was dropped its gradient is exactly zero
           // (and where the residual's is zero too, a gradient rounded to zero, it counts as kept).
           const at::Tensor kept = input.grad().ne(0).logical_or(residual.grad().eq(0)).to(at::kCPU, at::kDouble);
@@ -89,7 +104,7 @@ TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backwar
           const at::Tensor sum = res64 + (in64 + bias64) * kept / (1 - p);
           const at::Tensor rounded = sum + (sum.to(type).to(at::kDouble) - sum).detach();
           const at::Tensor ref = at::layer_norm(rounded, {cols}, g64, b64, 1e-12);
-          ref.backward(dy.to(at::kCPU, at::kDouble));
+          ref.backward(dy.to(at::kCPU, at::kDouble) + dy2.to(at::kCPU, at::kDouble));
           // Half-precision outputs: 2^-8 (bf16) or 2^-11 (fp16) relative, a few roundings deep.
           const double tolerance = type == at::kBFloat16 ? 2e-2 : 4e-3;
           const double out_error = worst_error(out, ref);
