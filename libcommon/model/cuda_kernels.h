@@ -29,6 +29,8 @@ void* current_stream();
 // Whether a kernel can take t: its 16-byte loads need a 16-byte aligned start, which a contiguous view at an odd
 // offset lacks (a tensor that is not contiguous is copied first, and copies are aligned).
 bool kernel_can_read(const at::Tensor& t);
+// t as a kernel reads it: contiguous, of `type`, 16-byte aligned (a gradient autograd hands over may be none of these).
+at::Tensor kernel_input(const at::Tensor& t, at::ScalarType type);
 
 // The 16-bit dtype a kernel would compute x's dense layer and the weights in (autocast's where it is on, which casts
 // them; else x's own, which the weights must share), or Undefined where no kernel applies: not CUDA, not bf16/fp16.

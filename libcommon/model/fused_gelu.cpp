@@ -40,7 +40,7 @@ class BiasGelu : public torch::autograd::Function<BiasGelu> {
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &in = saved[0], &b = saved[1];
-    const at::Tensor dy = grads[0].contiguous().to(in.scalar_type());
+    const at::Tensor dy = kernel_input(grads[0], in.scalar_type());
     const int64_t cols = in.size(-1), rows = in.numel() / std::max<int64_t>(cols, 1);
     const int64_t blocks = kernels::bias_gelu_backward_blocks(rows);
     at::Tensor grad_input = at::empty_like(in);
@@ -61,7 +61,7 @@ class BiasGelu : public torch::autograd::Function<BiasGelu> {
 
 // Whether the kernel takes gelu(x W^T + b) with b: [cols] (x W^T computed, or to be, in the kernel's dtype).
 bool kernel_applies(const at::Tensor& x, const at::Tensor& b) {
-  return experimental_kernels_enabled() && kernel_dtype(x, {b}) != at::ScalarType::Undefined &&
+  return experimental_kernels_enabled() && b.dim() == 1 && kernel_dtype(x, {b}) != at::ScalarType::Undefined &&
          kernels::bias_gelu_supports(b.size(0));
 }
 

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
 namespace bk {
 
@@ -51,17 +52,18 @@ void reserve_dropout_draws(kernels::DropoutAddLayerNormForward& a) {
   }
 }
 
-// LayerNorm(dropout(input + bias) + residual); `bias` may be undefined (none). With `twice`, a second output that
-// aliases the first (NormOutput): backward then receives the gradients of the two uses apart and adds them itself.
+// LayerNorm(dropout(input + bias) + residual), the bias optional: std::nullopt, not an undefined tensor, which
+// Function::apply would take for a variable and fail on. With `twice`, a second output that aliases the first
+// (NormOutput): backward then receives the gradients of the two uses apart and adds them itself.
 class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm> {
  public:
   static variable_list forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& residual,
-                               const at::Tensor& gamma, const at::Tensor& beta, const at::Tensor& bias, double p,
-                               double eps, bool twice) {
+                               const at::Tensor& gamma, const at::Tensor& beta, const std::optional<at::Tensor>& bias,
+                               double p, double eps, bool twice) {
     const int64_t cols = input.size(-1), rows = input.numel() / std::max<int64_t>(cols, 1);
     const at::Tensor in = input.contiguous(), res = residual.contiguous();
     const at::Tensor g = gamma.contiguous(), b = beta.contiguous();
-    const at::Tensor added = bias.defined() ? bias.contiguous() : at::Tensor();
+    const at::Tensor added = bias.has_value() ? bias->contiguous() : at::Tensor();
     at::Tensor out = at::empty_like(in), sum = at::empty_like(in);
     at::Tensor keep = p > 0 ? at::empty(in.sizes(), in.options().dtype(at::kByte)) : at::Tensor();
     at::Tensor mean = at::empty({rows}, in.options().dtype(at::kFloat)), rstd = at::empty_like(mean);
@@ -100,8 +102,8 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
     at::Tensor dy = grads[0], dy2 = grads.size() > 1 ? grads[1] : at::Tensor();
     if (!dy.defined()) std::swap(dy, dy2);
     if (!dy.defined()) return variable_list(8);  // no gradient reached either output
-    dy = dy.contiguous().to(sum.scalar_type());
-    if (dy2.defined()) dy2 = dy2.contiguous().to(sum.scalar_type());
+    dy = kernel_input(dy, sum.scalar_type());
+    if (dy2.defined()) dy2 = kernel_input(dy2, sum.scalar_type());
     const int64_t cols = sum.size(-1), rows = sum.numel() / std::max<int64_t>(cols, 1);
     const int64_t blocks = kernels::dropout_add_layer_norm_backward_blocks(rows);
     at::Tensor grad_input = at::empty_like(sum), grad_residual = at::empty_like(sum);
@@ -153,10 +155,15 @@ torch::autograd::variable_list fused_outputs(const at::Tensor& input, const at::
     const at::Tensor g = autocast_weight(gamma, input), b = autocast_weight(beta, input);
     const at::Tensor added = bias.defined() ? autocast_weight(bias, input) : at::Tensor();
     const auto type = input.scalar_type();
-    const bool bias_fits = !added.defined() || (added.scalar_type() == type && kernel_can_read(added));
-    if (g.scalar_type() == type && b.scalar_type() == type && kernel_can_read(g) && kernel_can_read(b) && bias_fits) {
+    const int64_t cols = input.size(-1);
+    // The kernels read gamma, beta and bias as [cols] vectors of the input's type.
+    auto fits = [&](const at::Tensor& t) {
+      return t.dim() == 1 && t.size(0) == cols && t.scalar_type() == type && kernel_can_read(t);
+    };
+    if (fits(g) && fits(b) && (!added.defined() || fits(added))) {
       const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
-      return DropoutAddLayerNorm::apply(input, residual, g, b, added, training ? p : 0.0, eps, twice);
+      const std::optional<at::Tensor> maybe_bias = added.defined() ? std::optional<at::Tensor>(added) : std::nullopt;
+      return DropoutAddLayerNorm::apply(input, residual, g, b, maybe_bias, training ? p : 0.0, eps, twice);
     }
   }
 #endif
@@ -179,6 +186,11 @@ void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
 
 bool kernel_can_read(const at::Tensor& t) {
   return !t.is_contiguous() || reinterpret_cast<uintptr_t>(t.const_data_ptr()) % 16 == 0;
+}
+
+at::Tensor kernel_input(const at::Tensor& t, at::ScalarType type) {
+  const at::Tensor c = t.contiguous().to(type);
+  return kernel_can_read(c) ? c : c.clone();
 }
 
 at::ScalarType kernel_dtype(const at::Tensor& x, std::initializer_list<at::Tensor> weights) {
