@@ -10,6 +10,8 @@
 
 #ifdef BERTKIT_CUDA_KERNELS
 #include "kernels/bias_gelu.h"
+
+#include <c10/cuda/CUDAGuard.h>
 #endif
 
 namespace bk {
@@ -24,6 +26,7 @@ using torch::autograd::variable_list;
 class BiasGelu : public torch::autograd::Function<BiasGelu> {
  public:
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& bias) {
+    const c10::cuda::CUDAGuard on_device(input.device());  // the input's stream, not the current device's
     const at::Tensor in = input.contiguous(), b = bias.contiguous();
     at::Tensor out = at::empty_like(in);
     kernels::BiasGeluForward a;
@@ -73,7 +76,8 @@ at::Tensor bias_gelu(const at::Tensor& input, const at::Tensor& bias) {
 #ifdef BERTKIT_CUDA_KERNELS
   if (kernel_applies(input, bias) && input.size(-1) == bias.size(0)) {
     const at::Tensor b = autocast_weight(bias, input);
-    if (b.scalar_type() == input.scalar_type() && kernel_can_read(b) && kernel_can_read(input)) {
+    if (b.scalar_type() == input.scalar_type() && b.device() == input.device() && kernel_can_read(b) &&
+        kernel_can_read(input)) {
       const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
       return BiasGelu::apply(input, b);
     }

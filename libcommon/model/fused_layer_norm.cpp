@@ -13,6 +13,7 @@
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <c10/cuda/CUDAGuard.h>
 
 #include <mutex>
 #endif
@@ -34,9 +35,9 @@ using torch::autograd::variable_list;
 
 // Fills the forward launch's Philox seed and offset: each thread draws 8 numbers, so the generator moves on by 8,
 // as ATen's own kernels reserve theirs.
-void reserve_dropout_draws(kernels::DropoutAddLayerNormForward& a) {
-  auto* gen =
-      at::get_generator_or_default<at::CUDAGeneratorImpl>(std::nullopt, at::cuda::detail::getDefaultCUDAGenerator());
+void reserve_dropout_draws(kernels::DropoutAddLayerNormForward& a, c10::DeviceIndex device) {
+  auto* gen = at::get_generator_or_default<at::CUDAGeneratorImpl>(std::nullopt,
+                                                                  at::cuda::detail::getDefaultCUDAGenerator(device));
   at::PhiloxCudaState state;
   {
     const std::lock_guard<std::mutex> lock(gen->mutex_);
@@ -60,6 +61,7 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
   static variable_list forward(AutogradContext* ctx, const at::Tensor& input, const at::Tensor& residual,
                                const at::Tensor& gamma, const at::Tensor& beta, const std::optional<at::Tensor>& bias,
                                double p, double eps, bool twice) {
+    const c10::cuda::CUDAGuard on_device(input.device());  // the input's stream and generator, not the current's
     const int64_t cols = input.size(-1), rows = input.numel() / std::max<int64_t>(cols, 1);
     const at::Tensor in = input.contiguous(), res = residual.contiguous();
     const at::Tensor g = gamma.contiguous(), b = beta.contiguous();
@@ -82,7 +84,7 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
     a.cols = cols;
     a.p = static_cast<float>(p);
     a.eps = static_cast<float>(eps);
-    if (p > 0) reserve_dropout_draws(a);
+    if (p > 0) reserve_dropout_draws(a, in.device().index());
     check_launch(kernels::dropout_add_layer_norm_forward(half_type(in), a, current_stream()),
                  "dropout+LayerNorm forward");
     ctx->save_for_backward({sum, g, mean, rstd, keep});
@@ -135,12 +137,13 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
   }
 };
 
-// Whether the kernels take these: same 16-bit dtype and shape, a supported width.
+// Whether the kernels take these: same 16-bit dtype, shape and device, a supported width.
 bool fused_applies(const at::Tensor& input, const at::Tensor& residual) {
   const auto type = input.scalar_type();
   return input.is_cuda() && (type == at::kBFloat16 || type == at::kHalf) && residual.scalar_type() == type &&
-         input.sizes() == residual.sizes() && kernels::dropout_add_layer_norm_supports(input.size(-1)) &&
-         kernel_can_read(input) && kernel_can_read(residual);
+         residual.device() == input.device() && input.sizes() == residual.sizes() &&
+         kernels::dropout_add_layer_norm_supports(input.size(-1)) && kernel_can_read(input) &&
+         kernel_can_read(residual);
 }
 
 #endif  // BERTKIT_CUDA_KERNELS
@@ -156,9 +159,10 @@ torch::autograd::variable_list fused_outputs(const at::Tensor& input, const at::
     const at::Tensor added = bias.defined() ? autocast_weight(bias, input) : at::Tensor();
     const auto type = input.scalar_type();
     const int64_t cols = input.size(-1);
-    // The kernels read gamma, beta and bias as [cols] vectors of the input's type.
+    // The kernels read gamma, beta and bias as [cols] vectors of the input's type, on its device.
     auto fits = [&](const at::Tensor& t) {
-      return t.dim() == 1 && t.size(0) == cols && t.scalar_type() == type && kernel_can_read(t);
+      return t.dim() == 1 && t.size(0) == cols && t.scalar_type() == type && t.device() == input.device() &&
+             kernel_can_read(t);
     };
     if (fits(g) && fits(b) && (!added.defined() || fits(added))) {
       const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);

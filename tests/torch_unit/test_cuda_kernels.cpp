@@ -12,6 +12,7 @@
 #include <torch/csrc/autograd/function.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,8 +44,9 @@ struct FusedKernels {
 };
 
 // How many nodes of the autograd graph behind `t` have `name` in their name (a kernel's Function: the kernels ran,
-// not the ATen ops they fall back to).
-int64_t graph_nodes(const at::Tensor& t, const std::string& name) {
+// not the ATen ops they fall back to) and pass `also`.
+int64_t graph_nodes(const at::Tensor& t, const std::string& name,
+                    const std::function<bool(const torch::autograd::Node&)>& also = nullptr) {
   std::vector<torch::autograd::Node*> todo = {t.grad_fn().get()};
   std::set<torch::autograd::Node*> seen;
   int64_t found = 0;
@@ -52,7 +54,7 @@ int64_t graph_nodes(const at::Tensor& t, const std::string& name) {
     torch::autograd::Node* node = todo.back();
     todo.pop_back();
     if (node == nullptr || !seen.insert(node).second) continue;
-    if (node->name().find(name) != std::string::npos) ++found;
+    if (node->name().find(name) != std::string::npos && (!also || also(*node))) ++found;
     for (const auto& edge : node->next_edges()) todo.push_back(edge.function.get());
   }
   return found;
@@ -197,11 +199,19 @@ TEST_CASE("cuda kernels: dropout draws differ from step to step and repeat for a
   if (!kernels_present()) return;
   const FusedKernels on;
   const auto opts = at::TensorOptions().dtype(at::kBFloat16).device(at::Device("cuda"));
-  const at::Tensor x = at::ones({64, 256}, opts), zero = at::zeros({64, 256}, opts);
+  const at::Tensor x = at::ones({64, 256}, opts).requires_grad_(true), zero = at::zeros({64, 256}, opts);
   const at::Tensor gamma = at::ones({256}, opts), beta = at::zeros({256}, opts);
-  auto draw = [&] { return bk::dropout_add_layer_norm(x, zero, gamma, beta, 0.5, 1e-12, true).cpu(); };
+  auto draw = [&] {
+    const at::Tensor out = bk::dropout_add_layer_norm(x, zero, gamma, beta, 0.5, 1e-12, true);
+    REQUIRE(graph_nodes(out, "DropoutAddLayerNorm") == 1);  // the kernel's draws, not at::dropout's
+    return out.detach().cpu();
+  };
   at::manual_seed(7);
   const at::Tensor first = draw(), second = draw();
+  // Half of each row dropped (the rest 2): LayerNorm of a row of 0s and 2s is -1 where dropped.
+  const double dropped = first.to(at::kFloat).lt(0).to(at::kDouble).mean().item<double>();
+  MESSAGE("dropped share at p = 0.5: ", dropped);
+  CHECK(std::abs(dropped - 0.5) < 0.02);
   at::manual_seed(7);
   CHECK(at::equal(draw(), first));
   CHECK_FALSE(at::equal(second, first));
@@ -214,6 +224,15 @@ TEST_CASE("cuda kernels: a bf16 training step with the kernels, experimental one
   at::manual_seed(3);
   bk::BertForPreTraining model(bk_test::small_config());
   model.eval();  // no dropout: the two must agree to bf16 rounding
+  {
+    // BERT's initialisation zeroes the biases and sets LayerNorm to 1 and 0: a bias dropped or added twice would
+    // not show. Random ones do.
+    const at::NoGradGuard no_grad;
+    for (const auto& p : model.named_parameter_list()) {
+      if (p.name.find("bias") != std::string::npos) p.tensor.normal_(0, 0.1);
+      if (p.name.find("LayerNorm.weight") != std::string::npos) p.tensor.add_(at::randn_like(p.tensor) * 0.1);
+    }
+  }
   model.to(cuda);
   const auto batch = bk::collate_pretrain_batch(samples, 8, false, /*unpadded=*/true).to(cuda);
   auto step = [&] {
@@ -228,11 +247,16 @@ TEST_CASE("cuda kernels: a bf16 training step with the kernels, experimental one
     {
       const FusedKernels on(experimental);
       fused = step();
-      // The kernels in the step's graph: two LayerNorms per layer, and with the experimental ones bias + GELU.
+      // The kernels in the step's graph: two LayerNorms per layer, with the experimental ones each taking its
+      // dense layer's bias (5 inputs) and giving two outputs, and bias + GELU once per layer.
       const bk::AutocastScope autocast(bk::Precision::bf16, cuda);
       const at::Tensor loss = bk::pretraining_loss(model, batch).loss;
       const int64_t layers = bk_test::small_config().num_hidden_layers;
       CHECK(graph_nodes(loss, "DropoutAddLayerNorm") == 2 * layers);
+      const size_t edges = experimental ? 5 : 4, outputs = experimental ? 2 : 1;
+      CHECK(graph_nodes(loss, "DropoutAddLayerNorm", [&](const torch::autograd::Node& node) {
+              return node.next_edges().size() == edges && node.num_inputs() == outputs;
+            }) == 2 * layers);
       CHECK(graph_nodes(loss, "BiasGelu") == (experimental ? layers : 0));
     }
     const double loss_error = std::abs(fused.loss - unfused.loss) / std::abs(unfused.loss);

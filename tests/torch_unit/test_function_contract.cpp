@@ -16,9 +16,10 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// y = 3 (x + bias), returned once or twice (the second an alias); backward records which gradients arrived.
+// y = 3 (x + bias), returned once or twice (the second an alias); backward records which gradients arrived and
+// whether an undefined tensor saved for it (the kernels' dropout mask at p = 0) came back undefined.
 struct Arrived {
-  bool first = false, second = false;
+  bool first = false, second = false, saved_undefined = false;
 };
 Arrived arrived;
 
@@ -28,6 +29,7 @@ class ScaleTwice : public torch::autograd::Function<ScaleTwice> {
                                bool twice) {
     const at::Tensor y = (bias.has_value() ? x + *bias : x) * 3;
     ctx->saved_data["bias"] = bias.has_value();
+    ctx->save_for_backward({at::Tensor()});
     ctx->set_materialize_grads(false);
     if (!twice) return {y};
     return {y, y.view_as(y)};
@@ -35,7 +37,7 @@ class ScaleTwice : public torch::autograd::Function<ScaleTwice> {
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     at::Tensor dy = grads[0], dy2 = grads.size() > 1 ? grads[1] : at::Tensor();
-    arrived = {dy.defined(), dy2.defined()};
+    arrived = {dy.defined(), dy2.defined(), !ctx->get_saved_variables()[0].defined()};
     if (!dy.defined()) std::swap(dy, dy2);
     if (!dy.defined()) return variable_list(3);
     const at::Tensor dx = (dy2.defined() ? dy + dy2 : dy) * 3;
@@ -48,15 +50,18 @@ class ScaleTwice : public torch::autograd::Function<ScaleTwice> {
 
 TEST_CASE("custom Function: an optional argument given as nullopt takes no gradient") {
   const at::Tensor x = at::arange(6, at::kFloat).reshape({2, 3}).requires_grad_(true);
-  const at::Tensor y = ScaleTwice::apply(x, std::nullopt, false)[0];
+  // As the kernels' wrappers pass it: a named optional, empty or holding the bias.
+  std::optional<at::Tensor> bias;
+  const at::Tensor y = ScaleTwice::apply(x, bias, false)[0];
   CHECK(at::equal(y, x.detach() * 3));
   y.sum().backward();
   CHECK(at::equal(x.grad(), at::full({2, 3}, 3.0f)));
+  CHECK(arrived.saved_undefined);
 
-  const at::Tensor bias = at::ones({3}).requires_grad_(true);
+  bias = at::ones({3}).requires_grad_(true);
   x.mutable_grad().reset();
   ScaleTwice::apply(x, bias, false)[0].sum().backward();
-  CHECK(at::equal(bias.grad(), at::full({3}, 6.0f)));  // two rows of 3
+  CHECK(at::equal(bias->grad(), at::full({3}, 6.0f)));  // two rows of 3
 }
 
 TEST_CASE("custom Function: an aliased second output brings its own gradient, undefined where unused") {
