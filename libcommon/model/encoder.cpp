@@ -3,6 +3,7 @@
 #include "model/fused_gelu.h"
 #include "model/fused_layer_norm.h"
 #include "model/token_stream.h"
+#include "model/weight_cast.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -87,8 +88,16 @@ at::Tensor BertEncoder::dropout(const at::Tensor& x, bool training) const {
   return training && p > 0 ? at::dropout(x, p, true) : x;
 }
 
-NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const at::Tensor& mask,
+// The layer's weights as its ops take them: under autocast cast to its dtype as one group (model/weight_cast.h).
+BertEncoder::Layer BertEncoder::Layer::autocast() const {
+  const std::vector<at::Tensor> w = autocast_weights({q_w, q_b, k_w, k_b, v_w, v_b, ao_w, ao_b, ao_ln_w, ao_ln_b, in_w,
+                                                      in_b, out_w, out_b, out_ln_w, out_ln_b});
+  return {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15]};
+}
+
+NormOutput BertEncoder::layer_forward(const Layer& weights, const NormOutput& x, const at::Tensor& mask,
                                       const TokenStream* stream, bool training) const {
+  const Layer l = weights.autocast();
   const int64_t h = config_.hidden_size, heads = config_.num_attention_heads;
   // One GEMM for Q, K and V: the three weights are concatenated (autograd splits the gradient back).
   const at::Tensor qkv = at::linear(x.hidden, fuse({l.q_w, l.k_w, l.v_w}), fuse({l.q_b, l.k_b, l.v_b}));

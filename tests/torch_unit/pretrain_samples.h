@@ -1,5 +1,5 @@
 // Shared by the unpadded-attention tests (CPU) and the CUDA tests: small BERT configs, samples from a fixed LCG,
-// samples packed into rows, and one forward/backward with its loss and gradients.
+// samples packed into rows, one forward/backward with its loss and gradients, and a count of autograd nodes.
 #pragma once
 
 #include "torch_doctest.h"
@@ -9,9 +9,12 @@
 #include "tasks/pretraining/pretrain_loss.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/autograd/function.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -128,6 +131,23 @@ inline void check_equal(const LossAndGrads& a, const LossAndGrads& b, const bk::
   }
   INFO("largest gradient difference ", worst, " in ", where);
   CHECK(worst < grad_tolerance);
+}
+
+// How many nodes of the autograd graph behind `t` have `name` in their name (a Function of ours, say a kernel's: it
+// ran, not the ATen ops it falls back to) and pass `also`.
+inline int64_t graph_nodes(const at::Tensor& t, const std::string& name,
+                           const std::function<bool(const torch::autograd::Node&)>& also = nullptr) {
+  std::vector<torch::autograd::Node*> todo = {t.grad_fn().get()};
+  std::set<torch::autograd::Node*> seen;
+  int64_t found = 0;
+  while (!todo.empty()) {
+    torch::autograd::Node* node = todo.back();
+    todo.pop_back();
+    if (node == nullptr || !seen.insert(node).second) continue;
+    if (node->name().find(name) != std::string::npos && (!also || also(*node))) ++found;
+    for (const auto& edge : node->next_edges()) todo.push_back(edge.function.get());
+  }
+  return found;
 }
 
 }  // namespace bk_test

@@ -9,13 +9,9 @@
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>
-#include <torch/csrc/autograd/function.h>
 
 #include <algorithm>
-#include <functional>
-#include <set>
 #include <string>
-#include <vector>
 
 namespace {
 
@@ -42,23 +38,6 @@ struct FusedKernels {
     bk::set_experimental_kernels(false);
   }
 };
-
-// How many nodes of the autograd graph behind `t` have `name` in their name (a kernel's Function: the kernels ran,
-// not the ATen ops they fall back to) and pass `also`.
-int64_t graph_nodes(const at::Tensor& t, const std::string& name,
-                    const std::function<bool(const torch::autograd::Node&)>& also = nullptr) {
-  std::vector<torch::autograd::Node*> todo = {t.grad_fn().get()};
-  std::set<torch::autograd::Node*> seen;
-  int64_t found = 0;
-  while (!todo.empty()) {
-    torch::autograd::Node* node = todo.back();
-    todo.pop_back();
-    if (node == nullptr || !seen.insert(node).second) continue;
-    if (node->name().find(name) != std::string::npos && (!also || also(*node))) ++found;
-    for (const auto& edge : node->next_edges()) todo.push_back(edge.function.get());
-  }
-  return found;
-}
 
 // The largest |a - b| over (tolerance scale + |b|), as float64 on the CPU.
 double worst_error(const at::Tensor& a, const at::Tensor& b) {
@@ -96,7 +75,7 @@ TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backwar
           at::Tensor dy2 = at::zeros({rows, cols}, opts);  // a second use's gradient (with the bias: see below)
           if (!with_bias) {
             out = bk::dropout_add_layer_norm(input, residual, gamma, beta, p, 1e-12, /*training=*/true);
-            REQUIRE(graph_nodes(out, "DropoutAddLayerNorm") == 1);  // the kernel, not the ATen ops
+            REQUIRE(bk_test::graph_nodes(out, "DropoutAddLayerNorm") == 1);  // the kernel, not the ATen ops
             out.backward(dy);
           } else {
             // The experimental path as the encoder takes it: a dense layer (here the identity, whose bf16 product
@@ -104,7 +83,7 @@ TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backwar
             const at::Tensor identity = at::eye(cols, opts);
             const bk::NormOutput twice = bk::dense_dropout_add_layer_norm(input, identity, bias, residual, gamma,
                                                                           beta, p, 1e-12, /*training=*/true);
-            REQUIRE(graph_nodes(twice.hidden, "DropoutAddLayerNorm") == 1);
+            REQUIRE(bk_test::graph_nodes(twice.hidden, "DropoutAddLayerNorm") == 1);
             CHECK(twice.residual.data_ptr() == twice.hidden.data_ptr());
             CHECK_FALSE(twice.residual.is_same(twice.hidden));  // two autograd outputs
             out = twice.hidden;
@@ -174,7 +153,7 @@ TEST_CASE("cuda kernels: bias + GELU, forward and backward, against float64") {
       const at::Tensor input = (at::randn({rows, cols}, opts) * 2).requires_grad_(true);
       const at::Tensor bias = (at::randn({cols}, opts) * 0.5).requires_grad_(true);
       const at::Tensor out = bk::bias_gelu(input, bias);
-      REQUIRE(graph_nodes(out, "BiasGelu") == 1);  // the kernel, not the ATen ops
+      REQUIRE(bk_test::graph_nodes(out, "BiasGelu") == 1);  // the kernel, not the ATen ops
       const at::Tensor dy = at::randn({rows, cols}, opts);
       out.backward(dy);
 
@@ -203,7 +182,7 @@ TEST_CASE("cuda kernels: dropout draws differ from step to step and repeat for a
   const at::Tensor gamma = at::ones({256}, opts), beta = at::zeros({256}, opts);
   auto draw = [&] {
     const at::Tensor out = bk::dropout_add_layer_norm(x, zero, gamma, beta, 0.5, 1e-12, true);
-    REQUIRE(graph_nodes(out, "DropoutAddLayerNorm") == 1);  // the kernel's draws, not at::dropout's
+    REQUIRE(bk_test::graph_nodes(out, "DropoutAddLayerNorm") == 1);  // the kernel's draws, not at::dropout's
     return out.detach().cpu();
   };
   at::manual_seed(7);
@@ -252,12 +231,12 @@ TEST_CASE("cuda kernels: a bf16 training step with the kernels, experimental one
       const bk::AutocastScope autocast(bk::Precision::bf16, cuda);
       const at::Tensor loss = bk::pretraining_loss(model, batch).loss;
       const int64_t layers = bk_test::small_config().num_hidden_layers;
-      CHECK(graph_nodes(loss, "DropoutAddLayerNorm") == 2 * layers);
+      CHECK(bk_test::graph_nodes(loss, "DropoutAddLayerNorm") == 2 * layers);
       const size_t edges = experimental ? 5 : 4, outputs = experimental ? 2 : 1;
-      CHECK(graph_nodes(loss, "DropoutAddLayerNorm", [&](const torch::autograd::Node& node) {
+      CHECK(bk_test::graph_nodes(loss, "DropoutAddLayerNorm", [&](const torch::autograd::Node& node) {
               return node.next_edges().size() == edges && node.num_inputs() == outputs;
             }) == 2 * layers);
-      CHECK(graph_nodes(loss, "BiasGelu") == (experimental ? layers : 0));
+      CHECK(bk_test::graph_nodes(loss, "BiasGelu") == (experimental ? layers : 0));
     }
     const double loss_error = std::abs(fused.loss - unfused.loss) / std::abs(unfused.loss);
     const double grad_error = bk_test::worst_relative_gradient_error(fused, unfused, 1e-2);

@@ -1,0 +1,82 @@
+// Grouped weight casts (model/weight_cast.h) against autocast's own per-weight casts, on the CPU under bf16
+// autocast: the same values, the same gradients, bit for bit.
+#include "pretrain_samples.h"
+
+#include "model/weight_cast.h"
+#include "train/loop/run_setup.h"
+
+#include <ATen/ATen.h>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+// Restores the default (grouped) when a test ends.
+struct GroupedCasts {
+  explicit GroupedCasts(bool on) { bk::set_grouped_weight_casts(on); }
+  ~GroupedCasts() { bk::set_grouped_weight_casts(true); }
+};
+
+}  // namespace
+
+TEST_CASE("autocast_weights: one node casts a group as autocast would, and its gradients back") {
+  at::manual_seed(5);
+  const at::Tensor w = at::randn({4, 3}).requires_grad_(true), b = at::randn({4}).requires_grad_(true);
+  const at::Tensor unused = at::randn({2}).requires_grad_(true);
+  const at::Tensor ids = at::arange(3);                     // not floating point: left alone
+  const at::Tensor half = at::randn({3}, at::kBFloat16);     // already autocast's dtype: left alone
+  const at::Tensor x = at::randn({5, 3});
+  const at::Tensor dy = at::randn({5, 4});
+
+  const bk::AutocastScope autocast(bk::Precision::bf16, at::Device(at::kCPU));
+  const auto cast = bk::autocast_weights({w, b, unused, ids, half});
+  REQUIRE(cast.size() == 5);
+  CHECK((cast[0].scalar_type() == at::kBFloat16));
+  CHECK(at::equal(cast[0], w.detach().to(at::kBFloat16)));
+  CHECK(at::equal(cast[1], b.detach().to(at::kBFloat16)));
+  const bool one_node = cast[0].grad_fn() == cast[1].grad_fn();
+  CHECK(one_node);  // one autograd node for the group
+  CHECK(cast[3].is_same(ids));
+  CHECK(cast[4].is_same(half));
+  at::linear(x, cast[0], cast[1]).backward(dy);
+  const at::Tensor dw = w.grad().clone(), db = b.grad().clone();
+  CHECK((dw.scalar_type() == at::kFloat));
+  CHECK_FALSE(unused.grad().defined());  // no gradient reached it: none is made up
+
+  // The same ops on autocast's own casts give the same gradients, bit for bit.
+  w.mutable_grad().reset();
+  b.mutable_grad().reset();
+  at::linear(x, w, b).backward(dy);  // autocast casts w and b itself
+  CHECK(at::equal(w.grad(), dw));
+  CHECK(at::equal(b.grad(), db));
+}
+
+TEST_CASE("autocast_weights: without autocast the weights come back as they are") {
+  const at::Tensor w = at::randn({4, 3}).requires_grad_(true);
+  const auto out = bk::autocast_weights({w});
+  CHECK(out[0].is_same(w));
+}
+
+TEST_CASE("a bf16 autocast training step: grouped weight casts give autocast's loss and gradients exactly") {
+  const auto samples = bk_test::make_samples(12, 9);
+  at::manual_seed(4);
+  bk::BertForPreTraining model(bk_test::small_config());
+  model.eval();  // no dropout: the two steps draw nothing
+  const auto batch = bk::collate_pretrain_batch(samples, 8, false, /*unpadded=*/true);
+  const int64_t layers = bk_test::small_config().num_hidden_layers;
+  auto step = [&](bool grouped) {
+    const GroupedCasts casts(grouped);
+    for (const auto& p : model.named_parameter_list()) p.tensor.mutable_grad() = at::Tensor();
+    const bk::AutocastScope autocast(bk::Precision::bf16, at::Device(at::kCPU));
+    // One cast node per layer where grouped, none where autocast casts each weight itself.
+    CHECK(bk_test::graph_nodes(bk::pretraining_loss(model, batch).loss, "CastWeights") == (grouped ? layers : 0));
+    return bk_test::run(model, batch);
+  };
+  const bk_test::LossAndGrads grouped = step(true), separate = step(false);
+  CHECK(grouped.loss == separate.loss);
+  REQUIRE(grouped.grads.size() == separate.grads.size());
+  for (size_t i = 0; i < grouped.grads.size(); ++i) {
+    CAPTURE(i);
+    CHECK(at::equal(grouped.grads[i], separate.grads[i]));
+  }
+}
