@@ -1,9 +1,10 @@
 // The training path on a CUDA device, against the same computation on the CPU: unpadded attention (the exact path
-// in fp32, ATen's flash varlen kernel under bf16 autocast), packed rows, AdamW and LAMB (fused and not),
-// the loss scaler, and the share of attention probabilities the kernels drop. Each case passes as skipped (with a
-// message) where no CUDA device is present, as in CI; run `torch_unit_tests -tc='cuda*'` on a GPU.
+// in fp32, ATen's flash varlen kernel under bf16 autocast), packed rows, AdamW and LAMB (fused and not), the loss
+// scaler, grouped weight casts, and the share of attention probabilities the kernels drop. Each case passes as
+// skipped (with a message) where no CUDA device is present, as in CI; run `torch_unit_tests -tc='cuda*'` on a GPU.
 #include "pretrain_samples.h"
 
+#include "model/weight_cast.h"
 #include "train/loop/run_setup.h"
 #include "train/optim/grad_scaler.h"
 #include "train/optim/make_optimizer.h"
@@ -201,3 +202,31 @@ TEST_CASE("cuda: attention dropout drops the configured share and rescales the r
   MESSAGE("SDPA with cuDNN allowed, p = 0.1: dropped ", cudnn.dropped, ", kept value x L(1-p) = ", cudnn.kept_value);
 }
 
+
+TEST_CASE("cuda: grouped weight casts (one launch per layer) give autocast's per-weight casts' step") {
+  if (!cuda_present()) return;
+  const auto samples = make_samples(12, 9);
+  at::manual_seed(4);
+  bk::BertForPreTraining model(small_config());
+  model.eval();  // no dropout
+  move_to_cuda(model);
+  const auto batch = bk::collate_pretrain_batch(samples, 8, false, /*unpadded=*/true).to(kCuda);
+  auto step = [&](bool grouped) {
+    bk::set_grouped_weight_casts(grouped);
+    for (const auto& p : model.named_parameter_list()) p.tensor.mutable_grad() = at::Tensor();
+    const bk::AutocastScope autocast(bk::Precision::bf16, kCuda);
+    CHECK(bk_test::graph_nodes(bk::pretraining_loss(model, batch).loss, "CastWeights") ==
+          (grouped ? small_config().num_hidden_layers : 0));
+    const LossAndGrads r = run(model, batch);
+    bk::set_grouped_weight_casts(true);
+    return r;
+  };
+  const LossAndGrads grouped = step(true), separate = step(false);
+  // The casts are the same; what may differ is the order of atomic additions in some backward kernels.
+  const double loss_error = std::abs(grouped.loss - separate.loss) / std::abs(separate.loss);
+  const double grad_error = worst_relative_gradient_error(grouped, separate, 1e-2);
+  MESSAGE("grouped against per-weight casts: loss relative error ", loss_error, ", worst gradient relative error ",
+          grad_error);
+  CHECK(loss_error < 1e-6);
+  CHECK(grad_error < 1e-3);
+}
