@@ -4,6 +4,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/csrc/autograd/custom_function.h>
 
+#include <algorithm>
 #include <atomic>
 
 namespace bk {
@@ -58,16 +59,16 @@ std::vector<at::Tensor> autocast_weights(const std::vector<at::Tensor>& weights)
   const at::DeviceType device = weights[0].device().type();
   if (!at::autocast::is_autocast_enabled(device)) return weights;
   const at::ScalarType dtype = at::autocast::get_autocast_dtype(device);
-  // The weights autocast would cast, with the first one's device and dtype; the rest are left as they are.
-  const at::Tensor& first = weights[0];
+  // The weights autocast would cast that share the first such one's device and dtype (the others, if any, are left
+  // for autocast to cast as it goes).
+  auto castable = [&](const at::Tensor& w) { return w.is_floating_point() && w.scalar_type() != dtype; };
+  const auto first = std::find_if(weights.begin(), weights.end(), castable);
+  if (first == weights.end()) return weights;
   std::vector<size_t> group;
   for (size_t i = 0; i < weights.size(); ++i) {
     const at::Tensor& w = weights[i];
-    if (w.is_floating_point() && w.scalar_type() != dtype && w.scalar_type() == first.scalar_type() &&
-        w.device() == first.device())
-      group.push_back(i);
+    if (castable(w) && w.scalar_type() == first->scalar_type() && w.device() == first->device()) group.push_back(i);
   }
-  if (group.empty()) return weights;
   std::vector<at::Tensor> members;
   for (size_t i : group) members.push_back(weights[i]);
   const variable_list cast = CastWeights::apply(at::TensorList(members), dtype);

@@ -11,9 +11,10 @@
 
 namespace bk {
 
-// `weights` as autocast hands them to its ops. Where autocast is on for their device, floating-point weights of
-// another dtype come back cast to autocast's dtype, as the outputs of one autograd node. Elsewhere they come back
-// unchanged. Weights that share a device and a dtype form one group.
+// `weights` as autocast hands them to its ops. Where autocast is on for the first weight's device, floating-point
+// weights of another dtype come back cast to autocast's dtype, as the outputs of one autograd node: those sharing
+// the first such weight's device and dtype (any others come back as they are, for autocast to cast). Elsewhere
+// every weight comes back unchanged.
 std::vector<at::Tensor> autocast_weights(const std::vector<at::Tensor>& weights);
 
 // Process-wide, on by default. Off gives autocast's own per-weight casts, which the test compares with.

@@ -29,16 +29,18 @@ TEST_CASE("autocast_weights: one node casts a group as autocast would, and its g
   const at::Tensor dy = at::randn({5, 4});
 
   const bk::AutocastScope autocast(bk::Precision::bf16, at::Device(at::kCPU));
-  const auto cast = bk::autocast_weights({w, b, unused, ids, half});
-  REQUIRE(cast.size() == 5);
-  CHECK((cast[0].scalar_type() == at::kBFloat16));
-  CHECK(at::equal(cast[0], w.detach().to(at::kBFloat16)));
-  CHECK(at::equal(cast[1], b.detach().to(at::kBFloat16)));
-  const bool one_node = cast[0].grad_fn() == cast[1].grad_fn();
+  const at::Tensor wide = at::randn({3}, at::kDouble);  // castable, another dtype than the group's: left
+  const auto cast = bk::autocast_weights({half, ids, w, b, unused, wide});
+  REQUIRE(cast.size() == 6);
+  CHECK(cast[0].is_same(half));
+  CHECK(cast[1].is_same(ids));
+  CHECK((cast[2].scalar_type() == at::kBFloat16));
+  CHECK(at::equal(cast[2], w.detach().to(at::kBFloat16)));
+  CHECK(at::equal(cast[3], b.detach().to(at::kBFloat16)));
+  const bool one_node = cast[2].grad_fn() == cast[3].grad_fn() && cast[3].grad_fn() == cast[4].grad_fn();
   CHECK(one_node);  // one autograd node for the group
-  CHECK(cast[3].is_same(ids));
-  CHECK(cast[4].is_same(half));
-  at::linear(x, cast[0], cast[1]).backward(dy);
+  CHECK(cast[5].is_same(wide));
+  at::linear(x, cast[2], cast[3]).backward(dy);
   const at::Tensor dw = w.grad().clone(), db = b.grad().clone();
   CHECK((dw.scalar_type() == at::kFloat));
   CHECK_FALSE(unused.grad().defined());  // no gradient reached it: none is made up
