@@ -61,7 +61,10 @@ std::vector<at::Tensor> autocast_weights(const std::vector<at::Tensor>& weights)
   const at::ScalarType dtype = at::autocast::get_autocast_dtype(device);
   // The weights autocast would cast that share the first such one's device and dtype (the others, if any, are left
   // for autocast to cast as it goes).
-  auto castable = [&](const at::Tensor& w) { return w.is_floating_point() && w.scalar_type() != dtype; };
+  // (What autocast casts: floating point other than float64, not already in its dtype.)
+  auto castable = [&](const at::Tensor& w) {
+    return w.is_floating_point() && w.scalar_type() != at::kDouble && w.scalar_type() != dtype;
+  };
   const auto first = std::find_if(weights.begin(), weights.end(), castable);
   if (first == weights.end()) return weights;
   std::vector<size_t> group;

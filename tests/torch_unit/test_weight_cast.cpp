@@ -23,24 +23,26 @@ TEST_CASE("autocast_weights: one node casts a group as autocast would, and its g
   at::manual_seed(5);
   const at::Tensor w = at::randn({4, 3}).requires_grad_(true), b = at::randn({4}).requires_grad_(true);
   const at::Tensor unused = at::randn({2}).requires_grad_(true);
-  const at::Tensor ids = at::arange(3);                     // not floating point: left alone
-  const at::Tensor half = at::randn({3}, at::kBFloat16);     // already autocast's dtype: left alone
+  const at::Tensor ids = at::arange(3);                  // not floating point: left alone
+  const at::Tensor half = at::randn({3}, at::kBFloat16);  // already autocast's dtype: left alone
+  const at::Tensor wide = at::randn({3}, at::kDouble);    // float64, which autocast does not cast: left alone
+  const at::Tensor other = at::randn({3}, at::kHalf);     // castable, but not the group's dtype: left to autocast
   const at::Tensor x = at::randn({5, 3});
   const at::Tensor dy = at::randn({5, 4});
 
   const bk::AutocastScope autocast(bk::Precision::bf16, at::Device(at::kCPU));
-  const at::Tensor wide = at::randn({3}, at::kDouble);  // castable, another dtype than the group's: left
-  const auto cast = bk::autocast_weights({half, ids, w, b, unused, wide});
-  REQUIRE(cast.size() == 6);
+  const auto cast = bk::autocast_weights({half, ids, wide, w, b, unused, other});
+  REQUIRE(cast.size() == 7);
   CHECK(cast[0].is_same(half));
   CHECK(cast[1].is_same(ids));
-  CHECK((cast[2].scalar_type() == at::kBFloat16));
-  CHECK(at::equal(cast[2], w.detach().to(at::kBFloat16)));
-  CHECK(at::equal(cast[3], b.detach().to(at::kBFloat16)));
-  const bool one_node = cast[2].grad_fn() == cast[3].grad_fn() && cast[3].grad_fn() == cast[4].grad_fn();
+  CHECK(cast[2].is_same(wide));
+  CHECK((cast[3].scalar_type() == at::kBFloat16));
+  CHECK(at::equal(cast[3], w.detach().to(at::kBFloat16)));
+  CHECK(at::equal(cast[4], b.detach().to(at::kBFloat16)));
+  const bool one_node = cast[3].grad_fn() == cast[4].grad_fn() && cast[4].grad_fn() == cast[5].grad_fn();
   CHECK(one_node);  // one autograd node for the group
-  CHECK(cast[5].is_same(wide));
-  at::linear(x, cast[2], cast[3]).backward(dy);
+  CHECK(cast[6].is_same(other));
+  at::linear(x, cast[3], cast[4]).backward(dy);
   const at::Tensor dw = w.grad().clone(), db = b.grad().clone();
   CHECK((dw.scalar_type() == at::kFloat));
   CHECK_FALSE(unused.grad().defined());  // no gradient reached it: none is made up
