@@ -88,19 +88,16 @@ at::Tensor BertEncoder::dropout(const at::Tensor& x, bool training) const {
   return training && p > 0 ? at::dropout(x, p, true) : x;
 }
 
-// The layer's weights as its ops take them: under autocast cast to its dtype as one group (model/weight_cast.h).
-BertEncoder::Layer BertEncoder::Layer::autocast() const {
-  const std::vector<at::Tensor> w = autocast_weights({q_w, q_b, k_w, k_b, v_w, v_b, ao_w, ao_b, ao_ln_w, ao_ln_b, in_w,
-                                                      in_b, out_w, out_b, out_ln_w, out_ln_b});
-  return {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15]};
-}
-
-NormOutput BertEncoder::layer_forward(const Layer& weights, const NormOutput& x, const at::Tensor& mask,
+NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const at::Tensor& mask,
                                       const TokenStream* stream, bool training) const {
-  const Layer l = weights.autocast();
+  // Under autocast the weights are cast where they are first needed, in three groups of one launch each
+  // (model/weight_cast.h): backward then hands each group's gradients on (to the all-reduce's buckets) as soon as
+  // the part of the layer that used them is done.
+  const std::vector<at::Tensor> qkv_w = autocast_weights({l.q_w, l.k_w, l.v_w, l.q_b, l.k_b, l.v_b});
   const int64_t h = config_.hidden_size, heads = config_.num_attention_heads;
   // One GEMM for Q, K and V: the three weights are concatenated (autograd splits the gradient back).
-  const at::Tensor qkv = at::linear(x.hidden, fuse({l.q_w, l.k_w, l.v_w}), fuse({l.q_b, l.k_b, l.v_b}));
+  const at::Tensor qkv =
+      at::linear(x.hidden, fuse({qkv_w[0], qkv_w[1], qkv_w[2]}), fuse({qkv_w[3], qkv_w[4], qkv_w[5]}));
   const double attn_p = training ? config_.attention_probs_dropout_prob : 0.0;
   at::Tensor context;
   if (stream != nullptr) {
@@ -114,10 +111,12 @@ NormOutput BertEncoder::layer_forward(const Layer& weights, const NormOutput& x,
     context = context.transpose(1, 2).reshape({b, t, h});
   }
   const double p = config_.hidden_dropout_prob, eps = config_.layer_norm_eps;
+  const std::vector<at::Tensor> ao = autocast_weights({l.ao_w, l.ao_b, l.ao_ln_w, l.ao_ln_b});
   const NormOutput attn =
-      dense_dropout_add_layer_norm(context, l.ao_w, l.ao_b, x.residual, l.ao_ln_w, l.ao_ln_b, p, eps, training);
-  const at::Tensor ff = dense_activation(config_.hidden_act, attn.hidden, l.in_w, l.in_b);
-  return dense_dropout_add_layer_norm(ff, l.out_w, l.out_b, attn.residual, l.out_ln_w, l.out_ln_b, p, eps, training);
+      dense_dropout_add_layer_norm(context, ao[0], ao[1], x.residual, ao[2], ao[3], p, eps, training);
+  const std::vector<at::Tensor> ffn = autocast_weights({l.in_w, l.in_b, l.out_w, l.out_b, l.out_ln_w, l.out_ln_b});
+  const at::Tensor ff = dense_activation(config_.hidden_act, attn.hidden, ffn[0], ffn[1]);
+  return dense_dropout_add_layer_norm(ff, ffn[2], ffn[3], attn.residual, ffn[4], ffn[5], p, eps, training);
 }
 
 // Token 0 ([PAD]) is the padding index, as HF's BertEmbeddings declares it: its row gets no gradient from the

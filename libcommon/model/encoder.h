@@ -48,11 +48,10 @@ class BertEncoder {
     at::Tensor ao_w, ao_b, ao_ln_w, ao_ln_b;      // attention.output.dense, attention.output.LayerNorm
     at::Tensor in_w, in_b;                        // intermediate.dense
     at::Tensor out_w, out_b, out_ln_w, out_ln_b;  // output.dense, output.LayerNorm
-    Layer autocast() const;
   };
   // x: [B, T, H] with `mask` (or none), or the stream's [N, H] with `stream`; the previous LayerNorm's output, read
   // by the QKV product and by the residual add.
-  NormOutput layer_forward(const Layer& layer, const NormOutput& x, const at::Tensor& mask, const TokenStream* stream,
+  NormOutput layer_forward(const Layer& l, const NormOutput& x, const at::Tensor& mask, const TokenStream* stream,
                            bool training) const;
   at::Tensor embed(const at::Tensor& input_ids, const at::Tensor& positions, const at::Tensor& segment_ids,
                    bool training) const;

@@ -55,22 +55,25 @@ void set_grouped_weight_casts(bool on) { grouped_on = on; }
 bool grouped_weight_casts_enabled() { return grouped_on; }
 
 std::vector<at::Tensor> autocast_weights(const std::vector<at::Tensor>& weights) {
-  if (!grouped_on || weights.empty()) return weights;
+  if (!grouped_on || weights.empty() || !weights[0].defined()) return weights;
   const at::DeviceType device = weights[0].device().type();
   if (!at::autocast::is_autocast_enabled(device)) return weights;
   const at::ScalarType dtype = at::autocast::get_autocast_dtype(device);
-  // The weights autocast would cast that share the first such one's device and dtype (the others, if any, are left
-  // for autocast to cast as it goes).
-  // (What autocast casts: floating point other than float64, not already in its dtype.)
+  // What autocast casts (floating point other than float64, on its device, not yet in its dtype) that shares the
+  // first such weight's device, dtype and need of a gradient (a frozen weight in a group that trains would get its
+  // gradient computed for nothing); the others come back as they are, for autocast to cast as it goes.
   auto castable = [&](const at::Tensor& w) {
-    return w.is_floating_point() && w.scalar_type() != at::kDouble && w.scalar_type() != dtype;
+    return w.defined() && w.is_floating_point() && w.scalar_type() != at::kDouble && w.scalar_type() != dtype &&
+           w.device().type() == device;
   };
   const auto first = std::find_if(weights.begin(), weights.end(), castable);
   if (first == weights.end()) return weights;
   std::vector<size_t> group;
   for (size_t i = 0; i < weights.size(); ++i) {
     const at::Tensor& w = weights[i];
-    if (castable(w) && w.scalar_type() == first->scalar_type() && w.device() == first->device()) group.push_back(i);
+    if (castable(w) && w.scalar_type() == first->scalar_type() && w.device() == first->device() &&
+        w.requires_grad() == first->requires_grad())
+      group.push_back(i);
   }
   std::vector<at::Tensor> members;
   for (size_t i : group) members.push_back(weights[i]);

@@ -1,8 +1,9 @@
-// A group of weights cast to autocast's dtype in one multi-tensor launch, with their gradients cast back in one.
+// Groups of weights cast to autocast's dtype in one multi-tensor launch each, with their gradients cast back in one.
 // Autocast casts each weight with a launch of its own in forward and again in backward, which comes to about 800
-// small kernels and as many host operators a step at BERT-large. The encoder casts each layer's 16 weights as one
-// group (model/encoder.cpp), which makes it one launch each way per layer. The values are the same: the same
-// round-to-nearest casts (tests/torch_unit/test_weight_cast.cpp).
+// small kernels and as many host operators a step at BERT-large. The encoder casts each layer's 16 weights in three
+// groups (model/encoder.cpp), so a layer takes three launches each way. The values are the same: the same
+// round-to-nearest casts (tests/torch_unit/test_weight_cast.cpp). On the CPU, where _foreach_copy_ copies tensor by
+// tensor, what is saved is host operators and autograd nodes.
 #pragma once
 
 #include <ATen/Tensor.h>
@@ -11,10 +12,10 @@
 
 namespace bk {
 
-// `weights` as autocast hands them to its ops. Where autocast is on for the first weight's device, floating-point
-// weights of another dtype come back cast to autocast's dtype, as the outputs of one autograd node: those sharing
-// the first such weight's device and dtype (any others come back as they are, for autocast to cast). Elsewhere
-// every weight comes back unchanged.
+// `weights` as autocast hands them to its ops. Where autocast is on for the first weight's device, the weights it
+// would cast come back cast, as the outputs of one autograd node: those sharing the first such weight's device,
+// dtype and requires_grad (any others come back as they are, for autocast to cast). Elsewhere every weight comes
+// back unchanged.
 std::vector<at::Tensor> autocast_weights(const std::vector<at::Tensor>& weights);
 
 // Process-wide, on by default. Off gives autocast's own per-weight casts, which the test compares with.

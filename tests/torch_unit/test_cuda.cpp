@@ -203,7 +203,50 @@ TEST_CASE("cuda: attention dropout drops the configured share and rescales the r
 }
 
 
-TEST_CASE("cuda: grouped weight casts (one launch per layer) give autocast's per-weight casts' step") {
+// Sets grouped weight casts for a scope; the default (on) again after it, whatever happens in it.
+struct GroupedCasts {
+  explicit GroupedCasts(bool on) { bk::set_grouped_weight_casts(on); }
+  ~GroupedCasts() { bk::set_grouped_weight_casts(true); }
+};
+
+TEST_CASE("cuda: grouped weight casts give BERT-large-sized weights and gradients exactly as autocast's casts") {
+  if (!cuda_present()) return;
+  at::manual_seed(6);
+  const auto opts = at::TensorOptions().device(kCuda);
+  // Tensors of several multi-tensor chunks; one gradient arrives transposed (not dense in the weight's layout:
+  // _foreach_copy_ takes its per-tensor path), one weight gets none.
+  const at::Tensor w1 = at::randn({1024, 1024}, opts).requires_grad_(true);
+  const at::Tensor w2 = at::randn({4096, 1024}, opts).requires_grad_(true);
+  const at::Tensor b = at::randn({4096}, opts).requires_grad_(true);
+  const at::Tensor unused = at::randn({1024}, opts).requires_grad_(true);
+  const at::Tensor g1 = at::randn({1024, 1024}, opts.dtype(at::kBFloat16));
+  const at::Tensor g2 = at::randn({1024, 4096}, opts.dtype(at::kBFloat16));
+  const at::Tensor gb = at::randn({4096}, opts.dtype(at::kBFloat16));
+  auto loss = [&](const at::Tensor& c1, const at::Tensor& c2, const at::Tensor& cb) {
+    return (c1 * g1).sum() + (c2.t() * g2).sum() + (cb * gb).sum();
+  };
+  std::vector<at::Tensor> grouped_grads;
+  {
+    const bk::AutocastScope autocast(bk::Precision::bf16, kCuda);
+    const auto cast = bk::autocast_weights({w1, w2, b, unused});
+    CHECK(at::equal(cast[0], w1.detach().to(at::kBFloat16)));
+    CHECK(at::equal(cast[1], w2.detach().to(at::kBFloat16)));
+    CHECK(at::equal(cast[2], b.detach().to(at::kBFloat16)));
+    loss(cast[0], cast[1], cast[2]).backward();
+  }
+  for (const at::Tensor& w : {w1, w2, b}) {
+    grouped_grads.push_back(w.grad().clone());
+    w.mutable_grad().reset();
+  }
+  CHECK_FALSE(unused.grad().defined());
+  // The reference: each weight cast on its own, as autocast casts it.
+  loss(w1.to(at::kBFloat16), w2.to(at::kBFloat16), b.to(at::kBFloat16)).backward();
+  CHECK(at::equal(grouped_grads[0], w1.grad()));
+  CHECK(at::equal(grouped_grads[1], w2.grad()));
+  CHECK(at::equal(grouped_grads[2], b.grad()));
+}
+
+TEST_CASE("cuda: grouped weight casts (three launches per layer) give autocast's per-weight casts' step") {
   if (!cuda_present()) return;
   const auto samples = make_samples(12, 9);
   at::manual_seed(4);
@@ -212,17 +255,15 @@ TEST_CASE("cuda: grouped weight casts (one launch per layer) give autocast's per
   move_to_cuda(model);
   const auto batch = bk::collate_pretrain_batch(samples, 8, false, /*unpadded=*/true).to(kCuda);
   auto step = [&](bool grouped) {
-    bk::set_grouped_weight_casts(grouped);
+    const GroupedCasts casts(grouped);
     for (const auto& p : model.named_parameter_list()) p.tensor.mutable_grad() = at::Tensor();
     const bk::AutocastScope autocast(bk::Precision::bf16, kCuda);
     CHECK(bk_test::graph_nodes(bk::pretraining_loss(model, batch).loss, "CastWeights") ==
-          (grouped ? small_config().num_hidden_layers : 0));
-    const LossAndGrads r = run(model, batch);
-    bk::set_grouped_weight_casts(true);
-    return r;
+          (grouped ? 3 * small_config().num_hidden_layers : 0));
+    return run(model, batch);
   };
   const LossAndGrads grouped = step(true), separate = step(false);
-  // The casts are the same; what may differ is the order of atomic additions in some backward kernels.
+  // The same casts and the same ops: what may differ is the order of atomic additions in some backward kernels.
   const double loss_error = std::abs(grouped.loss - separate.loss) / std::abs(separate.loss);
   const double grad_error = worst_relative_gradient_error(grouped, separate, 1e-2);
   MESSAGE("grouped against per-weight casts: loss relative error ", loss_error, ", worst gradient relative error ",
