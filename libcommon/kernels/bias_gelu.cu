@@ -56,11 +56,6 @@ __global__ void __launch_bounds__(1024) bias_gelu_backward_kernel(BiasGeluBackwa
   for (int k = 0; k < kPerThread; ++k) partial[k] = dbias[k];
 }
 
-const char* last_error() {
-  const cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? "" : cudaGetErrorString(e);
-}
-
 template <typename T2>
 const char* launch_forward(const BiasGeluForward& a, cudaStream_t stream) {
   const int64_t vectors = a.rows * a.cols / kPerThread;
@@ -76,7 +71,7 @@ template <typename T2>
 const char* launch_backward(const BiasGeluBackward& a, cudaStream_t stream) {
   if (a.rows == 0) return "";
   const int64_t per_block = rows_per_backward_block(a.rows);
-  const auto blocks = static_cast<unsigned>((a.rows + per_block - 1) / per_block);
+  const auto blocks = static_cast<unsigned>(backward_blocks(a.rows));
   bias_gelu_backward_kernel<T2><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
   return last_error();
 }
@@ -85,11 +80,7 @@ const char* launch_backward(const BiasGeluBackward& a, cudaStream_t stream) {
 
 bool bias_gelu_supports(int64_t cols) { return cols > 0 && cols % kPerThread == 0 && cols <= 8192; }
 
-int64_t bias_gelu_backward_blocks(int64_t rows) {
-  if (rows == 0) return 0;
-  const int64_t per_block = rows_per_backward_block(rows);
-  return (rows + per_block - 1) / per_block;
-}
+int64_t bias_gelu_backward_blocks(int64_t rows) { return backward_blocks(rows); }
 
 const char* bias_gelu_forward(HalfType type, const BiasGeluForward& args, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);

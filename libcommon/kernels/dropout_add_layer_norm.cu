@@ -185,32 +185,26 @@ template <typename T2>
 const char* launch_forward(const DropoutAddLayerNormForward& a, cudaStream_t stream) {
   if (a.rows == 0) return "";
   dropout_add_layer_norm_forward_kernel<T2><<<static_cast<unsigned>(a.rows), threads_for(a.cols), 0, stream>>>(a);
-  const cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? "" : cudaGetErrorString(e);
+  return last_error();
 }
 
 template <typename T2>
 const char* launch_backward(const DropoutAddLayerNormBackward& a, cudaStream_t stream) {
   if (a.rows == 0) return "";
   const int64_t per_block = rows_per_backward_block(a.rows);
-  const auto blocks = static_cast<unsigned>((a.rows + per_block - 1) / per_block);
+  const auto blocks = static_cast<unsigned>(backward_blocks(a.rows));
   if (a.bias_partial != nullptr)
     dropout_add_layer_norm_backward_kernel<T2, true><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
   else
     dropout_add_layer_norm_backward_kernel<T2, false><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
-  const cudaError_t e = cudaGetLastError();
-  return e == cudaSuccess ? "" : cudaGetErrorString(e);
+  return last_error();
 }
 
 }  // namespace
 
 bool dropout_add_layer_norm_supports(int64_t cols) { return cols > 0 && cols % kPerThread == 0 && cols <= 8192; }
 
-int64_t dropout_add_layer_norm_backward_blocks(int64_t rows) {
-  if (rows == 0) return 0;
-  const int64_t per_block = rows_per_backward_block(rows);
-  return (rows + per_block - 1) / per_block;
-}
+int64_t dropout_add_layer_norm_backward_blocks(int64_t rows) { return backward_blocks(rows); }
 
 const char* dropout_add_layer_norm_forward(HalfType type, const DropoutAddLayerNormForward& args, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);

@@ -74,4 +74,17 @@ inline int64_t rows_per_backward_block(int64_t rows) {
   return (rows + blocks - 1) / blocks;
 }
 
+// The blocks (rows of the partial sums) a backward kernel launches for `rows` rows on the current device.
+inline int64_t backward_blocks(int64_t rows) {
+  if (rows == 0) return 0;
+  const int64_t per_block = rows_per_backward_block(rows);
+  return (rows + per_block - 1) / per_block;
+}
+
+// The last launch's error text, or an empty string.
+inline const char* last_error() {
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? "" : cudaGetErrorString(e);
+}
+
 }  // namespace bk::kernels

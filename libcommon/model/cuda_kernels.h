@@ -29,6 +29,8 @@ void* current_stream();
 // Whether a kernel can take t: its 16-byte loads need a 16-byte aligned start, which a contiguous view at an odd
 // offset lacks (a tensor that is not contiguous is copied first, and copies are aligned).
 bool kernel_can_read(const at::Tensor& t);
+// Whether a kernel launched on `like` can take t beside it: the same dtype and device, and readable as above.
+bool kernel_can_take(const at::Tensor& t, const at::Tensor& like);
 // t as a kernel reads it: contiguous, of `type`, 16-byte aligned (a gradient autograd hands over may be none of these).
 at::Tensor kernel_input(const at::Tensor& t, at::ScalarType type);
 

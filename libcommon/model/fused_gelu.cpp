@@ -76,8 +76,7 @@ at::Tensor bias_gelu(const at::Tensor& input, const at::Tensor& bias) {
 #ifdef BERTKIT_CUDA_KERNELS
   if (kernel_applies(input, bias) && input.size(-1) == bias.size(0)) {
     const at::Tensor b = autocast_weight(bias, input);
-    if (b.scalar_type() == input.scalar_type() && b.device() == input.device() && kernel_can_read(b) &&
-        kernel_can_read(input)) {
+    if (kernel_can_take(b, input) && kernel_can_read(input)) {
       const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
       return BiasGelu::apply(input, b);
     }

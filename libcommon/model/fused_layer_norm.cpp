@@ -140,10 +140,9 @@ class DropoutAddLayerNorm : public torch::autograd::Function<DropoutAddLayerNorm
 // Whether the kernels take these: same 16-bit dtype, shape and device, a supported width.
 bool fused_applies(const at::Tensor& input, const at::Tensor& residual) {
   const auto type = input.scalar_type();
-  return input.is_cuda() && (type == at::kBFloat16 || type == at::kHalf) && residual.scalar_type() == type &&
-         residual.device() == input.device() && input.sizes() == residual.sizes() &&
+  return input.is_cuda() && (type == at::kBFloat16 || type == at::kHalf) && input.sizes() == residual.sizes() &&
          kernels::dropout_add_layer_norm_supports(input.size(-1)) && kernel_can_read(input) &&
-         kernel_can_read(residual);
+         kernel_can_take(residual, input);
 }
 
 #endif  // BERTKIT_CUDA_KERNELS
@@ -157,12 +156,9 @@ torch::autograd::variable_list fused_outputs(const at::Tensor& input, const at::
   if (fused_on && fused_applies(input, residual) && (!bias.defined() || experimental_kernels_enabled())) {
     const at::Tensor g = autocast_weight(gamma, input), b = autocast_weight(beta, input);
     const at::Tensor added = bias.defined() ? autocast_weight(bias, input) : at::Tensor();
-    const auto type = input.scalar_type();
-    const int64_t cols = input.size(-1);
     // The kernels read gamma, beta and bias as [cols] vectors of the input's type, on its device.
     auto fits = [&](const at::Tensor& t) {
-      return t.dim() == 1 && t.size(0) == cols && t.scalar_type() == type && t.device() == input.device() &&
-             kernel_can_read(t);
+      return t.dim() == 1 && t.size(0) == input.size(-1) && kernel_can_take(t, input);
     };
     if (fits(g) && fits(b) && (!added.defined() || fits(added))) {
       const c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::autocast_dispatch_keyset);
@@ -190,6 +186,10 @@ void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
 
 bool kernel_can_read(const at::Tensor& t) {
   return !t.is_contiguous() || reinterpret_cast<uintptr_t>(t.const_data_ptr()) % 16 == 0;
+}
+
+bool kernel_can_take(const at::Tensor& t, const at::Tensor& like) {
+  return t.scalar_type() == like.scalar_type() && t.device() == like.device() && kernel_can_read(t);
 }
 
 at::Tensor kernel_input(const at::Tensor& t, at::ScalarType type) {

@@ -52,8 +52,6 @@ class CastWeights : public torch::autograd::Function<CastWeights> {
 
 void set_grouped_weight_casts(bool on) { grouped_on = on; }
 
-bool grouped_weight_casts_enabled() { return grouped_on; }
-
 std::vector<at::Tensor> autocast_weights(const std::vector<at::Tensor>& weights) {
   if (!grouped_on || weights.empty() || !weights[0].defined()) return weights;
   const at::DeviceType device = weights[0].device().type();

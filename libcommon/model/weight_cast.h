@@ -20,6 +20,5 @@ std::vector<at::Tensor> autocast_weights(const std::vector<at::Tensor>& weights)
 
 // Process-wide, on by default. Off gives autocast's own per-weight casts, which the test compares with.
 void set_grouped_weight_casts(bool on);
-bool grouped_weight_casts_enabled();
 
 }  // namespace bk
