@@ -124,8 +124,8 @@ for c in $CASES; do
       ours large512-packed-unfused "$TMP/large.json" "$TMP/packed.hdf5" $BPACKED --fused-kernels off ;;
     experimental)
       # The kernels not yet measured on a GPU (--fused-kernels experimental: the dense layers' biases inside the
-      # kernels after them, bias + GELU, the residual gradients summed in LayerNorm's), against the base128,
-      # large128 and large512-packed rows.
+      # kernels after them, bias + GELU, the residual gradients summed in LayerNorm's, the masked-LM cross
+      # entropy), against the base128, large128 and large512-packed rows.
       ours base128-experimental "$TMP/base.json" "$TMP/p128.hdf5" $B128 --fused-kernels experimental
       ours large128-experimental "$TMP/large.json" "$TMP/p128.hdf5" $B128 --fused-kernels experimental
       ours large512-packed-experimental "$TMP/large.json" "$TMP/packed.hdf5" $BPACKED --fused-kernels experimental ;;

@@ -34,7 +34,8 @@ BertOutput PretrainingHeads::forward_rows(const EncoderOutput& encoded, const at
   at::Tensor hidden = rows.defined() ? encoded.sequence.index_select(0, rows.reshape({-1})) : encoded.sequence;
   hidden = bert_activation(config_.hidden_act, at::linear(hidden, tr_w_, tr_b_));
   hidden = at::layer_norm(hidden, {h}, tr_ln_w_, tr_ln_b_, config_.layer_norm_eps);
-  out.mlm_logits = at::linear(hidden, decoder, mlm_bias_).narrow(-1, 0, config_.vocab_size);
+  out.mlm_logits_padded = at::linear(hidden, decoder, mlm_bias_);
+  out.mlm_logits = out.mlm_logits_padded.narrow(-1, 0, config_.vocab_size);
   return out;
 }
 

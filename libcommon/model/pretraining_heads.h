@@ -14,6 +14,9 @@ namespace bk {
 struct BertOutput {
   // With masked_lm_positions [B, P]: [B*P, vocab_size] (row b*P + j = sample b, slot j); without: [B, T, vocab_size].
   at::Tensor mlm_logits;
+  // The decoder's product over the padded vocabulary ([rows, padded_vocab]), whose first vocab_size columns
+  // mlm_logits views: the fused cross entropy reads it in place (model/fused_cross_entropy.h).
+  at::Tensor mlm_logits_padded;
   at::Tensor nsp_logits;  // [B, 2] ([S, 2] for a token stream); index 1 = random next
 };
 

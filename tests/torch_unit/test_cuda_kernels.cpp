@@ -3,6 +3,7 @@
 // CUDA device or without the kernels in the build; run `torch_unit_tests -tc='cuda kernels*'` on a GPU.
 #include "pretrain_samples.h"
 
+#include "model/fused_cross_entropy.h"
 #include "model/fused_gelu.h"
 #include "model/fused_layer_norm.h"
 #include "train/loop/run_setup.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -174,6 +176,57 @@ TEST_CASE("cuda kernels: bias + GELU, forward and backward, against float64") {
   }
 }
 
+TEST_CASE("cuda kernels: masked-LM cross entropy on padded logits, forward and backward, against float64") {
+  if (!kernels_present()) return;
+  const FusedKernels on(/*experimental=*/true);
+  const at::Device cuda("cuda");
+  // BERT's vocabulary padded to 30,528; a small one whose last vector is partly padding; one without padding.
+  for (const at::ScalarType type : {at::kBFloat16, at::kHalf}) {
+    for (const auto& [vocab, padded] : {std::pair<int64_t, int64_t>{30522, 30528}, {99, 104}, {64, 64}}) {
+      CAPTURE(type);
+      CAPTURE(vocab);
+      const int64_t rows = 1003;
+      at::manual_seed(static_cast<uint64_t>(vocab));
+      const auto opts = at::TensorOptions().dtype(type).device(cuda);
+      // Logits of a trained model's spread, large values in the padding (which must count for nothing), a row of
+      // ties (the first one is the arg-max) and rows without a label.
+      at::Tensor init = at::randn({rows, padded}, opts.dtype(at::kFloat)) * 3;
+      init.narrow(1, vocab, padded - vocab).fill_(50);
+      init[5].fill_(1);
+      const at::Tensor logits = init.to(type).requires_grad_(true);
+      at::Tensor labels = at::randint(vocab, {rows}, opts.dtype(at::kLong));
+      labels.masked_fill_(at::rand({rows}, opts.dtype(at::kFloat)).lt(0.2), -1);
+      labels[5] = 3;
+      const auto scores = bk::fused_masked_lm_scores(logits, vocab, labels);
+      REQUIRE(scores.has_value());
+      const at::Tensor count = labels.ge(0).sum();
+      const at::Tensor loss = scores->row_losses.sum() / count;
+      REQUIRE(bk_test::graph_nodes(loss, "MaskedLmCrossEntropy") == 1);
+      loss.backward();
+
+      const at::Tensor labels_cpu = labels.cpu();
+      const at::Tensor ref_logits =
+          logits.detach().narrow(1, 0, vocab).to(at::kCPU, at::kDouble).requires_grad_(true);
+      const at::Tensor ref = at::cross_entropy_loss(ref_logits, labels_cpu, {}, at::Reduction::Mean, -1);
+      ref.backward();
+      const double loss_error = std::abs(loss.item<double>() - ref.item<double>()) / ref.item<double>();
+      // The gradient is (softmax - one-hot) / count, rounded once to the 16-bit type: relative to its largest.
+      const at::Tensor grad = logits.grad().to(at::kCPU, at::kDouble);
+      const double grad_error = (grad.narrow(1, 0, vocab) - ref_logits.grad()).abs().max().item<double>() /
+                                ref_logits.grad().abs().max().item<double>();
+      MESSAGE("loss relative error ", loss_error, ", worst gradient error (of the largest) ", grad_error);
+      CHECK(loss_error < 1e-5);
+      CHECK(grad_error < (type == at::kBFloat16 ? 1e-2 : 2e-3));
+      CHECK(grad.narrow(1, vocab, padded - vocab).abs().max().item<double>() == 0);  // padding: exactly zero
+      CHECK(grad.index({labels_cpu.lt(0)}).abs().max().item<double>() == 0);         // rows without a label
+      // The arg-max: the first largest of the rounded logits, as at::argmax gives it on the CPU.
+      const at::Tensor expected = ref_logits.detach().argmax(-1);
+      CHECK(at::equal(scores->predicted.cpu(), expected));
+      CHECK(scores->predicted[5].item<int64_t>() == 0);
+    }
+  }
+}
+
 TEST_CASE("cuda kernels: dropout draws differ from step to step and repeat for a seed") {
   if (!kernels_present()) return;
   const FusedKernels on;
@@ -227,7 +280,7 @@ TEST_CASE("cuda kernels: a bf16 training step with the kernels, experimental one
       const FusedKernels on(experimental);
       fused = step();
       // The kernels in the step's graph: two LayerNorms per layer, with the experimental ones each taking its
-      // dense layer's bias (5 inputs) and giving two outputs, and bias + GELU once per layer.
+      // dense layer's bias (5 inputs) and giving two outputs, bias + GELU once per layer, and the MLM loss.
       const bk::AutocastScope autocast(bk::Precision::bf16, cuda);
       const at::Tensor loss = bk::pretraining_loss(model, batch).loss;
       const int64_t layers = bk_test::small_config().num_hidden_layers;
@@ -237,6 +290,7 @@ TEST_CASE("cuda kernels: a bf16 training step with the kernels, experimental one
               return node.next_edges().size() == edges && node.num_inputs() == outputs;
             }) == 2 * layers);
       CHECK(bk_test::graph_nodes(loss, "BiasGelu") == (experimental ? layers : 0));
+      CHECK(bk_test::graph_nodes(loss, "MaskedLmCrossEntropy") == (experimental ? 1 : 0));
     }
     const double loss_error = std::abs(fused.loss - unfused.loss) / std::abs(unfused.loss);
     const double grad_error = bk_test::worst_relative_gradient_error(fused, unfused, 1e-2);

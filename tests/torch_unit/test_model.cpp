@@ -110,6 +110,10 @@ TEST_CASE("model: the padded vocabulary never shows") {
   const auto gathered = m->forward(b.input_ids, b.segment_ids, b.attention_mask, b.masked_lm_positions);
   CHECK((gathered.mlm_logits.sizes() == at::IntArrayRef{6, 99}));
   CHECK((gathered.nsp_logits.sizes() == at::IntArrayRef{2, 2}));
+  // The padded product stays available (the fused cross entropy reads it in place); the logits are its first columns.
+  CHECK((gathered.mlm_logits_padded.sizes() == at::IntArrayRef{6, 104}));
+  CHECK(gathered.mlm_logits.data_ptr() == gathered.mlm_logits_padded.data_ptr());
+  CHECK(at::equal(gathered.mlm_logits, gathered.mlm_logits_padded.narrow(1, 0, 99)));
 
   at::Tensor word = m->named_parameter_list()[0].tensor;
   CHECK((word.sizes() == at::IntArrayRef{104, 16}));

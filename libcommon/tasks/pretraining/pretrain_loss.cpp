@@ -1,5 +1,7 @@
 #include "tasks/pretraining/pretrain_loss.h"
 
+#include "model/fused_cross_entropy.h"
+
 #include <ATen/ATen.h>
 
 namespace bk {
@@ -8,14 +10,23 @@ PretrainLoss pretraining_loss(const BertOutput& output, const PretrainBatch& bat
   PretrainLoss r;
   const at::Tensor labels = batch.masked_lm_ids.reshape({-1});
   const at::Tensor nsp_labels = batch.next_sentence_labels.reshape({-1});
-  // Unused prediction slots hold -1; cross entropy skips them and averages over the rest.
-  r.mlm_loss = at::cross_entropy_loss(output.mlm_logits, labels, {}, at::Reduction::Mean, -1);
+  const at::Tensor valid = labels.ge(0);
+  r.mlm_total = valid.sum();
+  // Unused prediction slots hold -1; cross entropy skips them and averages over the rest (0 / 0 = NaN without any).
+  at::Tensor predicted;
+  const at::Tensor& padded = output.mlm_logits_padded;
+  if (auto fused = fused_masked_lm_scores(padded.defined() ? padded.reshape({-1, padded.size(-1)}) : padded,
+                                          output.mlm_logits.size(-1), labels)) {
+    r.mlm_loss = fused->row_losses.sum() / r.mlm_total;
+    predicted = fused->predicted;
+  } else {
+    r.mlm_loss = at::cross_entropy_loss(output.mlm_logits, labels, {}, at::Reduction::Mean, -1);
+  }
   r.nsp_loss = at::cross_entropy_loss(output.nsp_logits, nsp_labels);  // one label per sequence
   r.loss = r.mlm_loss + r.nsp_loss;
   at::NoGradGuard no_grad;
-  const at::Tensor valid = labels.ge(0);
-  r.mlm_correct = output.mlm_logits.argmax(-1).eq(labels).logical_and(valid).sum();
-  r.mlm_total = valid.sum();
+  if (!predicted.defined()) predicted = output.mlm_logits.argmax(-1);
+  r.mlm_correct = predicted.eq(labels).logical_and(valid).sum();
   r.nsp_correct = output.nsp_logits.argmax(-1).eq(nsp_labels).sum();
   r.nsp_total = at::scalar_tensor(nsp_labels.size(0), nsp_labels.options());
   return r;

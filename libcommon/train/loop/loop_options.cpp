@@ -63,7 +63,8 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("fused-kernels", po::value(&c.fused_kernels)->default_value(d.fused_kernels)->value_name("auto|on|off|experimental"),
      "bertkit's own CUDA kernels for each layer's dropout, residual add and LayerNorm (CUDA, bf16/fp16): auto uses "
      "them where this build has them, on requires them; experimental adds those not yet measured on a GPU (the "
-     "dense layers' biases in the kernels after them, bias + GELU, residual gradients summed in LayerNorm's)")
+     "dense layers' biases in the kernels after them, bias + GELU, residual gradients summed in LayerNorm's, the "
+     "masked-LM cross entropy)")
     ("cuda-graphs", po::bool_switch(&c.cuda_graphs),
      "capture a step in a CUDA graph after 3 eager ones and replay it (one CUDA process, bf16 or fp32, lamb or adamw, "
      "micro-batches of one shape)")
