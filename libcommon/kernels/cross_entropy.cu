@@ -23,7 +23,7 @@ __device__ inline void add(Running& r, float x, int column) {
     r.sum = r.sum * expf(r.max - x) + 1.f;  // r.max = -inf on the first value: 0 * 0
     r.max = x;
     r.index = column;
-  } else {
+  } else if (x != -INFINITY) {  // -inf adds nothing (and exp(-inf - -inf) would be NaN)
     r.sum += expf(x - r.max);
   }
 }
@@ -34,7 +34,8 @@ __device__ inline Running merge(Running a, Running b) {
     a = b;
     b = t;
   }
-  if (b.max != -INFINITY) a.sum += b.sum * expf(b.max - a.max);  // nothing seen (or all -inf): adds nothing
+  if (b.max != -INFINITY) a.sum += b.sum * expf(b.max - a.max);
+  else if (isnan(b.sum)) a.sum = NAN;  // a part of only NaN (and -inf) values: its NaN still reaches the loss
   return a;
 }
 
@@ -93,7 +94,7 @@ __global__ void __launch_bounds__(kThreads) cross_entropy_forward_kernel(CrossEn
   }
   a.loss[row] = loss;
   a.logsumexp[row] = lse;
-  a.predicted[row] = r.index;
+  a.predicted[row] = r.index == INT_MAX ? 0 : r.index;  // a row of only NaN or -inf: class 0
 }
 
 template <typename T2>

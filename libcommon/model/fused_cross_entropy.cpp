@@ -43,12 +43,14 @@ class MaskedLmCrossEntropy : public torch::autograd::Function<MaskedLmCrossEntro
     ctx->save_for_backward({logits, labels, lse});
     ctx->saved_data["vocab"] = vocab;
     ctx->mark_non_differentiable({predicted});
+    ctx->set_materialize_grads(false);  // no zeros made for the arg-max's gradient, which backward ignores
     return {loss, predicted};
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
     const at::Tensor &logits = saved[0], &labels = saved[1], &lse = saved[2];
+    if (!grads[0].defined()) return {at::Tensor(), at::Tensor(), at::Tensor()};
     const at::Tensor grad_loss = grads[0].contiguous().to(at::kFloat);
     at::Tensor grad_logits = at::empty_like(logits);
     kernels::CrossEntropyBackward a;

@@ -12,6 +12,7 @@
 #include <torch/csrc/autograd/autograd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -189,14 +190,19 @@ TEST_CASE("cuda kernels: masked-LM cross entropy on padded logits, forward and b
       at::manual_seed(static_cast<uint64_t>(vocab));
       const auto opts = at::TensorOptions().dtype(type).device(cuda);
       // Logits of a trained model's spread, large values in the padding (which must count for nothing), a row of
-      // ties (the first one is the arg-max) and rows without a label.
+      // ties (the first one is the arg-max), rows without a label, and -inf logits (which count for nothing:
+      // exp(-inf) = 0), at the start of a row and in every other column of another.
       at::Tensor init = at::randn({rows, padded}, opts.dtype(at::kFloat)) * 3;
       init.narrow(1, vocab, padded - vocab).fill_(50);
       init[5].fill_(1);
+      init[6][0] = -INFINITY;
+      init[7].slice(0, 0, vocab, 2).fill_(-INFINITY);
       const at::Tensor logits = init.to(type).requires_grad_(true);
       at::Tensor labels = at::randint(vocab, {rows}, opts.dtype(at::kLong));
       labels.masked_fill_(at::rand({rows}, opts.dtype(at::kFloat)).lt(0.2), -1);
       labels[5] = 3;
+      labels[6] = 1;  // labels at finite logits (a label at -inf has an infinite loss)
+      labels[7] = 1;
       const auto scores = bk::fused_masked_lm_scores(logits, vocab, labels);
       REQUIRE(scores.has_value());
       const at::Tensor count = labels.ge(0).sum();
@@ -217,12 +223,20 @@ TEST_CASE("cuda kernels: masked-LM cross entropy on padded logits, forward and b
       MESSAGE("loss relative error ", loss_error, ", worst gradient error (of the largest) ", grad_error);
       CHECK(loss_error < 1e-5);
       CHECK(grad_error < (type == at::kBFloat16 ? 1e-2 : 2e-3));
-      CHECK(grad.narrow(1, vocab, padded - vocab).abs().max().item<double>() == 0);  // padding: exactly zero
-      CHECK(grad.index({labels_cpu.lt(0)}).abs().max().item<double>() == 0);         // rows without a label
+      CHECK(grad.narrow(1, vocab, padded - vocab).abs().sum().item<double>() == 0);  // padding: exactly zero
+      CHECK(grad.index({labels_cpu.lt(0)}).abs().sum().item<double>() == 0);         // rows without a label
       // The arg-max: the first largest of the rounded logits, as at::argmax gives it on the CPU.
       const at::Tensor expected = ref_logits.detach().argmax(-1);
       CHECK(at::equal(scores->predicted.cpu(), expected));
       CHECK(scores->predicted[5].item<int64_t>() == 0);
+      // A NaN logit makes its row's loss NaN, as ATen's would be (and the step's loss with it).
+      at::Tensor poisoned = logits.detach().clone();
+      poisoned[9][vocab - 1] = NAN;
+      const auto nan_scores =
+          bk::fused_masked_lm_scores(poisoned.requires_grad_(true), vocab, at::full_like(labels, 2));
+      REQUIRE(nan_scores.has_value());
+      CHECK(std::isnan(nan_scores->row_losses[9].item<double>()));
+      CHECK(std::isfinite(nan_scores->row_losses[8].item<double>()));
     }
   }
 }
