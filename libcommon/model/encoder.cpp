@@ -7,24 +7,12 @@
 #include "util/error.h"
 
 #include <ATen/ATen.h>
-#include <ATen/autocast_mode.h>
 
 #include <fmt/format.h>
 
 namespace bk {
 
 namespace {
-
-// Concatenates weights for one fused GEMM. Under autocast the parts are cast first through autocast's cache (one
-// cast per weight per autocast region), so the concatenation is done in the low precision and not repeated in fp32.
-at::Tensor fuse(std::initializer_list<at::Tensor> parts) {
-  const at::DeviceType device = parts.begin()->device().type();
-  if (!at::autocast::is_autocast_enabled(device)) return at::cat(parts);
-  const at::ScalarType dtype = at::autocast::get_autocast_dtype(device);
-  std::vector<at::Tensor> cast;
-  for (const auto& p : parts) cast.push_back(at::autocast::cached_cast(dtype, p, device));
-  return at::cat(cast);
-}
 
 // Attention inside each sequence of a token stream. qkv: [N, 3H]; returns the context [N, H].
 at::Tensor stream_attention(const at::Tensor& qkv, const TokenStream& stream, int64_t heads, double dropout_p) {
@@ -93,11 +81,10 @@ NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const
   // Under autocast the weights are cast where they are first needed, in three groups of one launch each
   // (model/weight_cast.h): backward then hands each group's gradients on (to the all-reduce's buckets) as soon as
   // the part of the layer that used them is done.
-  const std::vector<at::Tensor> qkv_w = autocast_weights({l.q_w, l.k_w, l.v_w, l.q_b, l.k_b, l.v_b});
+  // One GEMM for Q, K and V: the three weights (and biases) concatenated, by the cast itself where it can.
+  const std::vector<at::Tensor> qkv_wb = autocast_concatenated({l.q_w, l.k_w, l.v_w, l.q_b, l.k_b, l.v_b}, {3, 3});
   const int64_t h = config_.hidden_size, heads = config_.num_attention_heads;
-  // One GEMM for Q, K and V: the three weights are concatenated (autograd splits the gradient back).
-  const at::Tensor qkv =
-      at::linear(x.hidden, fuse({qkv_w[0], qkv_w[1], qkv_w[2]}), fuse({qkv_w[3], qkv_w[4], qkv_w[5]}));
+  const at::Tensor qkv = at::linear(x.hidden, qkv_wb[0], qkv_wb[1]);
   const double attn_p = training ? config_.attention_probs_dropout_prob : 0.0;
   at::Tensor context;
   if (stream != nullptr) {

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -244,6 +245,37 @@ TEST_CASE("cuda: grouped weight casts give BERT-large-sized weights and gradient
   CHECK(at::equal(grouped_grads[0], w1.grad()));
   CHECK(at::equal(grouped_grads[1], w2.grad()));
   CHECK(at::equal(grouped_grads[2], b.grad()));
+}
+
+TEST_CASE("cuda: BERT-large's QKV weights cast into their concatenation give cat's values and gradients exactly") {
+  if (!cuda_present()) return;
+  at::manual_seed(7);
+  const auto opts = at::TensorOptions().device(kCuda);
+  std::vector<at::Tensor> weights;
+  for (const int64_t rows : {1024, 1024, 1024}) weights.push_back(at::randn({rows, 1024}, opts).requires_grad_(true));
+  for (int k = 0; k < 3; ++k) weights.push_back(at::randn({1024}, opts).requires_grad_(true));
+  const at::Tensor x = at::randn({512, 1024}, opts.dtype(at::kBFloat16));
+  const at::Tensor dy = at::randn({512, 3072}, opts.dtype(at::kBFloat16));
+  auto step = [&](bool grouped) {
+    const GroupedCasts casts(grouped);
+    const bk::AutocastScope autocast(bk::Precision::bf16, kCuda);
+    const auto fused = bk::autocast_concatenated(weights, {3, 3});
+    CHECK(bk_test::graph_nodes(fused[0], "CastWeights") == (grouped ? 1 : 0));
+    at::linear(x, fused[0], fused[1]).backward(dy);
+    std::vector<at::Tensor> grads;
+    for (const at::Tensor& w : weights) {
+      grads.push_back(w.grad().clone());
+      w.mutable_grad().reset();
+    }
+    return std::make_pair(at::cat({fused[0].detach(), fused[1].detach().unsqueeze(1)}, 1), grads);
+  };
+  const auto [fused, fused_grads] = step(true);
+  const auto [reference, reference_grads] = step(false);
+  CHECK(at::equal(fused, reference));
+  for (size_t i = 0; i < weights.size(); ++i) {
+    CAPTURE(i);
+    CHECK(at::equal(fused_grads[i], reference_grads[i]));
+  }
 }
 
 TEST_CASE("cuda: grouped weight casts (three launches per layer) give autocast's per-weight casts' step") {

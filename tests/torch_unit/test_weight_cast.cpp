@@ -60,6 +60,62 @@ TEST_CASE("autocast_weights: without autocast the weights come back as they are"
   CHECK(out[0].is_same(w));
 }
 
+TEST_CASE("autocast_concatenated: the casts write the concatenations, and gradients split back, as cat would") {
+  at::manual_seed(6);
+  auto leaf = [](std::vector<int64_t> sizes) { return at::randn(sizes).requires_grad_(true); };
+  const at::Tensor q = leaf({4, 3}), k = leaf({4, 3}), v = leaf({2, 3}), qb = leaf({4}), kb = leaf({4}), vb = leaf({2});
+  const at::Tensor x = at::randn({5, 3}), dy = at::randn({5, 10});
+  auto grads = [&] {
+    std::vector<at::Tensor> g;
+    for (const at::Tensor* t : {&q, &k, &v, &qb, &kb, &vb}) {
+      g.push_back(t->grad().clone());
+      t->mutable_grad().reset();
+    }
+    return g;
+  };
+  const bk::AutocastScope autocast(bk::Precision::bf16, at::Device(at::kCPU));
+  const auto fused = bk::autocast_concatenated({q, k, v, qb, kb, vb}, {3, 3});
+  REQUIRE(fused.size() == 2);
+  CHECK((fused[0].sizes() == at::IntArrayRef{10, 3}));
+  CHECK((fused[0].scalar_type() == at::kBFloat16));
+  CHECK(at::equal(fused[0], at::cat({q, k, v}).detach().to(at::kBFloat16)));
+  CHECK(at::equal(fused[1], at::cat({qb, kb, vb}).detach().to(at::kBFloat16)));
+  CHECK(fused[0].grad_fn() == fused[1].grad_fn());  // one node: one launch each way
+  const at::Tensor out = at::linear(x, fused[0], fused[1]);
+  CHECK(bk_test::graph_nodes(out, "Cat") == 0);
+  out.backward(dy);
+  const auto split = grads();
+
+  // The reference: autocast's own casts, concatenated by cat, with its backward splitting the gradient.
+  {
+    const GroupedCasts separate(false);
+    const auto reference = bk::autocast_concatenated({q, k, v, qb, kb, vb}, {3, 3});
+    CHECK(bk_test::graph_nodes(reference[0], "Cat") == 1);
+    at::linear(x, reference[0], reference[1]).backward(dy);
+  }
+  const auto expected = grads();
+  for (size_t i = 0; i < split.size(); ++i) {
+    CAPTURE(i);
+    CHECK(at::equal(split[i], expected[i]));
+  }
+
+  // A frozen weight leaves the group, and the run is concatenated after the casts, with the same values.
+  const at::Tensor frozen = at::randn({2, 3});
+  const auto mixed = bk::autocast_concatenated({q, k, frozen}, {3});
+  CHECK(bk_test::graph_nodes(mixed[0], "Cat") == 1);
+  CHECK(at::equal(mixed[0], at::cat({q, k, frozen}).detach().to(at::kBFloat16)));
+  // Runs that do not cover the weights are a programming error.
+  CHECK_THROWS(bk::autocast_concatenated({q, k}, {3}));
+  CHECK_THROWS(bk::autocast_concatenated({q, k}, {1}));
+}
+
+TEST_CASE("autocast_concatenated: without autocast, the weights concatenated as they are") {
+  const at::Tensor a = at::randn({2, 3}), b = at::randn({1, 3});
+  const auto out = bk::autocast_concatenated({a, b, a}, {2, 1});
+  CHECK(at::equal(out[0], at::cat({a, b})));
+  CHECK(out[1].is_same(a));
+}
+
 TEST_CASE("a bf16 autocast training step: grouped weight casts give autocast's loss and gradients exactly") {
   const auto samples = bk_test::make_samples(12, 9);
   at::manual_seed(4);
