@@ -22,7 +22,7 @@ std::vector<at::Tensor> autocast_weights(const std::vector<at::Tensor>& weights)
 // summing to their count; the weights of a run share their other sizes), cast as autocast_weights casts them. Where
 // the whole list is cast as one group, the casts write into the concatenations themselves, in the group's one
 // launch, and their gradients are split back in its backward, so no concatenation runs (the encoder's fused QKV
-// weight and bias: before, a cat of each at every step, about 1.4 ms a BERT-large step on an H200 by the profile).
+// weight and bias: before, a cat of each in every layer and step, 48 small kernels and their autograd nodes).
 // Elsewhere each run is concatenated after its weights are cast, or as they are without autocast.
 std::vector<at::Tensor> autocast_concatenated(const std::vector<at::Tensor>& weights,
                                               const std::vector<int64_t>& run_lengths);
