@@ -18,8 +18,7 @@ namespace {
 at::Tensor stream_attention(const at::Tensor& qkv, const TokenStream& stream, int64_t heads, double dropout_p) {
   const int64_t n = qkv.size(0), h = qkv.size(1) / 3, d = h / heads;
   const at::Tensor q3 = qkv.view({n, 3, heads, d});
-  const bool half = qkv.scalar_type() == at::kHalf || qkv.scalar_type() == at::kBFloat16;
-  if (qkv.is_cuda() && half && d % 8 == 0 && d <= 256) {
+  if (stream_attention_unpadded(qkv.device(), qkv.scalar_type(), d)) {
     const auto parts = q3.unbind(1);  // [N, heads, d] each, the layout of the varlen kernel
     const auto out = at::_flash_attention_forward(parts[0], parts[1], parts[2], stream.cu_seqlens, stream.cu_seqlens,
                                                   stream.max_seqlen, stream.max_seqlen, dropout_p,

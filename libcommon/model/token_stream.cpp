@@ -59,4 +59,9 @@ TokenStream make_token_stream(int64_t row_width, const std::vector<std::vector<i
   return s;
 }
 
+bool stream_attention_unpadded(const at::Device& device, at::ScalarType dtype, int64_t head_size) {
+  return device.is_cuda() && (dtype == at::kBFloat16 || dtype == at::kHalf) && head_size % 8 == 0 && head_size > 0 &&
+         head_size <= 256;
+}
+
 }  // namespace bk

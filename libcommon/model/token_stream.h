@@ -33,6 +33,11 @@ struct TokenStream {
   void pin_memory();
 };
 
+// Whether attention over a token stream computes the real tokens only: ATen's variable-length flash kernel, on CUDA
+// in bf16/fp16 (the autocast dtype) with a head size that is a multiple of 8 up to 256. Elsewhere it is exact but
+// lays the sequences out side by side, each padded to the stream's longest (model/encoder.cpp).
+bool stream_attention_unpadded(const at::Device& device, at::ScalarType dtype, int64_t head_size);
+
 // The stream of B rows of width `row_width` whose real tokens come first: row b holds the sequences of
 // row_lengths[b], back to back (one sequence per row unless rows are packed).
 TokenStream make_token_stream(int64_t row_width, const std::vector<std::vector<int64_t>>& row_lengths);

@@ -1,9 +1,18 @@
-// The data loader over bin4 directories: every batch mixes the bins in the configured ratio.
+// The data loader over bin4 directories: every batch mixes the bins in the configured ratio; and the pretraining
+// task's forward passes over such batches (the CUDA case passes as skipped without a device).
 #include "test_data_loader_util.h"
 
+#include "ckpt/bert_config.h"
+#include "ckpt/config_presets.h"
 #include "data/bin4.h"
+#include "model/token_stream.h"
+#include "tasks/pretraining/pretraining_task.h"
 #include "tasks/pretraining/sampler.h"
+#include "train/loop/run_setup.h"
 
+#include <torch/nn/module.h>
+
+#include <fstream>
 #include <set>
 
 using namespace loader_test;
@@ -158,4 +167,92 @@ TEST_CASE("bin4 loader: full_length batches sliced to each bin's bound have one 
           std::string::npos);
   }
   CHECK(batches == 10);
+}
+
+namespace {
+
+// The first step's micro-batches of a pretraining task on bin4 data (Google's smallest BERT without dropout, seeded
+// alike), on `device` computing in `dtype`, and the sums of their loss terms.
+struct FirstStep {
+  bk::StepCounts counts;
+  double mlm = 0, nsp = 0;
+};
+
+FirstStep first_step(const ScratchDir& dir, const std::string& bins, bool unpadded, const at::Device& device,
+                     at::ScalarType dtype) {
+  bk::BertConfig config = bk::BertConfig::load(bk::resolve_bert_config("bert-L2-H128"));
+  config.hidden_dropout_prob = config.attention_probs_dropout_prob = 0;
+  const std::string config_path = dir / "config.json";
+  std::ofstream(config_path) << config.to_json().dump();
+  bk::PretrainingConfig pc;
+  pc.config_path = config_path;
+  pc.inputs = {bins};
+  pc.max_predictions = 8;
+  pc.unpadded = unpadded;
+  bk::TaskContext context;
+  context.device = device;
+  context.compute_dtype = dtype;
+  context.micro_batch_size = 16;
+  context.seed = 1234;
+  context.quiet = true;
+  bk::PretrainingTask task(pc);
+  at::manual_seed(3);  // the same initial weights every time
+  task.start(context);
+  task.model().to(device);
+  const bk::Precision precision = dtype == at::kBFloat16 ? bk::Precision::bf16 : bk::Precision::fp32;
+  const bk::AutocastScope autocast(precision, device);
+  FirstStep step;
+  step.counts = task.take_micro_batches(1, 1);
+  for (int64_t i = 0; i < step.counts.micro_batches; ++i) {
+    const bk::MicroBatchLoss loss = task.forward(static_cast<size_t>(i));
+    step.mlm += loss.sums[0].item<double>();
+    step.nsp += loss.sums[1].item<double>();
+  }
+  return step;
+}
+
+}  // namespace
+
+TEST_CASE("bin4 pretraining task: a pass per bin where attention pads, with the padded model's loss") {
+  ScratchDir dir;
+  const std::string bins = make_bin4(dir, {60, 30, 20, 50}, 1);
+  // On the CPU the token stream's exact attention pads each sequence to the stream's longest, so unpadded attention
+  // keeps a pass per bin too, each cut to its longest sample.
+  const at::Device cpu(at::kCPU);
+  const FirstStep unpadded = first_step(dir, bins, true, cpu, at::kFloat);
+  const FirstStep padded = first_step(dir, bins, false, cpu, at::kFloat);
+  CHECK(unpadded.counts.micro_batches == 4);
+  CHECK(padded.counts.micro_batches == 4);
+  CHECK(unpadded.counts.computed_tokens == unpadded.counts.tokens);
+  CHECK(padded.counts.computed_tokens > padded.counts.tokens);
+  CHECK(unpadded.counts.tokens == padded.counts.tokens);
+  CHECK(unpadded.counts.denominators == padded.counts.denominators);
+  CHECK(unpadded.mlm == doctest::Approx(padded.mlm).epsilon(1e-5));
+  CHECK(unpadded.nsp == doctest::Approx(padded.nsp).epsilon(1e-5));
+  // Where the stream's attention is flash's variable-length kernel, a batch stays one pass (the CUDA case below).
+  CHECK(bk::stream_attention_unpadded(at::Device("cuda:0"), at::kBFloat16, 64));
+  CHECK(bk::stream_attention_unpadded(at::Device("cuda:0"), at::kHalf, 256));
+  CHECK_FALSE(bk::stream_attention_unpadded(at::Device("cuda:0"), at::kFloat, 64));
+  CHECK_FALSE(bk::stream_attention_unpadded(at::Device("cuda:0"), at::kBFloat16, 260));
+  CHECK_FALSE(bk::stream_attention_unpadded(at::Device("cuda:0"), at::kBFloat16, 36));
+  CHECK_FALSE(bk::stream_attention_unpadded(cpu, at::kBFloat16, 64));
+}
+
+TEST_CASE("cuda: a bin4 batch is one pass with unpadded attention in bf16, with the loss of a pass per bin") {
+  if (!at::hasCUDA()) {
+    MESSAGE("no CUDA device: skipped");
+    return;
+  }
+  ScratchDir dir;
+  const std::string bins = make_bin4(dir, {60, 30, 20, 50}, 1);
+  const at::Device cuda("cuda");
+  const FirstStep whole = first_step(dir, bins, true, cuda, at::kBFloat16);
+  const FirstStep per_bin = first_step(dir, bins, false, cuda, at::kBFloat16);
+  CHECK(whole.counts.micro_batches == 1);
+  CHECK(per_bin.counts.micro_batches == 4);
+  CHECK(whole.counts.tokens == per_bin.counts.tokens);
+  CHECK(whole.counts.denominators == per_bin.counts.denominators);
+  // bf16 arithmetic in different batch shapes: equal to its rounding.
+  CHECK(whole.mlm == doctest::Approx(per_bin.mlm).epsilon(1e-2));
+  CHECK(whole.nsp == doctest::Approx(per_bin.nsp).epsilon(1e-2));
 }

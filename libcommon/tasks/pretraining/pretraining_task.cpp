@@ -2,6 +2,7 @@
 
 #include "ckpt/config_presets.h"
 #include "model/bert.h"
+#include "model/token_stream.h"
 #include "tasks/pretraining/evaluate.h"
 #include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/pretrain_loss.h"
@@ -40,6 +41,9 @@ void PretrainingTask::start(const TaskContext& context) {
   dc.full_length = context.fixed_shapes;
   dc.global_order = config_.global_data_order;
   loader_ = std::make_unique<PretrainDataLoader>(dc);
+  whole_bin4_batches_ =
+      config_.unpadded && stream_attention_unpadded(context.device, context.compute_dtype,
+                                                    model_config_.hidden_size / model_config_.num_attention_heads);
   if (loader_->batches_per_epoch() == 0)
     fail("the inputs hold {} samples: not one batch of {} per process for {} processes", loader_->total_samples(),
          dc.batch_size, context.world);
@@ -106,13 +110,18 @@ StepCounts PretrainingTask::take_micro_batches(int64_t count, int64_t step) {
     // Epochs roll over inside the loader: false marks the end of one, and the next call starts the next.
     if (!loader_->next(b) && !loader_->next(b)) fail("the data loader produced no batch for a new epoch");
     check_vocabulary(b, model_config_, step);
-    if (!loader_->binned()) {
+    // Where attention over the token stream computes the real tokens only (flash's variable-length kernel), a bin4
+    // batch stays one forward pass whatever its bins: a pass per bin would cost four times the host's work per step
+    // and smaller matrix products. (The exact attention elsewhere pads each sequence to the stream's longest, so
+    // there the bins keep their passes.)
+    if (!loader_->binned() || whole_bin4_batches_) {
       batches_.push_back(std::move(b));
       continue;
     }
-    // bin4: the loader's batch holds each bin's share of the ratio, bin after bin; each bin becomes a forward pass
-    // of its own, cut to its longest sample (to the bin's bound with --cuda-graphs: one shape per bin), so short
-    // samples are not padded to the longest bin's length. The step (and every rank) still sees the ratio's mix.
+    // bin4 with padded attention: the loader's batch holds each bin's share of the ratio, bin after bin; each bin
+    // becomes a forward pass of its own, cut to its longest sample (to the bin's bound with --cuda-graphs: one
+    // shape per bin), so short samples are not padded to the longest bin's length. The step (and every rank) still
+    // sees the ratio's mix.
     int64_t first = 0;
     for (size_t bin = 0; bin < loader_->per_batch().size(); ++bin) {
       const int64_t rows = loader_->per_batch()[bin];

@@ -57,6 +57,7 @@ class PretrainingTask : public BertModelTask {
   std::unique_ptr<PretrainDataLoader> loader_;
   std::vector<PretrainBatch> batches_;  // the micro-batches of the current step
   std::vector<PretrainBatch> staged_;   // --cuda-graphs: where batches_ are copied on the device, step after step
+  bool whole_bin4_batches_ = false;     // a bin4 batch is one forward pass, not one per bin (take_micro_batches)
   std::vector<std::string> eval_files_;  // --eval-input resolved to files
   std::vector<std::string> terms_ = {"mlm_loss", "nsp_loss"};
   std::vector<TaskMetric> metrics_ = {{"mlm_accuracy", 0}, {"nsp_accuracy", 1}};

@@ -163,6 +163,9 @@ bool setup_run(LoopRun& run) {
   context.dist = run.dist.get();
   context.independent_workers = cfg.no_sync_gradients;
   context.fixed_shapes = cfg.cuda_graphs;
+  context.compute_dtype = run.precision == Precision::bf16   ? at::kBFloat16
+                          : run.precision == Precision::fp16 ? at::kHalf
+                                                             : at::kFloat;
   task.start(context);
   if (!cfg.init_checkpoint.empty()) task.load_init_checkpoint(cfg.init_checkpoint);
   task.model().to(run.device);

@@ -49,6 +49,7 @@ struct TaskContext {
   bool independent_workers = false;  // --no-sync-gradients: each rank evaluates its own model on the whole set
   bool quiet = false;                // no notes on stderr
   bool fixed_shapes = false;         // --cuda-graphs: micro-batches of one shape (padded to the data's longest)
+  at::ScalarType compute_dtype = at::kFloat;  // the autocast dtype with --precision bf16/fp16, else fp32
 };
 
 // The micro-batches of one step on this rank, counted before any forward pass.
