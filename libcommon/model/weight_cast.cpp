@@ -158,12 +158,13 @@ std::vector<at::Tensor> autocast_concatenated(const std::vector<at::Tensor>& wei
   bool stackable = true;  // every run's weights share their sizes past dim 0
   for (size_t next = 0; const int64_t n : run_lengths) {
     for (int64_t k = 1; k < n; ++k)
-      stackable = stackable && weights[next].dim() > 0 &&
+      stackable = stackable && weights[next].dim() > 0 && weights[next + k].dim() == weights[next].dim() &&
                   weights[next + k].sizes().slice(1) == weights[next].sizes().slice(1);
     next += static_cast<size_t>(n);
   }
   const CastGroup group = cast_group(weights);
-  if (stackable && group.members.size() == weights.size())  // all cast in one launch, into the concatenations
+  // All cast in one launch, into the concatenations.
+  if (stackable && !group.members.empty() && group.members.size() == weights.size())
     return CastWeights::apply(at::TensorList(weights), group.dtype, run_lengths);
   const std::vector<at::Tensor> cast = autocast_weights(weights);
   std::vector<at::Tensor> out;

@@ -250,6 +250,8 @@ TEST_CASE("cuda: a bin4 batch is one pass with unpadded attention in bf16, with 
   const FirstStep per_bin = first_step(dir, bins, false, cuda, at::kBFloat16);
   CHECK(whole.counts.micro_batches == 1);
   CHECK(per_bin.counts.micro_batches == 4);
+  // In fp32 the stream's attention is the exact padded one: the bins keep their passes.
+  CHECK(first_step(dir, bins, true, cuda, at::kFloat).counts.micro_batches == 4);
   CHECK(whole.counts.tokens == per_bin.counts.tokens);
   CHECK(whole.counts.denominators == per_bin.counts.denominators);
   // bf16 arithmetic in different batch shapes: equal to its rounding.

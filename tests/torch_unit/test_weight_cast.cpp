@@ -99,6 +99,17 @@ TEST_CASE("autocast_concatenated: the casts write the concatenations, and gradie
     CHECK(at::equal(split[i], expected[i]));
   }
 
+  // A gradient that arrives transposed (not in the weight's layout), and a run that gets none.
+  {
+    const auto again = bk::autocast_concatenated({q, k, v, qb, kb, vb}, {3, 3});
+    const at::Tensor dw = at::randn({3, 10});
+    (again[0].t() * dw).sum().backward();  // the gradient reaches the cast as dw^T, a transposed view
+    CHECK(at::equal(q.grad(), dw.t().narrow(0, 0, 4).to(at::kBFloat16).to(at::kFloat)));
+    CHECK(at::equal(v.grad(), dw.t().narrow(0, 8, 2).to(at::kBFloat16).to(at::kFloat)));
+    CHECK_FALSE(qb.grad().defined());  // the biases' run was not used: no gradient made up
+    for (const at::Tensor* t : {&q, &k, &v}) t->mutable_grad().reset();
+  }
+
   // A frozen weight leaves the group, and the run is concatenated after the casts, with the same values.
   const at::Tensor frozen = at::randn({2, 3});
   const auto mixed = bk::autocast_concatenated({q, k, frozen}, {3});
@@ -107,6 +118,9 @@ TEST_CASE("autocast_concatenated: the casts write the concatenations, and gradie
   // Runs that do not cover the weights are a programming error.
   CHECK_THROWS(bk::autocast_concatenated({q, k}, {3}));
   CHECK_THROWS(bk::autocast_concatenated({q, k}, {1}));
+  CHECK(bk::autocast_concatenated({}, {}).empty());
+  // A 0-dim weight cannot join a run: the fallback's cat refuses it.
+  CHECK_THROWS(bk::autocast_concatenated({qb, at::scalar_tensor(1.0)}, {2}));
 }
 
 TEST_CASE("autocast_concatenated: without autocast, the weights concatenated as they are") {
