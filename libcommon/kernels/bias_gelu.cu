@@ -56,25 +56,28 @@ __global__ void __launch_bounds__(1024) bias_gelu_backward_kernel(BiasGeluBackwa
   for (int k = 0; k < kPerThread; ++k) partial[k] = dbias[k];
 }
 
-template <typename T2>
-const char* launch_forward(const BiasGeluForward& a, cudaStream_t stream) {
-  const int64_t vectors = a.rows * a.cols / kPerThread;
-  if (vectors == 0) return "";
-  constexpr int kThreads = 256;
-  // Enough blocks to fill every SM several times over; the grid-stride loop covers the rest.
-  const int64_t blocks = std::min<int64_t>((vectors + kThreads - 1) / kThreads, int64_t{multiprocessors()} * 16);
-  bias_gelu_forward_kernel<T2><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
-  return last_error();
-}
+// The launches for each storage type (launch_as, vector8.cuh).
+struct Launch {
+  template <typename T2>
+  static const char* run(const BiasGeluForward& a, cudaStream_t stream) {
+    const int64_t vectors = a.rows * a.cols / kPerThread;
+    if (vectors == 0) return "";
+    constexpr int kThreads = 256;
+    // Enough blocks to fill every SM several times over; the grid-stride loop covers the rest.
+    const int64_t blocks = std::min<int64_t>((vectors + kThreads - 1) / kThreads, int64_t{multiprocessors()} * 16);
+    bias_gelu_forward_kernel<T2><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
+    return last_error();
+  }
 
-template <typename T2>
-const char* launch_backward(const BiasGeluBackward& a, cudaStream_t stream) {
-  if (a.rows == 0) return "";
-  const int64_t per_block = rows_per_backward_block(a.rows);
-  const auto blocks = static_cast<unsigned>(backward_blocks(a.rows));
-  bias_gelu_backward_kernel<T2><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
-  return last_error();
-}
+  template <typename T2>
+  static const char* run(const BiasGeluBackward& a, cudaStream_t stream) {
+    if (a.rows == 0) return "";
+    const int64_t per_block = rows_per_backward_block(a.rows);
+    const auto blocks = static_cast<unsigned>(backward_blocks(a.rows));
+    bias_gelu_backward_kernel<T2><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
+    return last_error();
+  }
+};
 
 }  // namespace
 
@@ -83,13 +86,11 @@ bool bias_gelu_supports(int64_t cols) { return cols > 0 && cols % kPerThread == 
 int64_t bias_gelu_backward_blocks(int64_t rows) { return backward_blocks(rows); }
 
 const char* bias_gelu_forward(HalfType type, const BiasGeluForward& args, void* stream) {
-  const auto s = static_cast<cudaStream_t>(stream);
-  return type == HalfType::bf16 ? launch_forward<__nv_bfloat162>(args, s) : launch_forward<__half2>(args, s);
+  return launch_as<Launch>(type, args, stream);
 }
 
 const char* bias_gelu_backward(HalfType type, const BiasGeluBackward& args, void* stream) {
-  const auto s = static_cast<cudaStream_t>(stream);
-  return type == HalfType::bf16 ? launch_backward<__nv_bfloat162>(args, s) : launch_backward<__half2>(args, s);
+  return launch_as<Launch>(type, args, stream);
 }
 
 }  // namespace bk::kernels

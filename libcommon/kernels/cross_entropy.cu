@@ -115,19 +115,22 @@ __global__ void __launch_bounds__(kThreads) cross_entropy_backward_kernel(CrossE
   }
 }
 
-template <typename T2>
-const char* launch_forward(const CrossEntropyForward& a, cudaStream_t stream) {
-  if (a.rows == 0) return "";
-  cross_entropy_forward_kernel<T2><<<static_cast<unsigned>(a.rows), kThreads, 0, stream>>>(a);
-  return last_error();
-}
+// The launches for each storage type (launch_as, vector8.cuh).
+struct Launch {
+  template <typename T2>
+  static const char* run(const CrossEntropyForward& a, cudaStream_t stream) {
+    if (a.rows == 0) return "";
+    cross_entropy_forward_kernel<T2><<<static_cast<unsigned>(a.rows), kThreads, 0, stream>>>(a);
+    return last_error();
+  }
 
-template <typename T2>
-const char* launch_backward(const CrossEntropyBackward& a, cudaStream_t stream) {
-  if (a.rows == 0) return "";
-  cross_entropy_backward_kernel<T2><<<static_cast<unsigned>(a.rows), kThreads, 0, stream>>>(a);
-  return last_error();
-}
+  template <typename T2>
+  static const char* run(const CrossEntropyBackward& a, cudaStream_t stream) {
+    if (a.rows == 0) return "";
+    cross_entropy_backward_kernel<T2><<<static_cast<unsigned>(a.rows), kThreads, 0, stream>>>(a);
+    return last_error();
+  }
+};
 
 }  // namespace
 
@@ -136,13 +139,11 @@ bool cross_entropy_supports(int64_t cols, int64_t padded_cols) {
 }
 
 const char* cross_entropy_forward(HalfType type, const CrossEntropyForward& args, void* stream) {
-  const auto s = static_cast<cudaStream_t>(stream);
-  return type == HalfType::bf16 ? launch_forward<__nv_bfloat162>(args, s) : launch_forward<__half2>(args, s);
+  return launch_as<Launch>(type, args, stream);
 }
 
 const char* cross_entropy_backward(HalfType type, const CrossEntropyBackward& args, void* stream) {
-  const auto s = static_cast<cudaStream_t>(stream);
-  return type == HalfType::bf16 ? launch_backward<__nv_bfloat162>(args, s) : launch_backward<__half2>(args, s);
+  return launch_as<Launch>(type, args, stream);
 }
 
 }  // namespace bk::kernels

@@ -181,24 +181,27 @@ __global__ void __launch_bounds__(1024) dropout_add_layer_norm_backward_kernel(D
   }
 }
 
-template <typename T2>
-const char* launch_forward(const DropoutAddLayerNormForward& a, cudaStream_t stream) {
-  if (a.rows == 0) return "";
-  dropout_add_layer_norm_forward_kernel<T2><<<static_cast<unsigned>(a.rows), threads_for(a.cols), 0, stream>>>(a);
-  return last_error();
-}
+// The launches for each storage type (launch_as, vector8.cuh).
+struct Launch {
+  template <typename T2>
+  static const char* run(const DropoutAddLayerNormForward& a, cudaStream_t stream) {
+    if (a.rows == 0) return "";
+    dropout_add_layer_norm_forward_kernel<T2><<<static_cast<unsigned>(a.rows), threads_for(a.cols), 0, stream>>>(a);
+    return last_error();
+  }
 
-template <typename T2>
-const char* launch_backward(const DropoutAddLayerNormBackward& a, cudaStream_t stream) {
-  if (a.rows == 0) return "";
-  const int64_t per_block = rows_per_backward_block(a.rows);
-  const auto blocks = static_cast<unsigned>(backward_blocks(a.rows));
-  if (a.bias_partial != nullptr)
-    dropout_add_layer_norm_backward_kernel<T2, true><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
-  else
-    dropout_add_layer_norm_backward_kernel<T2, false><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
-  return last_error();
-}
+  template <typename T2>
+  static const char* run(const DropoutAddLayerNormBackward& a, cudaStream_t stream) {
+    if (a.rows == 0) return "";
+    const int64_t per_block = rows_per_backward_block(a.rows);
+    const auto blocks = static_cast<unsigned>(backward_blocks(a.rows));
+    if (a.bias_partial != nullptr)
+      dropout_add_layer_norm_backward_kernel<T2, true><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
+    else
+      dropout_add_layer_norm_backward_kernel<T2, false><<<blocks, threads_for(a.cols), 0, stream>>>(a, per_block);
+    return last_error();
+  }
+};
 
 }  // namespace
 
@@ -207,13 +210,11 @@ bool dropout_add_layer_norm_supports(int64_t cols) { return cols > 0 && cols % k
 int64_t dropout_add_layer_norm_backward_blocks(int64_t rows) { return backward_blocks(rows); }
 
 const char* dropout_add_layer_norm_forward(HalfType type, const DropoutAddLayerNormForward& args, void* stream) {
-  const auto s = static_cast<cudaStream_t>(stream);
-  return type == HalfType::bf16 ? launch_forward<__nv_bfloat162>(args, s) : launch_forward<__half2>(args, s);
+  return launch_as<Launch>(type, args, stream);
 }
 
 const char* dropout_add_layer_norm_backward(HalfType type, const DropoutAddLayerNormBackward& args, void* stream) {
-  const auto s = static_cast<cudaStream_t>(stream);
-  return type == HalfType::bf16 ? launch_backward<__nv_bfloat162>(args, s) : launch_backward<__half2>(args, s);
+  return launch_as<Launch>(type, args, stream);
 }
 
 }  // namespace bk::kernels

@@ -2,6 +2,8 @@
 // fp32, and how a backward kernel splits its rows into blocks whose partial sums the caller adds up.
 #pragma once
 
+#include "kernels/half_type.h"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -85,6 +87,15 @@ inline int64_t backward_blocks(int64_t rows) {
 inline const char* last_error() {
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? "" : cudaGetErrorString(e);
+}
+
+// Launcher::run<T2>(args, stream) for the 16-bit type `type` names (T2 its pair type): the one place where a
+// kernel's storage type picks its template instance. Launcher::run is overloaded on the kernel's argument structs.
+template <typename Launcher, typename Args>
+const char* launch_as(HalfType type, const Args& args, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  return type == HalfType::bf16 ? Launcher::template run<__nv_bfloat162>(args, s)
+                                : Launcher::template run<__half2>(args, s);
 }
 
 }  // namespace bk::kernels

@@ -48,6 +48,13 @@ double worst_error(const at::Tensor& a, const at::Tensor& b) {
   return ((x - y).abs() / (y.abs() + 1)).max().item<double>();
 }
 
+// The largest |a - b| over the largest |b|: for sums over many rows (parameter gradients), whose small elements
+// carry the rounding of the large ones.
+double error_of_largest(const at::Tensor& a, const at::Tensor& b) {
+  const at::Tensor x = a.to(at::kCPU, at::kDouble), y = b.to(at::kCPU, at::kDouble);
+  return (x - y).abs().max().item<double>() / y.abs().max().item<double>();
+}
+
 }  // namespace
 
 TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backward, against float64") {
@@ -116,10 +123,8 @@ TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backwar
           const double input_error = worst_error(input.grad(), in64.grad());
           const double residual_error = worst_error(residual.grad(), res64.grad());
           // gamma and beta gradients sum 1003 rows: compared relative to their largest element.
-          const double gamma_error = (gamma.grad().to(at::kCPU, at::kDouble) - g64.grad()).abs().max().item<double>() /
-                                     g64.grad().abs().max().item<double>();
-          const double beta_error = (beta.grad().to(at::kCPU, at::kDouble) - b64.grad()).abs().max().item<double>() /
-                                    b64.grad().abs().max().item<double>();
+          const double gamma_error = error_of_largest(gamma.grad(), g64.grad());
+          const double beta_error = error_of_largest(beta.grad(), b64.grad());
           MESSAGE("worst errors: out ", out_error, ", d input ", input_error, ", d residual ", residual_error,
                   ", d gamma ", gamma_error, ", d beta ", beta_error);
           CHECK(out_error < tolerance);
@@ -128,9 +133,7 @@ TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backwar
           CHECK(gamma_error < tolerance);
           CHECK(beta_error < tolerance);
           if (with_bias) {
-            const double bias_error =
-                (bias.grad().to(at::kCPU, at::kDouble) - bias64.grad()).abs().max().item<double>() /
-                bias64.grad().abs().max().item<double>();
+            const double bias_error = error_of_largest(bias.grad(), bias64.grad());
             MESSAGE("worst error: d bias ", bias_error);
             CHECK(bias_error < tolerance);
           }
@@ -167,8 +170,7 @@ TEST_CASE("cuda kernels: bias + GELU, forward and backward, against float64") {
       const double tolerance = type == at::kBFloat16 ? 2e-2 : 4e-3;
       const double out_error = worst_error(out, ref);
       const double input_error = worst_error(input.grad(), in64.grad());
-      const double bias_error = (bias.grad().to(at::kCPU, at::kDouble) - bias64.grad()).abs().max().item<double>() /
-                                bias64.grad().abs().max().item<double>();
+      const double bias_error = error_of_largest(bias.grad(), bias64.grad());
       MESSAGE("worst errors: out ", out_error, ", d input ", input_error, ", d bias ", bias_error);
       CHECK(out_error < tolerance);
       CHECK(input_error < tolerance);
@@ -218,8 +220,7 @@ TEST_CASE("cuda kernels: masked-LM cross entropy on padded logits, forward and b
       const double loss_error = std::abs(loss.item<double>() - ref.item<double>()) / ref.item<double>();
       // The gradient is (softmax - one-hot) / count, rounded once to the 16-bit type: relative to its largest.
       const at::Tensor grad = logits.grad().to(at::kCPU, at::kDouble);
-      const double grad_error = (grad.narrow(1, 0, vocab) - ref_logits.grad()).abs().max().item<double>() /
-                                ref_logits.grad().abs().max().item<double>();
+      const double grad_error = error_of_largest(grad.narrow(1, 0, vocab), ref_logits.grad());
       MESSAGE("loss relative error ", loss_error, ", worst gradient error (of the largest) ", grad_error);
       CHECK(loss_error < 1e-5);
       CHECK(grad_error < (type == at::kBFloat16 ? 1e-2 : 2e-3));
