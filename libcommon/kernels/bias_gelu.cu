@@ -81,7 +81,7 @@ struct Launch {
 
 }  // namespace
 
-bool bias_gelu_supports(int64_t cols) { return cols > 0 && cols % kPerThread == 0 && cols <= 8192; }
+bool bias_gelu_supports(int64_t cols) { return row_fits_block(cols); }
 
 int64_t bias_gelu_backward_blocks(int64_t rows) { return backward_blocks(rows); }
 

@@ -205,7 +205,7 @@ struct Launch {
 
 }  // namespace
 
-bool dropout_add_layer_norm_supports(int64_t cols) { return cols > 0 && cols % kPerThread == 0 && cols <= 8192; }
+bool dropout_add_layer_norm_supports(int64_t cols) { return row_fits_block(cols); }
 
 int64_t dropout_add_layer_norm_backward_blocks(int64_t rows) { return backward_blocks(rows); }
 

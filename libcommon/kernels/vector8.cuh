@@ -51,6 +51,9 @@ __device__ inline void store8(void* base, int64_t index, const float (&v)[kPerTh
   *reinterpret_cast<uint4*>(static_cast<char*>(base) + index * 2) = p.word;
 }
 
+// Whether a row of `cols` values fits one block of the row kernels: 8 per thread, at most 1,024 threads.
+inline bool row_fits_block(int64_t cols) { return cols > 0 && cols % kPerThread == 0 && cols <= 1024 * kPerThread; }
+
 // Threads for a row of `cols` values, 8 each, rounded up to whole warps.
 inline int threads_for(int64_t cols) { return static_cast<int>((cols / kPerThread + 31) / 32 * 32); }
 
