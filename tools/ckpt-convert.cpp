@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
                      "with google-research/bert's names (OUT.index, OUT.data-00000-of-00001) that TensorFlow loads,\n"
                      "and bert_config.json, vocab.txt and the `checkpoint` file beside it.");
     opts.add()
-      ("list", bk::po::bool_switch(&cfg.list), "print one line per tensor: NAME (DTYPE) [SHAPE]; reads only the index")
+      ("list", bk::po::bool_switch(&cfg.list), "print one line per tensor: NAME (DTYPE) [SHAPE]; of a TF checkpoint "
+       "reads only the index")
       ("to", bk::po::value(&cfg.to)->value_name("FORMAT"),
        "native (bert-train/bert-eval), hf (transformers from_pretrained), pt (torch.load, state dict under 'model') "
        "or tf (TF1 checkpoint: tf.train.load_checkpoint, google-research/bert's init_checkpoint)")
@@ -38,7 +39,8 @@ int main(int argc, char** argv) {
       ("do-lower-case", bk::po::value(&cfg.lower_case)->value_name("BOOL"),
        "true or false for tokenizer_config.json, native and hf (default: a tokenizer_config.json beside the vocabulary, else "
        "false when the vocabulary holds capitals)")
-      ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing output");
+      ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing output (a directory only when it holds "
+       "nothing but a model's files)");
     opts.positional("input", 1);
     opts.epilog("Examples:\n"
                 "  ckpt-convert --list uncased_L-12_H-768_A-12/bert_model.ckpt\n"

@@ -1,6 +1,7 @@
 #include "ckpt/bert_config.h"
 
 #include "util/error.h"
+#include "util/json_read.h"
 #include "io/input.h"
 
 #include <unistd.h>
@@ -12,13 +13,7 @@
 namespace bk {
 
 BertConfig BertConfig::load(const std::string& path) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: not valid JSON: {}", path, e.what());
-  }
-  return from_json(json, path);
+  return from_json(parse_json(read_file(path), path), path);
 }
 
 BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& where) {
@@ -53,7 +48,9 @@ BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& 
   get_double("attention_probs_dropout_prob", c.attention_probs_dropout_prob, true);
   get_double("initializer_range", c.initializer_range, true);
   get_double("layer_norm_eps", c.layer_norm_eps, false);
-  if (!json.contains("hidden_act") || !json["hidden_act"].is_string()) fail("{}: missing \"hidden_act\"", where);
+  if (!json.contains("hidden_act")) fail("{}: missing \"hidden_act\"", where);
+  if (!json["hidden_act"].is_string())
+    fail("{}: \"hidden_act\" must be a string such as \"gelu\", got {}", where, json["hidden_act"].type_name());
   c.hidden_act = json["hidden_act"].get<std::string>();
   c.validate(where);
   return c;

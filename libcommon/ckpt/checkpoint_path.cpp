@@ -2,6 +2,7 @@
 
 #include "io/input.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,18 +31,34 @@ fs::path run_dir_of(const fs::path& path) {
 
 }  // namespace
 
-std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir) {
+namespace {
+
+// step-NNNNNNNN, as bert-train names a step directory.
+bool is_step_name(std::string_view name) {
+  return name.size() == 13 && name.starts_with("step-") &&
+         std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The directories under OUTPUT_DIR/checkpoints whose names `wanted` accepts, sorted.
+std::vector<std::string> checkpoint_entries(const std::string& output_dir, bool (*wanted)(std::string_view)) {
   std::vector<std::string> dirs;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fs::path(output_dir) / "checkpoints", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() == 13 && name.rfind("step-", 0) == 0 &&
-        std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-        entry.is_directory(ec))
-      dirs.push_back(entry.path().string());
-  }
+  for (const auto& entry : fs::directory_iterator(fs::path(output_dir) / "checkpoints", ec))
+    if (wanted(entry.path().filename().string()) && entry.is_directory(ec)) dirs.push_back(entry.path().string());
   std::sort(dirs.begin(), dirs.end());  // fixed-width step numbers sort as numbers
   return dirs;
+}
+
+}  // namespace
+
+std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir) {
+  return checkpoint_entries(output_dir, is_step_name);
+}
+
+std::vector<std::string> checkpoint_step_temporaries(const std::string& output_dir) {
+  return checkpoint_entries(output_dir, [](std::string_view name) {
+    return name.size() == 13 + 11 && is_step_name(name.substr(0, 13)) && name.substr(13, 5) == ".tmp.";
+  });
 }
 
 std::optional<std::string> latest_checkpoint(const std::string& output_dir) {
@@ -96,12 +113,7 @@ std::optional<bool> tokenizer_lower_case(const std::string& vocab_path) {
   const fs::path path = fs::path(vocab_path).parent_path() / "tokenizer_config.json";
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(read_file(path.string()));
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: not valid JSON: {}", path.string(), e.what());
-  }
+  const nlohmann::json json = parse_json(read_file(path.string()), path.string());
   if (!json.is_object() || !json.contains("do_lower_case") || !json["do_lower_case"].is_boolean()) return std::nullopt;
   return json["do_lower_case"].get<bool>();
 }

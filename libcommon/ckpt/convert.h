@@ -46,6 +46,9 @@ std::string config_beside_file(const std::string& path);
 
 struct LoadOptions {
   std::string config_path;  // empty: bert_config.json or config.json beside the input
+  // The model's config when the caller has it already (bert-train's and bert-eval's --config, a preset
+  // included): used instead of any file.
+  const BertConfig* config = nullptr;
   bool keep_optimizer = false;
   bool allow_unmapped = false;
   Progress* progress = nullptr;  // tensors read of those to read, on a terminal (cli/progress.h)

@@ -341,8 +341,13 @@ LoadedCheckpoint load_dir(const std::string& input, const LoadOptions& options) 
 // (intermediate.dense_act, pooler.dense_act, transform.dense_act) are HF's dense layers with the activation after.
 LoadedCheckpoint load_pt(const std::string& input, const LoadOptions& options) {
   LoadedCheckpoint ck;
-  ck.config_path = find_config(input, false, options.config_path);
-  ck.config = BertConfig::load(ck.config_path);
+  if (options.config) {
+    ck.config = *options.config;
+    ck.config_path = options.config_path.empty() ? "--config" : options.config_path;
+  } else {
+    ck.config_path = find_config(input, false, options.config_path);
+    ck.config = BertConfig::load(ck.config_path);
+  }
   auto tensors = std::make_shared<std::vector<StTensor>>(read_torch_save_state_dict(input));
   NamedTensors model{input, {}, {}};
   std::map<std::string, size_t> index;
@@ -395,22 +400,26 @@ std::string list_checkpoint(const std::string& named) {
   const std::string input = resolve_checkpoint(named);
   std::string out;
   int64_t total = 0;
+  auto line = [&](const std::string& name, const char* dtype, const std::vector<int64_t>& shape, int64_t numel) {
+    out += fmt::format("{} ({}) {}\n", name, dtype, format_tf_shape(shape));
+    total += numel;
+  };
   if (fs::is_directory(input)) {
     SafetensorsReader reader((fs::path(input) / "model.safetensors").string());
     std::vector<const StEntry*> entries;
     for (const auto& e : reader.entries()) entries.push_back(&e);
     std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->name < b->name; });
-    for (const StEntry* e : entries) {
-      out += fmt::format("{} ({}) {}\n", e->name, st_dtype_name(e->dtype), format_tf_shape(e->shape));
-      total += e->numel();
-    }
+    for (const StEntry* e : entries) line(e->name, st_dtype_name(e->dtype), e->shape, e->numel());
+  } else if (is_torch_save_file(input)) {
+    std::vector<StTensor> tensors = read_torch_save_state_dict(input);
+    std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    for (const StTensor& t : tensors) line(t.name, st_dtype_name(t.dtype), t.shape, t.numel());
   } else {
-    if (!is_tf_checkpoint(input)) fail("{}: no TF checkpoint here ({}.index not found)", input, input);
+    if (!is_tf_checkpoint(input))
+      fail("{}: neither a TF checkpoint prefix ({}.index not found), a torch.save file nor a checkpoint directory",
+           input, input);
     TfCheckpointReader reader(input);
-    for (const auto& t : reader.index().tensors) {
-      out += fmt::format("{} ({}) {}\n", t.name, tf_dtype_name(t.dtype), format_tf_shape(t.shape));
-      total += t.num_elements();
-    }
+    for (const auto& t : reader.index().tensors) line(t.name, tf_dtype_name(t.dtype), t.shape, t.num_elements());
   }
   out += fmt::format("\n# Total number of params: {}\n", total);
   return out;

@@ -1,6 +1,8 @@
 #include "ckpt/safetensors.h"
 
 #include "util/error.h"
+#include "util/json_read.h"
+#include "util/printable.h"
 #include "io/output.h"
 
 #include <nlohmann/json.hpp>
@@ -104,12 +106,7 @@ SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
   file_.read(header.data(), static_cast<std::streamsize>(header_len));
   if (!file_) fail("{}: read error in the header", path);
 
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(header);
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: header is not valid JSON: {}", path, e.what());
-  }
+  const nlohmann::json json = parse_json(header, path + ": header");
   if (!json.is_object()) fail("{}: header is not a JSON object", path);
 
   const uint64_t data_start = 8 + header_len, data_len = file_size - data_start;
@@ -120,18 +117,18 @@ SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
     if (name == "__metadata__") {
       if (!value.is_object()) fail("{}: __metadata__ is not an object", path);
       for (const auto& [key, text] : value.items()) {
-        if (!text.is_string()) fail("{}: __metadata__ value of \"{}\" is not a string", path, key);
+        if (!text.is_string()) fail("{}: __metadata__ value of \"{}\" is not a string", path, printable_excerpt(key));
         metadata_[key] = text.get<std::string>();
       }
       continue;
     }
-    auto bad = [&](const std::string& what) { fail("{}: tensor \"{}\": {}", path, name, what); };
+    auto bad = [&](const std::string& what) { fail("{}: tensor \"{}\": {}", path, printable_excerpt(name), what); };
     if (!value.is_object()) bad("header entry is not an object");
     StEntry e;
     e.name = name;
     if (!value.contains("dtype") || !value["dtype"].is_string()) bad("missing dtype");
     const std::string dtype = value["dtype"].get<std::string>();
-    if (!st_parse_dtype(dtype, e.dtype)) bad("unsupported dtype \"" + dtype + "\"");
+    if (!st_parse_dtype(dtype, e.dtype)) bad("unsupported dtype \"" + printable_excerpt(dtype) + "\"");
     if (!value.contains("shape") || !value["shape"].is_array()) bad("missing shape");
     for (const auto& d : value["shape"]) {
       if (!d.is_number_unsigned()) bad("shape has a non-integer or negative dimension");
@@ -158,9 +155,9 @@ SafetensorsReader::SafetensorsReader(const std::string& path) : path_(path) {
             [](const StEntry& a, const StEntry& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
   uint64_t expect = data_start;
   for (const auto& e : entries_) {
-    if (e.begin < expect) fail("{}: tensor \"{}\": data overlaps the previous tensor's", path, e.name);
+    if (e.begin < expect) fail("{}: tensor \"{}\": data overlaps the previous tensor's", path, printable_excerpt(e.name));
     if (e.begin > expect)
-      fail("{}: tensor \"{}\": {} unused bytes before its data", path, e.name, e.begin - expect);
+      fail("{}: tensor \"{}\": {} unused bytes before its data", path, printable_excerpt(e.name), e.begin - expect);
     expect = e.end;
   }
   if (expect != file_size)
@@ -178,13 +175,13 @@ StTensor SafetensorsReader::read(const StEntry& entry) {
   file_.clear();
   file_.seekg(static_cast<std::streamoff>(entry.begin));
   file_.read(t.bytes.data(), static_cast<std::streamsize>(t.bytes.size()));
-  if (!file_) fail("{}: tensor \"{}\": read error at byte {}", path_, entry.name, entry.begin);
+  if (!file_) fail("{}: tensor \"{}\": read error at byte {}", path_, printable_excerpt(entry.name), entry.begin);
   return t;
 }
 
 StTensor SafetensorsReader::read(std::string_view name) {
   const StEntry* e = find(name);
-  if (!e) fail("{}: no tensor named \"{}\"", path_, name);
+  if (!e) fail("{}: no tensor named \"{}\"", path_, printable_excerpt(name));
   return read(*e);
 }
 

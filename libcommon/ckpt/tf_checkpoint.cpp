@@ -3,6 +3,7 @@
 #include "ckpt/byte_cursor.h"
 #include "ckpt/leveldb_table.h"
 #include "util/error.h"
+#include "util/printable.h"
 #include "data/crc32c.h"
 
 #include <fcntl.h>
@@ -37,6 +38,14 @@ struct Wire : ByteCursor {
     if (wire_type != wanted) bad("protobuf field has the wrong wire type");
   }
   Wire message() { return Wire{sub(varint())}; }  // the embedded message that follows
+  // An int32 field: protobuf writes a negative one as a ten-byte varint; anything else outside int32 is damage,
+  // never a value to narrow.
+  int32_t int32(std::string_view what) {
+    const auto v = static_cast<int64_t>(varint());
+    if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+      bad(fmt::format("{} {} is out of range", what, v));
+    return static_cast<int32_t>(v);
+  }
 };
 
 std::vector<int64_t> parse_shape(Wire w) {
@@ -73,14 +82,14 @@ std::vector<int64_t> parse_shape(Wire w) {
 TfTensorInfo parse_entry(std::string name, std::string_view bytes, const std::string& file) {
   TfTensorInfo t;
   t.name = std::move(name);
-  std::string where = fmt::format("{}: tensor {}", file, t.name);
+  std::string where = fmt::format("{}: tensor {}", file, printable_excerpt(t.name));
   Wire w{{bytes, where}};
   while (!w.done()) {
     int type;
     switch (w.key(type)) {
-      case 1: w.expect(type, 0); t.dtype = static_cast<int>(static_cast<int32_t>(w.varint())); break;
+      case 1: w.expect(type, 0); t.dtype = w.int32("dtype"); break;
       case 2: w.expect(type, 2); t.shape = parse_shape(w.message()); break;
-      case 3: w.expect(type, 0); t.shard_id = static_cast<int32_t>(w.varint()); break;
+      case 3: w.expect(type, 0); t.shard_id = w.int32("shard id"); break;
       case 4: w.expect(type, 0); t.offset = static_cast<int64_t>(w.varint()); break;
       case 5: w.expect(type, 0); t.size = static_cast<int64_t>(w.varint()); break;
       case 6: {
@@ -181,7 +190,7 @@ TfCheckpointIndex parse_tf_checkpoint_index(std::string_view bytes, const std::s
   while (!w.done()) {
     int type;
     switch (w.key(type)) {
-      case 1: w.expect(type, 0); index.num_shards = static_cast<int32_t>(w.varint()); break;
+      case 1: w.expect(type, 0); index.num_shards = w.int32("shard count"); break;
       case 2: w.expect(type, 0); endianness = static_cast<int64_t>(w.varint()); break;
       default: w.skip(type);
     }
@@ -192,7 +201,8 @@ TfCheckpointIndex parse_tf_checkpoint_index(std::string_view bytes, const std::s
   for (size_t i = 1; i < entries.size(); ++i) {
     TfTensorInfo t = parse_entry(std::move(entries[i].key), entries[i].value, name);
     if (t.num_slices == 0 && (t.shard_id < 0 || t.shard_id >= index.num_shards))
-      fail("{}: tensor {}: shard {} but the checkpoint has {}", name, t.name, t.shard_id, index.num_shards);
+      fail("{}: tensor {}: shard {} but the checkpoint has {}", name, printable_excerpt(t.name), t.shard_id,
+           index.num_shards);
     index.tensors.push_back(std::move(t));
   }
   return index;
@@ -224,33 +234,43 @@ int TfCheckpointReader::shard_fd(int32_t shard, const TfTensorInfo& tensor) {
   if (fd < 0) {
     fd = ::open(data_path(shard).c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-      fail("{}: tensor {}: cannot open its data shard: {}", data_path(shard), tensor.name, std::strerror(errno));
+      fail("{}: tensor {}: cannot open its data shard: {}", data_path(shard), printable_excerpt(tensor.name),
+           std::strerror(errno));
   }
   return fd;
 }
 
 std::string TfCheckpointReader::read(const TfTensorInfo& tensor) {
-  if (tensor.num_slices > 0) fail("{}: tensor {}: partitioned variables are not supported", index_path(), tensor.name);
+  if (tensor.num_slices > 0)
+    fail("{}: tensor {}: partitioned variables are not supported", index_path(), printable_excerpt(tensor.name));
   if (tf_dtype_size(tensor.dtype) == 0)
-    fail("{}: tensor {}: dtype {} cannot be read", index_path(), tensor.name, tf_dtype_name(tensor.dtype));
-  std::string path = data_path(tensor.shard_id);
-  int fd = shard_fd(tensor.shard_id, tensor);
+    fail("{}: tensor {}: dtype {} cannot be read", index_path(), printable_excerpt(tensor.name),
+         tf_dtype_name(tensor.dtype));
+  const std::string path = data_path(tensor.shard_id);
+  const std::string name = printable_excerpt(tensor.name);
+  const int fd = shard_fd(tensor.shard_id, tensor);
+  // The index's offset and size are checked against the shard before anything is allocated for them.
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail("{}: tensor {}: cannot stat its data shard: {}", path, name, std::strerror(errno));
+  if (tensor.offset > st.st_size || tensor.size > st.st_size - tensor.offset)
+    fail("{}: tensor {}: bytes {}..{} run past the end of the file ({} bytes): truncated data shard", path, name,
+         tensor.offset, static_cast<uint64_t>(tensor.offset) + static_cast<uint64_t>(tensor.size), st.st_size);
   std::string bytes(static_cast<size_t>(tensor.size), '\0');
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::pread(fd, bytes.data() + done, bytes.size() - done, tensor.offset + static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("{}: tensor {}: read error: {}", path, tensor.name, std::strerror(errno));
+    if (n < 0) fail("{}: tensor {}: read error: {}", path, name, std::strerror(errno));
     if (n == 0)
-      fail("{}: tensor {}: bytes {}..{} run past the end of the file: truncated data shard", path, tensor.name,
-           tensor.offset, tensor.offset + tensor.size);
+      fail("{}: tensor {}: bytes {}..{} run past the end of the file: truncated data shard", path, name, tensor.offset,
+           tensor.offset + tensor.size);
     done += static_cast<size_t>(n);
   }
   if (tensor.has_crc32c) {
     uint32_t stored = crc32c_unmask(tensor.masked_crc32c), actual = crc32c(bytes);
     if (stored != actual)
-      fail("{}: tensor {} at byte {}: CRC32C mismatch (index says {:08x}, data has {:08x})", path, tensor.name,
-           tensor.offset, stored, actual);
+      fail("{}: tensor {} at byte {}: CRC32C mismatch (index says {:08x}, data has {:08x})", path, name, tensor.offset,
+           stored, actual);
   }
   return bytes;
 }

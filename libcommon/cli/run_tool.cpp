@@ -1,6 +1,7 @@
 #include "cli/run_tool.h"
 
 #include "util/error_cause.h"
+#include "util/printable.h"
 
 #include <boost/program_options/errors.hpp>
 
@@ -14,8 +15,10 @@
 #include <random>
 #include <string>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace bk {
@@ -30,7 +33,8 @@ constexpr size_t kMaxPath = 4096;
 // Each slot is a NUL-terminated path; slot_used flags are what the handler reads.
 std::array<std::array<char, kMaxPath>, kMaxCleanup> g_paths;
 std::array<std::atomic<bool>, kMaxCleanup> g_used{};
-std::array<bool, kMaxCleanup> g_is_dir{};  // written before g_used is set, read only after
+enum class CleanupKind : uint8_t { file, dir, tree };
+std::array<CleanupKind, kMaxCleanup> g_kind{};  // written before g_used is set, read only after
 std::mutex g_register_mutex;
 
 void write_stderr(const char* text) {
@@ -43,18 +47,47 @@ void write_stderr(const char* text) {
   }
 }
 
+// Unlinks the entries directly in `dir` with system calls only (no allocation: this runs in a signal handler).
+void empty_directory(const char* dir) {
+  const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  alignas(8) static char entries[1 << 14];
+  for (long n; (n = ::syscall(SYS_getdents64, fd, entries, sizeof entries)) > 0;) {
+    for (long at = 0; at < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(entries + at);
+      const char* name = entry->d_name;
+      if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) ::unlinkat(fd, name, 0);
+      at += entry->d_reclen;
+    }
+  }
+  ::close(fd);
+}
+
 extern "C" void on_signal(int sig) {
   g_interrupted = true;
-  for (int i = 0; i < kMaxCleanup; ++i)
-    if (g_used[i].load() && !g_is_dir[i]) ::unlink(g_paths[i].data());
+  for (int i = 0; i < kMaxCleanup; ++i) {
+    if (!g_used[i].load()) continue;
+    if (g_kind[i] == CleanupKind::file) ::unlink(g_paths[i].data());
+    if (g_kind[i] == CleanupKind::tree) empty_directory(g_paths[i].data());
+  }
   // Then the directories, newest first (a child registered after its parent), twice for any other order;
   // rmdir removes only empty ones.
   for (int pass = 0; pass < 2; ++pass)
     for (int i = kMaxCleanup - 1; i >= 0; --i)
-      if (g_used[i].load() && g_is_dir[i]) ::rmdir(g_paths[i].data());
+      if (g_used[i].load() && g_kind[i] != CleanupKind::file) ::rmdir(g_paths[i].data());
   write_stderr(g_tool.c_str());  // g_tool is set before handlers are installed and never changes after
   write_stderr(sig == SIGINT ? ": interrupted\n" : sig == SIGHUP ? ": hangup\n" : ": terminated\n");
   ::_exit(128 + sig);
+}
+
+// "TOOL: error: MESSAGE" as one line. A corrupt compressed input shows up first as bad data in whatever read it;
+// the corruption is the error.
+void report_error(const char* name, std::string_view message) {
+  const std::string shown = one_line(message);
+  if (std::string cause = take_error_cause(); !cause.empty())
+    std::fprintf(stderr, "%s: error: %s (seen first as: %s)\n", name, one_line(cause).c_str(), shown.c_str());
+  else
+    std::fprintf(stderr, "%s: error: %s\n", name, shown.c_str());
 }
 
 }  // namespace
@@ -64,13 +97,13 @@ const std::vector<std::string>& tool_arguments() { return g_arguments; }
 bool interrupted() { return g_interrupted.load(); }
 
 namespace {
-int register_path(const std::string& path, bool is_dir) {
+int register_path(const std::string& path, CleanupKind kind) {
   if (path.size() >= kMaxPath) fail("path too long: {}", path);
   std::lock_guard lock(g_register_mutex);
   for (int i = 0; i < kMaxCleanup; ++i) {
     if (!g_used[i].load()) {
       std::memcpy(g_paths[i].data(), path.c_str(), path.size() + 1);
-      g_is_dir[i] = is_dir;
+      g_kind[i] = kind;
       g_used[i].store(true);
       return i;
     }
@@ -79,8 +112,9 @@ int register_path(const std::string& path, bool is_dir) {
 }
 }  // namespace
 
-int register_cleanup(const std::string& path) { return register_path(path, false); }
-int register_cleanup_dir(const std::string& path) { return register_path(path, true); }
+int register_cleanup(const std::string& path) { return register_path(path, CleanupKind::file); }
+int register_cleanup_dir(const std::string& path) { return register_path(path, CleanupKind::dir); }
+int register_cleanup_tree(const std::string& path) { return register_path(path, CleanupKind::tree); }
 
 void unregister_cleanup(int slot) {
   if (slot < 0 || slot >= kMaxCleanup) return;
@@ -129,20 +163,19 @@ int run_tool(const char* name, int argc, char** argv, const std::function<int(in
   try {
     return body(argc, argv);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s: %s; try --help\n", name, e.what());
+    std::fprintf(stderr, "%s: %s; try --help\n", name, one_line(e.what()).c_str());
     return 2;
   } catch (const boost::program_options::error& e) {
-    std::fprintf(stderr, "%s: %s; try --help\n", name, e.what());
+    std::fprintf(stderr, "%s: %s; try --help\n", name, one_line(e.what()).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "%s: error: out of memory\n", name);
     return 1;
+  } catch (const Error& e) {
+    report_error(name, e.what());
+    return 1;
   } catch (const std::exception& e) {
-    // A corrupt compressed input shows up first as bad data in whatever read it; the corruption is the error.
-    if (std::string cause = take_error_cause(); !cause.empty())
-      std::fprintf(stderr, "%s: error: %s (seen first as: %s)\n", name, cause.c_str(), e.what());
-    else
-      std::fprintf(stderr, "%s: error: %s\n", name, e.what());
+    report_error(name, library_message(e));
     return 1;
   }
 }

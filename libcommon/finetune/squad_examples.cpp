@@ -6,6 +6,7 @@
 #include "text/utf8.h"
 #include "tok/vocab.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 #include <nlohmann/json.hpp>
 
@@ -87,18 +88,7 @@ void shuffle_squad_training_examples(std::vector<SquadExample>& examples) {
 }
 
 SquadExamples parse_squad_examples(std::string_view text, const std::string& name, const SquadReadOptions& options) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.what() reads "[json.exception.parse_error.101] parse error at line 3, column 7: REASON".
-    std::string_view what = e.what();
-    const size_t at = what.find("parse error at ");
-    std::string_view reason = at == std::string_view::npos ? what : what.substr(at + 15);
-    // nlohmann quotes the bytes it last read, which may be the invalid ones: left out of a one-line message.
-    reason = reason.substr(0, reason.find("; last read:"));
-    fail("{}: malformed JSON at byte {} ({})", name, e.byte, reason);
-  }
+  const json root = parse_json(text, name);
   const Place top{name, "top level"};
   const json& data = array_member(root, "data", top);
 

@@ -3,6 +3,7 @@
 #include "io/input.h"
 #include "io/output.h"
 #include "util/error.h"
+#include "util/json_read.h"
 #include "util/py_json.h"
 
 #include <nlohmann/json.hpp>
@@ -74,13 +75,7 @@ SquadLogits read_squad_logits(const std::string& path) {
   while (reader.next(text)) {
     const std::string where = fmt::format("{}:{}", input.name(), reader.line_number());
     if (text.empty()) fail("{}: a blank line (one JSON object per feature expected)", where);
-    json line;
-    try {
-      line = json::parse(text);
-    } catch (const json::parse_error& e) {
-      // nlohmann's message quotes the bytes it last read; the column is enough on a one-line message.
-      fail("{}: malformed JSON at column {}", where, e.byte);
-    }
+    const json line = parse_json(text, where);
     if (!line.is_object()) fail("{}: expected a JSON object, found {}", where, line.type_name());
     const auto id = line.find("unique_id");
     if (id == line.end()) fail("{}: missing \"unique_id\"", where);

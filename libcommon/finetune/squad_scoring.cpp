@@ -5,6 +5,7 @@
 #include "text/utf8.h"
 #include "tok/vocab.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 #include <unicode/uchar.h>
 #include <unicode/ustring.h>
@@ -164,12 +165,7 @@ std::string normalize_squad_answer(std::string_view text) {
 }
 
 std::vector<SquadGoldQuestion> parse_squad_gold(std::string_view text, const std::string& name) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail("{}: malformed JSON at byte {}", name, e.byte);
-  }
+  const json root = parse_json(text, name);
   std::vector<SquadGoldQuestion> out;
   const json& data = array_member(root, "data", {name, "top level"});
   for (size_t d = 0; d < data.size(); ++d) {

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace bk {
 
@@ -20,6 +21,19 @@ struct Error : std::runtime_error {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// What another library's exception (LibTorch's c10::Error, std::filesystem's) says to a user: its first line (what
+// follows is a backtrace for developers), without LibTorch's "[enforce fail at FILE:LINE] CONDITION. " prefix.
+inline std::string_view library_message(const std::exception& e) {
+  std::string_view what = e.what();
+  what = what.substr(0, what.find('\n'));
+  if (what.starts_with("[enforce fail at ")) {
+    const size_t end = what.find("] ");
+    const size_t sentence = end == std::string_view::npos ? end : what.find(". ", end);
+    if (sentence != std::string_view::npos) what.remove_prefix(sentence + 2);
+  }
+  return what;
+}
 
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {

@@ -38,39 +38,54 @@ bool needs_escape(char32_t cp) {
          (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0xFEFF;
 }
 
+// The escaped form of the character at text[pos] (empty when it stands as it is); sets its length in bytes.
+std::string escaped_at(std::string_view text, size_t pos, size_t& length, bool escape_backslash) {
+  char32_t cp = 0;
+  length = sequence_at(text, pos, cp);
+  if (length == 0) {
+    length = 1;
+    return fmt::format("\\x{:02x}", static_cast<unsigned char>(text[pos]));
+  }
+  if (cp == '\\') return escape_backslash ? "\\\\" : "";
+  if (cp == '\n') return "\\n";
+  if (cp == '\t') return "\\t";
+  if (cp == '\r') return "\\r";
+  if (cp < 0x20 || cp == 0x7F) return fmt::format("\\x{:02x}", static_cast<unsigned>(cp));
+  if (needs_escape(cp)) return fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
+  return "";
+}
+
+// A cut at or before `at` that does not split a UTF-8 sequence.
+size_t boundary_before(std::string_view text, size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+
 }  // namespace
+
+std::string one_line(std::string_view message, size_t max_bytes) {
+  std::string out;
+  for (size_t pos = 0, length = 0; pos < message.size(); pos += length) {
+    const std::string piece = escaped_at(message, pos, length, false);
+    if (piece.empty()) out.append(message.substr(pos, length));
+    else out += piece;
+  }
+  if (out.size() <= max_bytes) return out;
+  const size_t head = boundary_before(out, max_bytes / 2);
+  const size_t tail = boundary_before(out, out.size() - max_bytes / 2);
+  return fmt::format("{} [... {} bytes ...] {}", out.substr(0, head), tail - head, out.substr(tail));
+}
 
 std::string printable_excerpt(std::string_view text, size_t max_bytes) {
   std::string out;
-  std::string piece;
-  for (size_t pos = 0; pos < text.size();) {
-    char32_t cp = 0;
-    size_t length = sequence_at(text, pos, cp);
-    piece.clear();
-    if (length == 0) {
-      piece = fmt::format("\\x{:02x}", static_cast<unsigned char>(text[pos]));
-      length = 1;
-    } else if (cp == '\\') {
-      piece = "\\\\";
-    } else if (cp == '\n') {
-      piece = "\\n";
-    } else if (cp == '\t') {
-      piece = "\\t";
-    } else if (cp == '\r') {
-      piece = "\\r";
-    } else if (cp < 0x20 || cp == 0x7F) {
-      piece = fmt::format("\\x{:02x}", static_cast<unsigned>(cp));
-    } else if (needs_escape(cp)) {
-      piece = fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
-    } else {
-      piece = text.substr(pos, length);
-    }
+  for (size_t pos = 0, length = 0; pos < text.size(); pos += length) {
+    std::string piece = escaped_at(text, pos, length, true);
+    if (piece.empty()) piece = text.substr(pos, length);
     if (out.size() + piece.size() > max_bytes) {
       out += fmt::format("... ({} bytes)", text.size());
       return out;
     }
     out += piece;
-    pos += length;
   }
   return out;
 }

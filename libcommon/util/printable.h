@@ -17,4 +17,10 @@ namespace bk {
 // N being the size of the whole `text`.
 std::string printable_excerpt(std::string_view text, size_t max_bytes = 80);
 
+// A whole error message made one line for stderr, the funnel's last defence (cli/run_tool.h): control bytes and
+// invalid UTF-8 escaped as printable_excerpt escapes them, except that a backslash stays as it is (the message may
+// hold excerpts escaped already); when the result passes max_bytes its middle is cut out, so that the file named
+// at the start and the problem stated at the end both stay.
+std::string one_line(std::string_view message, size_t max_bytes = 2048);
+
 }  // namespace bk

@@ -11,6 +11,8 @@
 #   fuzz_tf_index      tf_checkpoint/*/bert_model.ckpt.index
 #   fuzz_torch_save    small files torch.save itself writes (NVIDIA's layout, a state dict with _metadata, strided,
 #                      half and bfloat16 tensors, pickle protocol 4), when a Python with torch is at hand ($PYTHON)
+#   hostile-*          in fuzz_torch_save, fuzz_tf_index and fuzz_safetensors: the crafted files of
+#                      tests/compat/hostile_checkpoints.py (wrapping offsets and strides, deep nesting, huge keys)
 # usage: tests/fuzz/seed_corpora.sh OUT [BUILD]
 set -euo pipefail
 out=${1:?usage: seed_corpora.sh OUT [BUILD]}
@@ -111,6 +113,7 @@ cp "$root"/configs/*.json "$out/fuzz_bert_config/" 2>/dev/null || true
 for f in "$fixtures"/tf_checkpoint/*/bert_model.ckpt.index; do
   cp "$f" "$out/fuzz_tf_index/$(basename "$(dirname "$f")").index"
 done
+python3 "$root/tests/compat/hostile_checkpoints.py" "$out"
 
 if [[ -n $build ]]; then
   # Small files (L=16, P=2, a few rows): mutations of a large HDF5 file mostly hit raw data.

@@ -9,6 +9,8 @@
 //   data_test_helper bench FILE [PASSES]            MB/s of TFRecord reading (+ decoding) and of raw CRC32C
 //   data_test_helper cat FILE THREADS [--rss]       FILE decoded by bk::Input (THREADS bzip2 workers) to stdout;
 //                                                   --rss: then the peak resident set in kB on stderr
+//   data_test_helper torch-save FILE                the state dict ckpt/torch_save reads: NAME DTYPE [SHAPE] a line
+#include "ckpt/torch_save.h"
 #include "cli/run_tool.h"
 #include "data/crc32c.h"
 #include "data/example.h"
@@ -254,6 +256,12 @@ int cat(const std::string& path, int threads, bool rss) {
 
 }  // namespace
 
+int torch_save(const std::string& path) {
+  for (const bk::StTensor& t : bk::read_torch_save_state_dict(path))
+    fmt::print("{} {} [{}]\n", t.name, bk::st_dtype_name(t.dtype), fmt::join(t.shape, ","));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   return bk::run_tool("data_test_helper", argc, argv, [](int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -265,7 +273,8 @@ int main(int argc, char** argv) {
     if (args.size() >= 2 && args[0] == "dump") return dump(args[1]);
     if (args.size() >= 2 && args[0] == "bench") return bench(args[1], args.size() >= 3 ? std::stoi(args[2]) : 1);
     if (args.size() >= 3 && args[0] == "cat") return cat(args[1], std::stoi(args[2]), has("--rss"));
+    if (args.size() >= 2 && args[0] == "torch-save") return torch_save(args[1]);
     bk::usage_fail("expected: random SEED | decode FILE | reencode IN OUT | write-json IN OUT | dump FILE | bench FILE "
-                   "[PASSES] | cat FILE THREADS [--rss]");
+                   "[PASSES] | cat FILE THREADS [--rss] | torch-save FILE");
   });
 }

@@ -138,8 +138,8 @@ TEST_CASE("safetensors: reader errors name the file and the tensor") {
     CHECK(err.find(path) != std::string::npos);
     CHECK(err.find(want) != std::string::npos);
   };
-  check("json", R"({"a":)", eight, "not valid JSON");
-  check("empty", "", "", "not valid JSON");
+  check("json", R"({"a":)", eight, "header: malformed JSON at byte 6");
+  check("empty", "", "", "header: malformed JSON at byte 1");
   check("dtype", R"({"a":{"dtype":"Q8","shape":[2],"data_offsets":[0,8]}})", eight, "tensor \"a\": unsupported dtype");
   check("size", R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight, "tensor \"a\": 8 data bytes, but shape [3]");
   check("range", R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", eight, "tensor \"a\": data_offsets [0, 16] beyond");

@@ -87,7 +87,7 @@ TEST_CASE("logits file: Python's repr per number, read back exactly; errors name
   const std::string bad = (dir / "bad.jsonl").string();
   const std::string good = "{\"unique_id\": 1, \"start_logits\": [1.0], \"end_logits\": [2.0]}\n";
   CHECK(error_in(good + "\n" + good) == bad + ":2: a blank line (one JSON object per feature expected)");
-  CHECK(error_in(good + "{\"unique_id\": 2, \"start_logits\": [1.0, NaN]") == bad + ":2: malformed JSON at column 40");
+  CHECK(error_in(good + "{\"unique_id\": 2, \"start_logits\": [1.0, NaN]") == bad + ":2: malformed JSON at byte 40 (line 1, column 40: syntax error while parsing value - invalid literal)");
   CHECK(error_in(good + "{\"unique_id\": 2, \"start_logits\": [1.0, 2.0], \"end_logits\": [1.0, 2.0]}\n") ==
         bad + ":2: 2 logits per list, but the lines before have 1");
   CHECK(error_in("{\"unique_id\": 2, \"start_logits\": [1.0], \"end_logits\": [1.0, 2.0]}\n") ==

@@ -195,3 +195,30 @@ TEST_CASE("name mapping: DESIGN.md's TF -> HF rules") {
   CHECK(bk::map_tf_name("bert/encoder/layer_2/output/dense/bias", names).role == bk::TfRole::kUnmapped);
   CHECK(bk::map_tf_name("output_weights", names).role == bk::TfRole::kUnmapped);
 }
+
+TEST_CASE("tf checkpoint: an entry whose size passes its data shard fails before anything is allocated for it") {
+  // BundleEntryProto {dtype DT_FLOAT, shape [2^40], shard 0, offset 0, size 2^42}: 4 TiB claimed of a 16-byte shard.
+  std::string dim, shape, entry, header;
+  dim.push_back('\x08');
+  put_varint(dim, uint64_t{1} << 40);
+  shape.push_back('\x12');
+  put_varint(shape, dim.size());
+  shape += dim;
+  entry = std::string("\x08\x01\x12", 3);
+  put_varint(entry, shape.size());
+  entry += shape;
+  entry += std::string("\x18\x00\x20\x00\x28", 5);
+  put_varint(entry, uint64_t{1} << 42);
+  header = std::string("\x08\x01\x10\x00", 4);
+  std::string file;
+  const std::string data = add_block(file, make_block({{"", header}, {"w", entry}}, 16));
+  const std::string table = finish_table(file, add_block(file, make_block({{"w", data}}, 16)));
+  const fs::path dir = fs::temp_directory_path() / fmt::format("bertkit-unit-tf-{}", ::getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "m.index", std::ios::binary) << table;
+  std::ofstream(dir / "m.data-00000-of-00001", std::ios::binary) << std::string(16, '\0');
+  bk::TfCheckpointReader reader((dir / "m").string());
+  const std::string err = error_of([&] { reader.read(*reader.find("w")); });
+  CHECK(err.find("tensor w: bytes 0..4398046511104 run past the end of the file (16 bytes)") != std::string::npos);
+  fs::remove_all(dir);
+}

@@ -2,6 +2,7 @@
 
 #include "data/hdf5_reader.h"
 #include "util/error.h"
+#include "util/json_read.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -41,7 +42,7 @@ void add_bin4_dir(const fs::path& dir, std::vector<int>& bounds, std::vector<std
   std::vector<int> these;
   std::vector<std::vector<std::string>> files;
   try {
-    json = nlohmann::json::parse(text.str());
+    json = parse_json(text.str(), marker.string());
     for (const auto& bin : json.at("bins")) {
       these.push_back(bin.at("max_length").get<int>());
       fs::path bin_dir = dir / bin.at("dir").get<std::string>();
@@ -52,7 +53,7 @@ void add_bin4_dir(const fs::path& dir, std::vector<int>& bounds, std::vector<std
              these.back(), bin_dir.string(), files.back().size());
     }
   } catch (const nlohmann::json::exception& e) {
-    fail("{}: not a bin4.json: {}", marker.string(), e.what());
+    fail("{}: not a bin4.json: {}", marker.string(), json_error_text(e));
   }
   if (these.empty()) fail("{}: lists no bins", marker.string());
   if (!bounds.empty() && these != bounds)

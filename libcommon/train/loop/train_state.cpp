@@ -1,6 +1,7 @@
 #include "train/loop/train_state.h"
 
 #include "util/error.h"
+#include "util/json_read.h"
 
 namespace bk {
 
@@ -39,7 +40,7 @@ TrainingState TrainingState::from_json(const nlohmann::json& json, const std::st
     s.precision = json.value("precision", std::string());
     s.saved_because = json.value("saved_because", std::string());
   } catch (const nlohmann::json::exception& e) {
-    fail("{}: {}", where, e.what());
+    fail("{}: {}", where, json_error_text(e));
   }
   return s;
 }
