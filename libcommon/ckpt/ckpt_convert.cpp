@@ -15,187 +15,35 @@
 #include "io/input.h"
 #include "io/durable.h"
 #include "io/output.h"
-
-#include <unistd.h>
+#include "io/output_over_input.h"
+#include "io/staged_output.h"
+#include "util/printable.h"
 
 #include <filesystem>
 #include <functional>
 #include <optional>
-#include <signal.h>
-#include <csignal>
+#include <set>
 
 namespace bk {
 namespace fs = std::filesystem;
 namespace {
 
-// Blocks every signal for its lifetime: the renames that put an output in place run as one step.
-class SignalsHeld {
- public:
-  SignalsHeld() {
-    sigset_t all;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &previous_);
-  }
-  ~SignalsHeld() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
-  SignalsHeld(const SignalsHeld&) = delete;
-  SignalsHeld& operator=(const SignalsHeld&) = delete;
+// The files a native or HF output directory holds: all that --force may replace.
+const std::set<std::string> kModelDirectoryFiles = {"model.safetensors", "optimizer.safetensors", "config.json",
+                                                    "vocab.txt", "tokenizer_config.json", "special_tokens_map.json"};
 
- private:
-  sigset_t previous_;
-};
-
-// A directory built under a hidden temporary name beside its destination and renamed onto it by commit();
-// removed (with whatever was written into it) if commit() is never reached.
-class StagedDirectory {
- public:
-  StagedDirectory(const std::string& destination, bool overwrite) : destination_(destination) {
-    fs::path dest(destination);
-    if (dest.filename().empty()) dest = dest.parent_path();
-    std::error_code same_ec;
-    if (dest.empty() || dest.filename() == "." || dest.filename() == ".." || fs::equivalent(dest, fs::current_path(), same_ec))
-      fail("{}: names the current directory (or its parent); give the output directory a name of its own",
-           destination);
-    if (fs::exists(dest) && !overwrite) fail("{}: already exists; use -f/--force to replace it", destination);
-    if (fs::exists(dest) && !fs::is_directory(dest)) fail("{}: exists and is not a directory", destination);
-    destination_ = dest.string();
-    fs::path parent = dest.parent_path().empty() ? fs::path(".") : dest.parent_path();
-    parents_.create(parent);  // missing parents are made, and removed again unless the output is committed
-    staging_ = (parent / fmt::format(".{}.partial-{}", dest.filename().string(), ::getpid())).string();
-    fs::remove_all(staging_);
-    fs::create_directory(staging_);
-    // An interrupt removes the staging directory's files, then the directory (registered first: the handler
-    // reaches directories after files).
-    slots_.push_back(register_cleanup_dir(staging_));
+// --force replaces a model directory whole, so it must hold nothing else: a run's checkpoints, a README or a
+// user's notes in it are refused, never deleted.
+void refuse_foreign_files(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!kModelDirectoryFiles.count(name) || !entry.is_regular_file(ec))
+      fail("{}: holds {}, which ckpt-convert did not write; -f replaces only a model directory (model.safetensors, "
+           "config.json and the tokenizer files): give another -o", dir.string(), printable_excerpt(name));
   }
-  ~StagedDirectory() {
-    std::error_code ignored;
-    if (!committed_) fs::remove_all(staging_, ignored);
-    for (int slot : slots_) unregister_cleanup(slot);
-  }
-  std::string file(const char* name) {
-    const std::string path = (fs::path(staging_) / name).string();
-    slots_.push_back(register_cleanup(path));
-    return path;
-  }
-  // Once the output is in place an interrupt no longer undoes anything: signals are held during the renames and
-  // ignored after them, so the run ends as it would have (exit 0, its summary) with the complete output.
-  void commit() {
-    SignalsHeld held;
-    // The files (each already synced by its own commit) and the staging directory's entries reach the disk
-    // before the rename that makes them the output, and the rename itself after it (io/durable.h).
-    sync_directory_contents(staging_, destination_);
-    const std::string parent = fs::path(destination_).parent_path().empty() ? "." : fs::path(destination_).parent_path().string();
-    std::error_code ec;
-    if (fs::exists(destination_)) {
-      // --force: the old directory goes only once the new one is complete.
-      std::string old = staging_ + ".old";
-      fs::rename(destination_, old, ec);
-      if (ec) fail("{}: cannot move the old output aside to replace it: {}", destination_, ec.message());
-      fs::rename(staging_, destination_, ec);
-      if (ec) {
-        std::error_code back;
-        fs::rename(old, destination_, back);
-        fail("{}: cannot rename into place: {}", destination_, ec.message());
-      }
-      sync_directory(parent, destination_);
-      fs::remove_all(old, ec);
-    } else {
-      fs::rename(staging_, destination_, ec);
-      if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());
-      sync_directory(parent, destination_);
-    }
-    committed_ = true;
-    parents_.commit();
-    for (int slot : slots_) unregister_cleanup(slot);
-    slots_.clear();
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_IGN);
-  }
-
- private:
-  CreatedDirs parents_;  // destroyed after the body of ~StagedDirectory has removed the staging directory
-  std::string destination_, staging_;
-  bool committed_ = false;
-  std::vector<int> slots_;  // cleanup-table slots (cli/run_tool.h)
-};
-
-// Files put into an existing directory: each written under a hidden temporary name beside its destination
-// (".NAME.partial-PID"), then all renamed into place by commit(), in the order they were asked for. A file
-// replaced under --force is moved aside first and only removed once every rename has succeeded; a failed rename
-// puts back what was there. Without commit() (an error, an interrupt) the temporaries are removed.
-class StagedFiles {
- public:
-  explicit StagedFiles(std::string directory) : directory_(std::move(directory)) {}
-  ~StagedFiles() {
-    std::error_code ignored;
-    for (const auto& f : files_)
-      if (!committed_) fs::remove(f.temp, ignored);
-    for (int slot : slots_) unregister_cleanup(slot);
-  }
-  StagedFiles(const StagedFiles&) = delete;
-  StagedFiles& operator=(const StagedFiles&) = delete;
-
-  std::string file(const std::string& name) {
-    Staged f{(fs::path(directory_) / name).string(),
-             (fs::path(directory_) / fmt::format(".{}.partial-{}", name, ::getpid())).string()};
-    std::error_code ignored;
-    fs::remove(f.temp, ignored);
-    slots_.push_back(register_cleanup(f.temp));
-    files_.push_back(f);
-    return f.temp;
-  }
-
-  void commit() {
-    SignalsHeld held;
-    struct Done {
-      std::string destination, aside;
-    };
-    std::vector<Done> done;
-    auto undo = [&] {
-      std::error_code ignored;
-      for (auto it = done.rbegin(); it != done.rend(); ++it) {
-        fs::remove(it->destination, ignored);
-        if (!it->aside.empty()) fs::rename(it->aside, it->destination, ignored);
-      }
-    };
-    for (const auto& f : files_) {
-      std::error_code ec;
-      std::string aside;
-      if (fs::exists(f.destination, ec)) {
-        aside = f.temp + ".old";
-        fs::rename(f.destination, aside, ec);
-        if (ec) {
-          undo();
-          fail("{}: cannot move the old file aside to replace it: {}", f.destination, ec.message());
-        }
-      }
-      fs::rename(f.temp, f.destination, ec);
-      if (ec) {
-        std::error_code ignored;
-        if (!aside.empty()) fs::rename(aside, f.destination, ignored);
-        undo();
-        fail("{}: cannot rename into place: {}", f.destination, ec.message());
-      }
-      done.push_back({f.destination, aside});
-    }
-    committed_ = true;
-    std::error_code ignored;
-    for (const auto& d : done)
-      if (!d.aside.empty()) fs::remove(d.aside, ignored);
-    for (int slot : slots_) unregister_cleanup(slot);
-    slots_.clear();
-    // As StagedDirectory::commit: the output is in place, an interrupt no longer undoes anything.
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_IGN);
-  }
-
- private:
-  struct Staged {
-    std::string destination, temp;
-  };
-  std::string directory_;
-  std::vector<Staged> files_;
-  std::vector<int> slots_;
-  bool committed_ = false;
-};
+  if (ec) fail("{}: cannot list: {}", dir.string(), ec.message());
+}
 
 // Where --to tf writes: -o PREFIX as TensorFlow names a checkpoint; an existing directory or a name ending in
 // '/' stands for DIR/bert_model.ckpt, Google's name.
@@ -262,8 +110,8 @@ void write_tf_output(const CkptConvertConfig& cfg, const TfOutput& out, std::vec
     dir.commit();
   } else {
     if (!fs::is_directory(out.directory, ec)) fail("{}: exists and is not a directory", out.directory);
-    StagedFiles files(out.directory);
-    write_all([&](const std::string& name) { return files.file(name); });
+    StagedFiles files;
+    write_all([&](const std::string& name) { return files.stage((fs::path(out.directory) / name).string()); });
     files.commit();
   }
 }
@@ -281,6 +129,22 @@ uint64_t count_bytes(const std::vector<StTensor>& tensors) {
 }
 
 const std::map<std::string, std::string> kPtMetadata = {{"format", "pt"}};
+
+// Every file the conversion reads (the checkpoint as named and as resolved, a TF prefix's files, its config and
+// vocabulary) kept apart from what it writes: a directory output replaced under --force would take them along.
+void refuse_output_over_checkpoint(const CkptConvertConfig& cfg, const std::string& input, const std::string& vocab) {
+  std::vector<std::string> inputs = {cfg.input, input, input + ".index", tf_data_path(input), vocab,
+                                     cfg.load.config_path};
+  if (cfg.to == "native" || cfg.to == "hf") {
+    refuse_output_over_inputs("-o", cfg.output, OutputKind::directory, inputs);
+  } else if (cfg.to == "pt") {
+    refuse_output_over_inputs("-o", cfg.output, OutputKind::file, inputs);
+  } else {
+    const TfOutput out = tf_output(cfg.output);
+    for (const std::string& path : {out.prefix + ".index", tf_data_path(out.prefix)})
+      refuse_output_over_inputs("-o", path, OutputKind::file, inputs);
+  }
+}
 
 }  // namespace
 
@@ -310,6 +174,10 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
     out.commit();
     return;
   }
+  const std::string input = resolve_checkpoint(cfg.input);
+  // The tokenizer travels with the model (hf must have it: transformers would build an empty one without a word).
+  const std::string vocab = cfg.vocab.empty() ? vocab_beside_checkpoint(input) : cfg.vocab;
+  refuse_output_over_checkpoint(cfg, input, vocab);
   if (cfg.to == "pt") check_overwrite(cfg.output, cfg.force);
   std::optional<TfOutput> tf_out;
   if (cfg.to == "tf") {
@@ -319,9 +187,6 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   }
 
   Progress progress(cfg.quiet);
-  const std::string input = resolve_checkpoint(cfg.input);
-  // The tokenizer travels with the model (hf must have it: transformers would build an empty one without a word).
-  const std::string vocab = cfg.vocab.empty() ? vocab_beside_checkpoint(input) : cfg.vocab;
   if (cfg.to == "hf" && vocab.empty())
     fail("{}: no vocab.txt beside it; name the model's vocabulary with --vocab (an HF directory without one "
          "loads a tokenizer that knows no words)", cfg.input);
@@ -371,6 +236,7 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
                       "names another checkpoint as the latest"});
     write_tf_output(cfg, *tf_out, to_tf_variables(std::move(ck.model), std::move(ck.optimizer)), beside);
   } else {
+    if (std::error_code ec; cfg.force && fs::is_directory(cfg.output, ec)) refuse_foreign_files(cfg.output);
     StagedDirectory dir(cfg.output, cfg.force);
     write_safetensors(dir.file("model.safetensors"), ck.model, kPtMetadata);
     nlohmann::json config_json =

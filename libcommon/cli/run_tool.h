@@ -30,6 +30,8 @@ inline constexpr int kMaxCleanupPaths = 256;
 int register_cleanup(const std::string& path);
 // A directory the run created, removed on a signal (after the files, and only if it is empty by then).
 int register_cleanup_dir(const std::string& path);
+// A directory of the run's temporaries: on a signal the files directly in it are removed, then the directory.
+int register_cleanup_tree(const std::string& path);
 void unregister_cleanup(int slot);
 // mkstemp that closes its window: `path` ends in XXXXXX, which is replaced by random letters; the name is registered
 // for cleanup (slot) before the file is made (O_EXCL, mode 0600), so a signal at any moment leaves no temporary

@@ -1,6 +1,7 @@
 #include "data/bin4.h"
 
 #include "bertkit/version.h"
+#include "io/output_over_input.h"
 #include "util/error.h"
 #include "cli/progress.h"
 #include "cli/run_tool.h"
@@ -122,6 +123,7 @@ void Bin4Config::validate() const {
   if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
   if (inputs.empty()) usage_fail("no input files");
   refuse_stdout_output(output_dir, "the output", "it is a directory of HDF5 files", "bins");
+  refuse_output_over_inputs("-o", output_dir, OutputKind::directory, inputs);
 }
 
 Bin4Result run_bin4(const Bin4Config& o) {
@@ -158,7 +160,7 @@ Bin4Result run_bin4(const Bin4Config& o) {
 
   CreatedDirs created;  // declared before the writers, so it runs after they have removed their temporaries
   prepare_output_dir(o.output_dir, o.force, created);
-  ChunkCompressor compressor(o.threads == 0 ? hardware_threads() : o.threads);  // outlives the writers
+  ChunkCompressor compressor(worker_threads(o.threads));  // outlives the writers
   std::vector<std::vector<std::unique_ptr<PretrainWriter>>> writers(o.bins.size());
   for (size_t b = 0; b < o.bins.size(); ++b) {
     fs::path dir = fs::path(o.output_dir) / std::to_string(o.bins[b]);

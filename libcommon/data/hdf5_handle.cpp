@@ -76,7 +76,7 @@ Hdf5TempFile::Hdf5TempFile(std::string path, bool overwrite) : path_(std::move(p
   hdf5_quiet();
   check_hdf5_output(path_, overwrite);
   created_.create_parent(path_);
-  temp_path_ = path_ + ".tmp.XXXXXX";
+  temp_path_ = temporary_sibling(path_, "", ".tmp.XXXXXX");
   int fd = create_temporary(temp_path_, cleanup_slot_);
   if (fd < 0) fail("{}: cannot create output: {}", path_, std::strerror(errno));
   // The temporary is made 0600; give it the permissions an ordinary new file would get.

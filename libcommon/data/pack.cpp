@@ -3,6 +3,7 @@
 #include "cli/progress.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
+#include "io/output_over_input.h"
 #include "io/output.h"
 #include "util/error.h"
 
@@ -54,6 +55,7 @@ void PackConfig::validate() const {
   if (output.empty()) usage_fail("-o OUTPUT.hdf5 is required");
   refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "packed/part-00000.hdf5");
   if (inputs.empty()) usage_fail("no input files");
+  refuse_output_over_inputs("-o", output, OutputKind::file, inputs);
 }
 
 std::vector<std::vector<uint32_t>> plan_packs(const std::vector<PackItem>& items, int seq_len, int max_sequences,

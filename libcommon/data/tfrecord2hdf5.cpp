@@ -1,5 +1,6 @@
 #include "data/tfrecord2hdf5.h"
 
+#include "io/output_over_input.h"
 #include "util/error.h"
 #include "util/printable.h"
 #include "cli/progress.h"
@@ -252,6 +253,7 @@ void Tfrecord2hdf5Config::validate() const {
     usage_fail("--output-dir -: the output is a directory of HDF5 files, not stdout; give a directory name");
   if (!output_dir.empty() && std::count(inputs.begin(), inputs.end(), "-") > 0)
     usage_fail("--output-dir needs file inputs to name its outputs; use -o for stdin");
+  refuse_output_over_inputs("-o", output, OutputKind::file, inputs);
 }
 
 Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
@@ -278,6 +280,7 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
       for (const char* ext : {".gz", ".bz2", ".xz", ".zst", ".tfrecord", ".tf_record", ".tfrecords", ".tfrec"})
         if (name.size() > std::string_view(ext).size() && name.ends_with(ext)) name.resize(name.size() - std::string_view(ext).size());
       outputs.push_back((fs::path(cfg.output_dir) / (name + ".hdf5")).string());
+      refuse_output_over_inputs("--output-dir", outputs.back(), OutputKind::file, cfg.inputs);
       if (std::count(outputs.begin(), outputs.end(), outputs.back()) > 1)
         fail("{} and another input would both write {}", in, outputs.back());
       check_hdf5_output(outputs.back(), cfg.force);  // refuse before converting anything

@@ -4,6 +4,7 @@
 #include "cli/progress.h"
 #include "data/example.h"
 #include "data/tfrecord.h"
+#include "io/output_over_input.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "tok/full_tokenizer.h"
@@ -38,6 +39,7 @@ void FinetuneFeaturesConfig::validate() const {
   validate_tokenization();
   if (input.empty()) usage_fail("missing INPUT (the SQuAD JSON or GLUE TSV file)");
   if (output.empty()) usage_fail("-o/--output is required");
+  refuse_output_over_inputs("-o", output, OutputKind::file, {input, vocab_path});
 }
 
 void FinetuneFeaturesConfig::validate_tokenization(bool vocab_required) const {

@@ -1,6 +1,5 @@
 #include "finetune/squad_predictions.h"
 
-#include "io/output.h"
 #include "text/utf8.h"
 #include "tok/basic_tokenizer.h"
 #include "util/error.h"
@@ -379,20 +378,11 @@ std::string SquadPredictions::nbest_json() const {
   });
 }
 
-void write_squad_predictions(const SquadPredictions& predictions, const std::string& dir, bool overwrite) {
-  // A missing dir is made by the first Output, and removed again (empty) if any of the files fails.
-  const std::filesystem::path base(dir);
+std::vector<std::pair<std::string, std::string>> squad_prediction_files(const SquadPredictions& predictions) {
   std::vector<std::pair<std::string, std::string>> files = {
       {"predictions.json", predictions.predictions_json()}, {"nbest_predictions.json", predictions.nbest_json()}};
   if (predictions.version_2_with_negative) files.emplace_back("null_odds.json", predictions.null_odds_json());
-  // Every file is opened (its temporary made, an existing one refused) and written before any is renamed into
-  // place, so a failure leaves none of them.
-  std::vector<std::unique_ptr<Output>> outputs;
-  for (const auto& [name, text] : files) {
-    outputs.push_back(std::make_unique<Output>((base / name).string(), overwrite));
-    outputs.back()->write(text);
-  }
-  for (auto& output : outputs) output->commit();
+  return files;
 }
 
 }  // namespace bk

@@ -88,9 +88,9 @@ struct SquadPredictions {
 SquadPredictions predict_squad(const SquadExamples& examples, const SquadFeatures& features, const SquadLogits& logits,
                                const SquadPredictOptions& options);
 
-// Writes predictions.json, nbest_predictions.json and, for v2.0, null_odds.json into `dir` (made if missing):
-// all or none of them; an existing file is replaced only with `overwrite`.
-void write_squad_predictions(const SquadPredictions& predictions, const std::string& dir, bool overwrite);
+// The files run_squad.py writes, by name, with their contents: predictions.json, nbest_predictions.json and, for
+// v2.0, null_odds.json.
+std::vector<std::pair<std::string, std::string>> squad_prediction_files(const SquadPredictions& predictions);
 
 // The reference's helpers, for the tests.
 std::vector<int32_t> best_indexes(std::span<const double> logits, int n_best_size);  // _get_best_indexes

@@ -47,10 +47,19 @@ Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : pa
   }
   created_.create_parent(path);
   // The temporary lives in the same directory so that rename() is atomic.
-  temp_path_ = path + ".tmp.XXXXXX";
+  temp_path_ = temporary_sibling(path, "", ".tmp.XXXXXX");
   fd_ = create_temporary(temp_path_, cleanup_slot_);
   if (fd_ < 0) fail("{}: cannot create output: {}", path, std::strerror(errno));
   ::fchmod(fd_, 0644 & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }());
+}
+
+std::string temporary_sibling(const std::string& path, std::string_view prefix, std::string_view suffix) {
+  constexpr size_t kNameMax = 255;
+  const std::filesystem::path p(path);
+  std::string name = p.filename().string();
+  const size_t room = kNameMax - std::min(kNameMax, prefix.size() + suffix.size());
+  if (name.size() > room) name.resize(room);
+  return (p.parent_path() / (std::string(prefix) + name + std::string(suffix))).string();
 }
 
 Output::~Output() {

@@ -65,6 +65,11 @@ void check_overwrite(const std::string& path, bool overwrite);
 void refuse_stdout_output(const std::string& path, const char* what, const char* why, const char* example);
 inline constexpr const char* kHdf5NeedsFile = "it is written with seeks and needs a regular file";
 
+// The name of a temporary beside `path`: PREFIX + its file name + SUFFIX, the file name cut so that the whole fits
+// NAME_MAX (255 bytes), so that an output named with 250 bytes still gets a temporary.
+//   temporary_sibling("out/model.pt", "", ".tmp.XXXXXX") -> "out/model.pt.tmp.XXXXXX"
+std::string temporary_sibling(const std::string& path, std::string_view prefix, std::string_view suffix);
+
 // Atomically writes a small file (marker files, JSON summaries).
 void write_file_atomic(const std::string& path, std::string_view contents, bool overwrite = true);
 

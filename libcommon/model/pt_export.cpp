@@ -11,6 +11,7 @@
 #include <torch/csrc/jit/serialization/pickler.h>
 
 #include <cstring>
+#include <exception>
 
 namespace bk {
 
@@ -33,13 +34,25 @@ void write_pt_state_dict(const std::string& path, const std::vector<StTensor>& s
   pickler.stop();
 
   Output out(path, overwrite);
-  caffe2::serialize::PyTorchStreamWriter zip([&](const void* data, size_t size) {
-    out.write(std::string_view(static_cast<const char*>(data), size));
-    return size;
-  });
-  torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), zip);
-  zip.writeRecord("byteorder", "little", 6);
-  zip.writeEndOfFile();
+  // The zip writer must never see an exception: a write error thrown through it would be thrown again from its
+  // destructor (which finishes the archive) while unwinding, and abort the process with the temporary left. The
+  // first error is kept, what follows it dropped, and the error raised once the writer is done.
+  std::exception_ptr write_error;
+  {
+    caffe2::serialize::PyTorchStreamWriter zip([&](const void* data, size_t size) {
+      if (write_error) return size;
+      try {
+        out.write(std::string_view(static_cast<const char*>(data), size));
+      } catch (...) {
+        write_error = std::current_exception();
+      }
+      return size;
+    });
+    torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), zip);
+    zip.writeRecord("byteorder", "little", 6);
+    zip.writeEndOfFile();
+  }
+  if (write_error) std::rethrow_exception(write_error);
   out.commit();
 }
 

@@ -1,5 +1,6 @@
 #include "pretrain/mkpretrain.h"
 
+#include "io/output_over_input.h"
 #include "util/error.h"
 #include "cli/progress.h"
 #include "pretrain/instance_record.h"
@@ -197,6 +198,9 @@ void MkpretrainConfig::validate() const {
     usage_fail("--layout must be nvidia or varlength");
   if (output_format() == PretrainFormat::hdf5)
     refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "part-00000.hdf5");
+  std::vector<std::string> read = inputs;
+  read.push_back(vocab_path);
+  refuse_output_over_inputs("-o", output, OutputKind::file, read);
 }
 
 PretrainFormat MkpretrainConfig::output_format() const {
@@ -210,7 +214,7 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   cfg.validate();
   const auto& ic = cfg.instances;
   const PretrainFormat format = cfg.output_format();
-  const int threads = cfg.threads == 0 ? hardware_threads() : cfg.threads;
+  const int threads = worker_threads(cfg.threads);
   if (format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);
   else check_hdf5_output(cfg.output, cfg.force);  // before reading the corpus, not after
 

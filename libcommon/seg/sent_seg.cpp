@@ -1,5 +1,6 @@
 #include "seg/sent_seg.h"
 
+#include "io/output_over_input.h"
 #include "util/error.h"
 #include "cli/progress.h"
 #include "io/input.h"
@@ -46,11 +47,12 @@ void SentSegConfig::validate() const {
   static const std::regex kLang("[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*");
   if (!std::regex_match(segmenter.lang, kLang))
     usage_fail("--lang expects a locale such as en or de_CH, got '{}'", segmenter.lang);
+  refuse_output_over_inputs("-o", output, OutputKind::file, {input});
 }
 
 SentSegStats run_sent_seg(const SentSegConfig& config) {
   config.validate();
-  const int threads = config.threads == 0 ? hardware_threads() : config.threads;
+  const int threads = worker_threads(config.threads);
   SentenceSegmenter prototype(config.segmenter);
   Input input(config.input, threads);
   DocumentReader reader(input);

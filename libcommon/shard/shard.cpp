@@ -2,6 +2,8 @@
 
 #include "cli/run_tool.h"
 #include "cli/progress.h"
+#include "io/output_over_input.h"
+#include "io/staged_output.h"
 #include "io/input.h"
 #include "io/created_dirs.h"
 #include "io/output.h"
@@ -46,14 +48,6 @@ std::vector<ShardFile> shard_files(const std::string& prefix, uint32_t training_
 
 // The output directory (created when missing, as every tool does) must be writable: found out now, before a long
 // first pass.
-void prepare_directory(const std::string& prefix, CreatedDirs& created) {
-  created.create_parent(prefix);
-  fs::path dir = fs::path(prefix).parent_path();
-  if (dir.empty()) dir = ".";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    fail("{}: cannot write shards there: {}", dir.string(), std::strerror(errno));
-}
-
 uint32_t open_file_budget(uint32_t wanted) {
   rlimit limit{};
   uint64_t budget = kMaxOpenCeiling;
@@ -173,10 +167,15 @@ ShardSummary run_shard(const ShardConfig& c) {
   const std::vector<ShardFile> files = shard_files(c.prefix, training_shards, test_shards);
   const std::string marker = shard_marker_path(c.prefix);
   // Refuse before reading anything: a long first pass should not end in "already exists".
+  for (const auto& f : files) refuse_output_over_inputs("-o", f.path, OutputKind::file, c.inputs);
   for (const auto& f : files) check_overwrite(f.path, c.force);
   check_overwrite(marker, c.force);
-  CreatedDirs created;  // declared before the outputs, so it runs after they have removed their temporaries
-  prepare_directory(c.prefix, created);
+  // Every shard and the marker are written into a staging directory beside them and put in place together at the
+  // end: an interrupted or failed run leaves neither complete shards nor a directory it made behind.
+  StagedFiles staged;  // makes the shards' missing directory (and removes it again unless the run succeeds)
+  std::vector<std::string> staged_paths;
+  for (const auto& f : files) staged_paths.push_back(staged.stage(f.path));
+  const std::string staged_marker = staged.stage(marker);
 
   Progress progress(c.quiet);
   ShardSummary summary;
@@ -219,14 +218,12 @@ ShardSummary run_shard(const ShardConfig& c) {
   summary.plan = make_shard_plan(sizes, training_shards, test_shards, c.test_fraction, static_cast<uint64_t>(c.seed));
   const ShardPlan& plan = summary.plan;
 
-  if (c.force) ::unlink(marker.c_str());
-
   // Pass 2 (repeated per group of shards): stream the documents into their shards.
   for (uint32_t first = 0; first < total_shards; first += group) {
     const uint32_t last = std::min(total_shards, first + group);
     std::vector<std::unique_ptr<Output>> outputs;
     for (uint32_t s = first; s < last; ++s)
-      outputs.push_back(std::make_unique<Output>(files[s].path, c.force, kShardBuffer));
+      outputs.push_back(std::make_unique<Output>(staged_paths[s], false, kShardBuffer));
     ++summary.passes;
     progress.stage(fmt::format("pass {}/{}", summary.passes + 1, passes), source_bytes);
     auto route = [&](const Document& doc, uint64_t i, const Input& source) {
@@ -241,8 +238,8 @@ ShardSummary run_shard(const ShardConfig& c) {
     for (auto& out : outputs) out->commit();
   }
 
-  write_file_atomic(marker, marker_json(c, summary, files), /*overwrite=*/true);
-  created.commit();
+  write_file_atomic(staged_marker, marker_json(c, summary, files));
+  staged.commit();
 
   const uint64_t test_documents = split_documents(plan.test);
   std::string what = fmt::format("{} documents ({} training, {} test), {} + {} shards, max/mean {:.4f} training",

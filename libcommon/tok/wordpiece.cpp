@@ -6,6 +6,7 @@
 #include "io/input.h"
 #include "io/line_batch.h"
 #include "io/output.h"
+#include "io/output_over_input.h"
 #include "text/utf8.h"
 #include "tok/full_tokenizer.h"
 #include "util/ordered_parallel.h"
@@ -70,6 +71,7 @@ void WordpieceEncodeConfig::validate() const {
   if (format != "tokens" && format != "ids") usage_fail("--format must be tokens or ids, got '{}'", format);
   if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
   check_one_input(inputs);
+  refuse_output_over_inputs("-o", output, OutputKind::file, {one_input(inputs), vocab_path});
 }
 
 void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
@@ -85,7 +87,7 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
   uint64_t lines = 0, tokens = 0;
 
   ordered_parallel<LineBatch, EncodedBatch>(
-      config.threads == 0 ? hardware_threads() : config.threads,
+      worker_threads(config.threads),
       // About 1 MiB of text per worker, so thread hand-off costs nothing next to the work.
       [&](LineBatch& batch) { return read_line_batch(reader, batch, kBatchLines, kBatchBytes); },
       [&](const LineBatch& batch) { return encode_batch(batch, vocab, config, ids_out, input.name()); },
@@ -99,7 +101,10 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
   progress.finish(input.offset(), fmt::format("{} lines, {} tokens", lines, tokens));
 }
 
-void WordpieceDecodeConfig::validate() const { check_one_input(inputs); }
+void WordpieceDecodeConfig::validate() const {
+  check_one_input(inputs);
+  refuse_output_over_inputs("-o", output, OutputKind::file, {one_input(inputs), vocab_path});
+}
 
 void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
   config.validate();
@@ -159,12 +164,13 @@ void WordpieceTrainConfig::validate() const {
   if (trainer.vocab_size < 1) usage_fail("--vocab-size must be positive");
   if (trainer.threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", trainer.threads);
   if (trainer.vocab_size < trainer.special_tokens.size()) usage_fail("--vocab-size is smaller than the special tokens");
+  refuse_output_over_inputs("-o", output, OutputKind::file, inputs);
 }
 
 void run_wordpiece_train(const WordpieceTrainConfig& config) {
   config.validate();
   WordpieceTrainerConfig trainer = config.trainer;
-  if (trainer.threads == 0) trainer.threads = hardware_threads();
+  trainer.threads = worker_threads(trainer.threads);
   Progress progress(config.quiet);
   if (!config.output.empty() && config.output != "-") check_overwrite(config.output, config.force);
   WordpieceTrainerStats stats;

@@ -2,6 +2,7 @@
 
 #include "wiki/article.h"
 #include "wiki/xml_stream.h"
+#include "io/output_over_input.h"
 #include "util/error.h"
 #include "cli/progress.h"
 #include "io/input.h"
@@ -42,13 +43,14 @@ void WikiCleanConfig::validate() const {
   // to wait for one. '-' names stdin explicitly and reads the terminal all the same.
   if (input.empty() && ::isatty(STDIN_FILENO))
     usage_fail("no input given and stdin is a terminal; name a dump file (or '-' to read the terminal)");
+  refuse_output_over_inputs("-o", output, OutputKind::file, {input});
 }
 
 WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
   config.validate();
   WikiOutputFormat format = WikiOutputFormat::text;
   parse_wiki_format(config.format, format);
-  const int threads = config.threads == 0 ? hardware_threads() : config.threads;
+  const int threads = worker_threads(config.threads);
   Input input(config.input, threads);  // a .bz2 dump decodes on `threads` workers too (io/bzip2_parallel.h)
   Output output(config.output, config.force);
   WikiDumpReader reader(input, config.max_node_bytes);

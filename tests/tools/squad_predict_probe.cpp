@@ -20,6 +20,7 @@
 #include "finetune/squad_scoring.h"
 #include "io/input.h"
 #include "io/output.h"
+#include "io/staged_output.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab.h"
 #include "util/py_json.h"
@@ -27,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -111,7 +113,15 @@ int main(int argc, char** argv) {
     const bk::SquadFeatures features = bk::SquadFeatures::convert(examples, tokenizer, features_options);
     const bk::SquadLogits logits = bk::read_squad_logits(logits_path);
     const bk::SquadPredictions predictions = bk::predict_squad(examples, features, logits, predict_options);
-    bk::write_squad_predictions(predictions, out_dir, force);
+    {
+      bk::StagedFiles files;
+      for (const auto& [name, text] : bk::squad_prediction_files(predictions)) {
+        const std::string path = (std::filesystem::path(out_dir) / name).string();
+        bk::check_overwrite(path, force);
+        bk::write_file_atomic(files.stage(path), text);
+      }
+      files.commit();
+    }
     if (!copy_logits.empty()) {
       bk::Output out(copy_logits, force);
       bk::SquadLogitsWriter writer(out);

@@ -9,6 +9,7 @@
 #include "finetune/squad_features.h"
 #include "io/input.h"
 #include "io/output.h"
+#include "io/output_over_input.h"
 #include "launch/dist_env.h"
 #include "tasks/finetune/finetune_config.h"
 #include "tasks/finetune/finetune_inference.h"
@@ -16,6 +17,7 @@
 #include "tasks/finetune/glue_metrics.h"
 #include "finetune/squad_logits.h"
 #include "finetune/squad_predictions.h"
+#include "finetune/squad_scoring.h"
 #include "tasks/finetune/squad_predict.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab.h"
@@ -107,16 +109,21 @@ void predict_glue(const FinetunePredictConfig& config, const FinetunedModel& mod
   const std::string text = read_file(config.predict_file);
   const std::string name = config.predict_file == "-" ? std::string("<stdin>") : config.predict_file;
   const GlueExamples examples = parse_glue_examples(task, text, name, glue_split(config.predict_file, false));
+  if (examples.examples.empty()) fail("{}: no examples to predict", name);
   const GlueFeatures features = GlueFeatures::convert(task, examples, tokenizer, config.features.glue_options());
   const std::string path = (fs::path(config.output_dir) / (glue_submission_name(info.name, name) + ".tsv")).string();
+  refuse_output_over_inputs("-o", path, OutputKind::file, {config.predict_file, config.features.vocab_path});
   // Opened first: an output that cannot be written fails before the model runs. It makes a missing -o DIR and
   // removes it again if the run fails.
   Output out(path, config.force);
   const ClassLogitRows logits = predict_classes(model, features, inference);
   out.write("index\tprediction\n");
   for (size_t i = 0; i < features.size(); ++i) out.write(fmt::format("{}\t{}\n", i, glue_label(info, logits, i).first));
+  // Scored before the file is put in place: a file the metrics refuse leaves nothing behind.
+  nlohmann::ordered_json scores;
+  if (examples.split != GlueSplit::test) scores = glue_scores(info, features, logits);
   out.commit();
-  if (examples.split != GlueSplit::test) std::cout << glue_scores(info, features, logits).dump() << std::endl;
+  if (!scores.is_null()) std::cout << scores.dump() << std::endl;
   progress.finish(text.size(), fmt::format("{}: {} examples -> {}", info.name, features.size(), path));
 }
 
@@ -136,9 +143,10 @@ void predict_squad(const FinetunePredictConfig& config, const FinetunedModel& mo
   const std::string text = read_file(config.predict_file);
   const std::string name = config.predict_file == "-" ? std::string("<stdin>") : config.predict_file;
   const SquadExamples examples = parse_squad_examples(text, name, {false, v2});
+  const std::vector<SquadGoldQuestion> gold = read_squad_gold(text, name, v2);
   const SquadFeatures features = SquadFeatures::convert(examples, tokenizer, config.features.squad_options());
   const SquadLogits logits = predict_spans(model, features, inference);
-  const nlohmann::ordered_json scores = write_squad_outputs(config, text, name, examples, features, logits, post);
+  const nlohmann::ordered_json scores = write_squad_outputs(config, gold, examples, features, logits, post);
   if (!scores.is_null()) std::cout << py_json_dumps(scores) << std::endl;  // as the official script prints them
   progress.finish(text.size(), fmt::format("{}: {} questions, {} features -> {}", model.info->name,
                                            examples.examples.size(), features.features().size(), config.output_dir));

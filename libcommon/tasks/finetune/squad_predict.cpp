@@ -7,10 +7,13 @@
 #include "finetune/squad_scoring.h"
 #include "io/input.h"
 #include "io/output.h"
+#include "io/output_over_input.h"
+#include "io/staged_output.h"
 #include "tasks/finetune/bert_finetune_predict.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <filesystem>
 
@@ -72,31 +75,67 @@ nlohmann::ordered_json best_squad_answer(const SquadExamples& examples, const Sq
   return answer;
 }
 
-void check_squad_outputs(const FinetunePredictConfig& config, bool v2) {
-  if (config.force) return;
-  std::vector<fs::path> paths = {fs::path(config.output_dir) / "predictions.json",
-                                 fs::path(config.output_dir) / "nbest_predictions.json"};
-  if (v2) paths.push_back(fs::path(config.output_dir) / "null_odds.json");
-  if (!config.save_logits.empty() && config.save_logits != "-") paths.emplace_back(config.save_logits);
-  for (const fs::path& p : paths)
-    if (fs::exists(p)) fail("{}: already exists; use --force to overwrite it", p.string());
+namespace {
+
+std::vector<std::string> squad_output_paths(const FinetunePredictConfig& config, bool v2) {
+  std::vector<std::string> paths = {(fs::path(config.output_dir) / "predictions.json").string(),
+                                    (fs::path(config.output_dir) / "nbest_predictions.json").string()};
+  if (v2) paths.push_back((fs::path(config.output_dir) / "null_odds.json").string());
+  return paths;
 }
 
-nlohmann::ordered_json write_squad_outputs(const FinetunePredictConfig& config, const std::string& dataset_json,
-                                           const std::string& dataset_name, const SquadExamples& examples,
+}  // namespace
+
+void check_squad_outputs(const FinetunePredictConfig& config, bool v2) {
+  const std::vector<std::string> paths = squad_output_paths(config, v2);
+  const std::vector<std::string> inputs = {config.predict_file, config.features.vocab_path};
+  std::error_code ec;
+  for (const std::string& path : paths) {
+    refuse_output_over_inputs("-o", path, OutputKind::file, inputs);
+    if (!config.save_logits.empty() && fs::weakly_canonical(config.save_logits, ec) == fs::weakly_canonical(path, ec))
+      usage_fail("--save-logits {}: is where the predictions go; name another file", config.save_logits);
+  }
+  refuse_output_over_inputs("--save-logits", config.save_logits, OutputKind::file, inputs);
+  if (config.force) return;
+  std::vector<std::string> existing = paths;
+  if (!config.save_logits.empty() && config.save_logits != "-") existing.push_back(config.save_logits);
+  for (const std::string& p : existing)
+    if (fs::exists(p)) fail("{}: already exists; use --force to overwrite it", p);
+}
+
+std::vector<SquadGoldQuestion> read_squad_gold(const std::string& dataset_json, const std::string& dataset_name,
+                                               bool v2) {
+  std::vector<SquadGoldQuestion> gold = parse_squad_gold(dataset_json, dataset_name);
+  if (!v2 && has_answers(gold))
+    for (const SquadGoldQuestion& q : gold)
+      if (q.answers.empty())
+        fail("{}: question {} has no answer, which SQuAD v1.1's evaluation cannot score (a v2.0 file? --task squad2)",
+             dataset_name, printable_excerpt(q.id));
+  return gold;
+}
+
+nlohmann::ordered_json write_squad_outputs(const FinetunePredictConfig& config,
+                                           const std::vector<SquadGoldQuestion>& gold, const SquadExamples& examples,
                                            const SquadFeatures& features, const SquadLogits& logits,
                                            const SquadPredictOptions& options) {
   const SquadPredictions predictions = predict_squad(examples, features, logits, options);
-  const std::vector<SquadGoldQuestion> gold = parse_squad_gold(dataset_json, dataset_name);
-  if (!config.save_logits.empty()) {
-    Output out(config.save_logits, config.force);
+  // Scored before anything is written: a file the official scorer refuses leaves no predictions behind.
+  const nlohmann::ordered_json scores = has_answers(gold) ? official_scores(gold, predictions) : nlohmann::ordered_json();
+  auto write_logits = [&](const std::string& path) {
+    Output out(path, true);
     SquadLogitsWriter writer(out);
     for (size_t i = 0; i < logits.size(); ++i)
       writer.write(logits.unique_ids[i], logits.start_logits(i), logits.end_logits(i));
     out.commit();
-  }
-  write_squad_predictions(predictions, config.output_dir, config.force);
-  return has_answers(gold) ? official_scores(gold, predictions) : nlohmann::ordered_json();
+  };
+  StagedFiles files;  // the logits and the predictions go in place together, or none of them
+  if (!config.save_logits.empty() && config.save_logits != "-") write_logits(files.stage(config.save_logits));
+  const auto written = squad_prediction_files(predictions);
+  const std::vector<std::string> paths = squad_output_paths(config, options.version_2_with_negative);
+  for (size_t i = 0; i < written.size(); ++i) write_file_atomic(files.stage(paths[i]), written[i].second);
+  files.commit();
+  if (config.save_logits == "-") write_logits("-");
+  return scores;
 }
 
 struct SquadEvalSet {

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace bk {
 
@@ -17,6 +18,7 @@ struct FinetunePredictConfig;
 struct SquadExamples;
 struct SquadLogits;
 struct SquadPredictOptions;
+struct SquadGoldQuestion;
 
 SquadPredictOptions squad_predict_options(const FinetunePredictConfig& config, bool v2);
 
@@ -27,13 +29,19 @@ SquadExamples single_squad_example(const std::string& question, const std::strin
 nlohmann::ordered_json best_squad_answer(const SquadExamples& examples, const SquadFeatures& features,
                                          const SquadLogits& logits, const SquadPredictOptions& options);
 
-// Fails before any work when a file of the run (the predictions, --save-logits) exists and --force is not given.
+// Fails before any work when a file of the run (the predictions, --save-logits) exists and --force is not given,
+// is one of the run's inputs, or when --save-logits names one of the prediction files.
 void check_squad_outputs(const FinetunePredictConfig& config, bool v2);
 
-// Writes --save-logits (when asked) and the prediction files, each all or nothing; returns the official scores
-// when the dataset (`dataset_json`, read from `dataset_name`) holds answers, else null.
-nlohmann::ordered_json write_squad_outputs(const FinetunePredictConfig& config, const std::string& dataset_json,
-                                           const std::string& dataset_name, const SquadExamples& examples,
+// The questions of a SQuAD file and their answers, checked before the model runs: SQuAD v1.1's evaluation scores a
+// file whose questions all have answers, or none (bk::Error naming the file and the question).
+std::vector<SquadGoldQuestion> read_squad_gold(const std::string& dataset_json, const std::string& dataset_name,
+                                               bool v2);
+
+// Scores the predictions, then writes --save-logits (when asked) and the prediction files, put in place together
+// or not at all; returns the official scores when the questions hold answers, else null.
+nlohmann::ordered_json write_squad_outputs(const FinetunePredictConfig& config,
+                                           const std::vector<SquadGoldQuestion>& gold, const SquadExamples& examples,
                                            const SquadFeatures& features, const SquadLogits& logits,
                                            const SquadPredictOptions& options);
 

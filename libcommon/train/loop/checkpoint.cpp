@@ -5,6 +5,7 @@
 
 #include "cli/run_tool.h"
 #include "util/error.h"
+#include "util/json_read.h"
 #include "io/input.h"
 #include "io/durable.h"
 #include "io/output.h"
@@ -88,8 +89,7 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
   fs::create_directories(root, ec);
   if (ec) fail("{}: cannot create the checkpoint directory: {}", root.string(), ec.message());
   // Leftovers of a run killed while saving are removed first: they were never complete.
-  for (const auto& entry : fs::directory_iterator(root, ec))
-    if (entry.path().filename().string().find(".tmp.") != std::string::npos) fs::remove_all(entry.path(), ec);
+  for (const std::string& temporary : checkpoint_step_temporaries(output_dir)) fs::remove_all(temporary, ec);
 
   const fs::path final_dir = root / step_name(step);
   write_checkpoint_dir(final_dir.string(), ckpt);
@@ -112,11 +112,7 @@ Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer) {
     c.optimizer = load_safetensors((d / "optimizer.safetensors").string());
   if (fs::exists(d / "trainer_state.json")) {
     const std::string path = (d / "trainer_state.json").string();
-    try {
-      c.state = nlohmann::json::parse(read_file(path));
-    } catch (const nlohmann::json::exception& e) {
-      fail("{}: not valid JSON: {}", path, e.what());
-    }
+    c.state = parse_json(read_file(path), path);
   }
   c.task = read_checkpoint_task(dir);
   return c;
@@ -125,11 +121,7 @@ Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer) {
 nlohmann::json read_checkpoint_task(const std::string& dir) {
   const fs::path path = fs::path(dir) / "task.json";
   if (!fs::exists(path)) return nullptr;
-  try {
-    return nlohmann::json::parse(read_file(path.string()));
-  } catch (const nlohmann::json::exception& e) {
-    fail("{}: not valid JSON: {}", path.string(), e.what());
-  }
+  return parse_json(read_file(path.string()), path.string());
 }
 
 std::string tensor_to_base64(const at::Tensor& bytes) {

@@ -49,9 +49,17 @@ void claim_for_new_run(const std::string& output_dir, bool force) {
   if (!force)
     fail("{}: holds checkpoints of an earlier run (the newest {}); --resume continues it, --force starts over and "
          "removes them", output_dir, fs::path(dirs.back()).filename().string());
+  // What the earlier run wrote there goes: its step directories, their temporaries and `latest`; a file of the
+  // user's stays, and with it the folder.
+  std::vector<std::string> written = checkpoint_step_temporaries(output_dir);
+  written.insert(written.end(), dirs.begin(), dirs.end());
+  written.push_back((fs::path(output_dir) / "checkpoints" / "latest").string());
   std::error_code ec;
-  fs::remove_all(fs::path(output_dir) / "checkpoints", ec);
-  if (ec) fail("{}/checkpoints: cannot remove: {}", output_dir, ec.message());
+  for (const std::string& path : written) {
+    fs::remove_all(path, ec);
+    if (ec) fail("{}: cannot remove: {}", path, ec.message());
+  }
+  fs::remove(fs::path(output_dir) / "checkpoints", ec);  // only when empty
 }
 
 }  // namespace bk

@@ -1,0 +1,186 @@
+#include "io/staged_output.h"
+
+#include "cli/run_tool.h"
+#include "io/durable.h"
+#include "io/output.h"
+#include "util/error.h"
+
+#include <fmt/format.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+
+namespace bk {
+namespace fs = std::filesystem;
+namespace {
+
+// Blocks every signal for its lifetime: the renames that put an output in place run as one step.
+class SignalsHeld {
+ public:
+  SignalsHeld() {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &previous_);
+  }
+  ~SignalsHeld() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+// Once an output is in place an interrupt no longer undoes anything.
+void ignore_interrupts() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_IGN);
+}
+
+std::string parent_of(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+}  // namespace
+
+StagedDirectory::StagedDirectory(const std::string& destination, bool overwrite) : destination_(destination) {
+  fs::path dest(destination);
+  if (dest.filename().empty()) dest = dest.parent_path();
+  std::error_code same_ec;
+  if (dest.empty() || dest.filename() == "." || dest.filename() == ".." ||
+      fs::equivalent(dest, fs::current_path(), same_ec))
+    fail("{}: names the current directory (or its parent); give the output directory a name of its own", destination);
+  if (fs::exists(dest) && !overwrite) fail("{}: already exists; use -f/--force to replace it", destination);
+  if (fs::exists(dest) && !fs::is_directory(dest)) fail("{}: exists and is not a directory", destination);
+  destination_ = dest.string();
+  parents_.create(parent_of(destination_));  // missing parents are made, and removed again unless committed
+  staging_ = temporary_sibling(destination_, ".", fmt::format(".partial-{}", ::getpid()));
+  fs::remove_all(staging_);
+  fs::create_directory(staging_);
+  // An interrupt removes the staging directory's files, then the directory (registered first: the handler
+  // reaches directories after files).
+  slots_.push_back(register_cleanup_dir(staging_));
+}
+
+StagedDirectory::~StagedDirectory() {
+  std::error_code ignored;
+  if (!committed_) fs::remove_all(staging_, ignored);
+  for (int slot : slots_) unregister_cleanup(slot);
+}
+
+std::string StagedDirectory::file(const char* name) {
+  const std::string path = (fs::path(staging_) / name).string();
+  slots_.push_back(register_cleanup(path));
+  return path;
+}
+
+void StagedDirectory::commit() {
+  SignalsHeld held;
+  // The files (each already synced by its own commit) and the staging directory's entries reach the disk before
+  // the rename that makes them the output, and the rename itself after it (io/durable.h).
+  sync_directory_contents(staging_, destination_);
+  const std::string parent = parent_of(destination_);
+  std::error_code ec;
+  if (fs::exists(destination_)) {
+    // --force: the old directory goes only once the new one is complete.
+    const std::string old = staging_ + ".old";
+    fs::rename(destination_, old, ec);
+    if (ec) fail("{}: cannot move the old output aside to replace it: {}", destination_, ec.message());
+    fs::rename(staging_, destination_, ec);
+    if (ec) {
+      std::error_code back;
+      fs::rename(old, destination_, back);
+      fail("{}: cannot rename into place: {}", destination_, ec.message());
+    }
+    sync_directory(parent, destination_);
+    fs::remove_all(old, ec);
+  } else {
+    fs::rename(staging_, destination_, ec);
+    if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());
+    sync_directory(parent, destination_);
+  }
+  committed_ = true;
+  parents_.commit();
+  for (int slot : slots_) unregister_cleanup(slot);
+  slots_.clear();
+  ignore_interrupts();
+}
+
+StagedFiles::~StagedFiles() {
+  std::error_code ignored;
+  for (const auto& [dir, staging] : staging_) fs::remove_all(staging, ignored);
+  for (int slot : slots_) unregister_cleanup(slot);
+}
+
+std::string StagedFiles::staging_dir(const std::string& dir) {
+  for (const auto& [known, staging] : staging_)
+    if (known == dir) return staging;
+  created_.create(dir);
+  const std::string staging = (fs::path(dir) / fmt::format(".bertkit-staged-{}", ::getpid())).string();
+  std::error_code ec;
+  fs::remove_all(staging, ec);  // a leftover of a killed run that had this pid
+  fs::create_directory(staging, ec);
+  if (ec) fail("{}: cannot create a staging directory: {}", staging, ec.message());
+  slots_.push_back(register_cleanup_tree(staging));
+  staging_.emplace_back(dir, staging);
+  return staging;
+}
+
+std::string StagedFiles::stage(const std::string& destination) {
+  for (const auto& f : files_)
+    if (f.destination == destination) fail("{}: would be written twice", destination);
+  const fs::path path(destination);
+  if (!path.has_filename()) fail("{}: not a file name", destination);
+  const std::string temp = (fs::path(staging_dir(parent_of(destination))) / path.filename()).string();
+  files_.push_back({destination, temp});
+  return temp;
+}
+
+void StagedFiles::commit() {
+  SignalsHeld held;
+  struct Done {
+    std::string destination, aside;
+  };
+  std::vector<Done> done;
+  auto undo = [&] {
+    std::error_code ignored;
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      fs::remove(it->destination, ignored);
+      if (!it->aside.empty()) fs::rename(it->aside, it->destination, ignored);
+    }
+  };
+  for (const auto& f : files_) {
+    // The file staged last (a marker) appears only once the others' new names are on disk.
+    if (&f == &files_.back())
+      for (const auto& [dir, staging] : staging_) sync_directory(dir, dir);
+    std::error_code ec;
+    std::string aside;
+    if (fs::exists(f.destination, ec)) {
+      aside = f.temp + ".old";  // in the staging directory: removed with it
+      fs::rename(f.destination, aside, ec);
+      if (ec) {
+        undo();
+        fail("{}: cannot move the old file aside to replace it: {}", f.destination, ec.message());
+      }
+    }
+    fs::rename(f.temp, f.destination, ec);
+    if (ec) {
+      std::error_code ignored;
+      if (!aside.empty()) fs::rename(aside, f.destination, ignored);
+      undo();
+      fail("{}: cannot rename into place: {}", f.destination, ec.message());
+    }
+    done.push_back({f.destination, aside});
+  }
+  if (!files_.empty()) sync_directory(parent_of(files_.back().destination), files_.back().destination);
+  created_.commit();
+  std::error_code ignored;
+  for (const auto& [dir, staging] : staging_) fs::remove_all(staging, ignored);
+  for (int slot : slots_) unregister_cleanup(slot);
+  slots_.clear();
+  ignore_interrupts();
+}
+
+}  // namespace bk

@@ -1,0 +1,78 @@
+// Outputs of several files, put in place as one (torch-free): all of them or none.
+//
+//   StagedDirectory: a new directory built under a hidden temporary name beside its destination
+//   (".NAME.partial-PID") and renamed onto it by commit(); under --force an existing destination is moved aside
+//   and removed only once the new one is in place (ckpt-convert's native and HF outputs).
+//   StagedFiles: files whose destinations may already exist and may lie in different directories, each written
+//   into a hidden staging directory beside its destination (".bertkit-staged-PID", one per destination
+//   directory, so that thousands of shards take one slot of the signal cleanup table), then all renamed into
+//   place by commit() in the order they were staged (shard's shards and marker, ckpt-convert's TF output beside
+//   an existing checkpoint, bert-finetune predict's files).
+//
+// Without commit() (an error, an early return) the temporaries are removed, and so are the directories the stage
+// made; a signal removes them too (cli/run_tool.h's cleanup table). Signals are held during the renames, and
+// ignored after them: once the output is in place, an interrupt no longer undoes anything and the run ends as it
+// would have, with its summary.
+//
+//   StagedFiles files;
+//   write_file_atomic(files.stage(out_dir + "/predictions.json"), predictions);
+//   Output logits(files.stage(logits_path)); ... logits.commit();
+//   files.commit();   // every file in place, or (an exception) none moved and the old ones kept
+#pragma once
+
+#include "io/created_dirs.h"
+
+#include <string>
+#include <vector>
+
+namespace bk {
+
+class StagedDirectory {
+ public:
+  // bk::Error when `destination` names the current directory, exists without `overwrite`, or is not a directory.
+  StagedDirectory(const std::string& destination, bool overwrite);
+  ~StagedDirectory();
+  StagedDirectory(const StagedDirectory&) = delete;
+  StagedDirectory& operator=(const StagedDirectory&) = delete;
+
+  // The path to write the directory's file `name` at.
+  std::string file(const char* name);
+  void commit();
+
+ private:
+  CreatedDirs parents_;  // destroyed after the body of ~StagedDirectory has removed the staging directory
+  std::string destination_, staging_;
+  bool committed_ = false;
+  std::vector<int> slots_;  // cleanup-table slots (cli/run_tool.h)
+};
+
+class StagedFiles {
+ public:
+  StagedFiles() = default;
+  ~StagedFiles();
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+
+  // The temporary path to write `destination` at (its missing directories are made). bk::Error when the same
+  // destination is staged twice.
+  std::string stage(const std::string& destination);
+  // Renames every staged file into place, each written file already synced (io/durable.h); the directories are
+  // synced before the last one's rename and after it, so that a marker staged last never vouches for files a
+  // power cut lost. A file replaced is moved aside first and removed only once every rename has succeeded; a
+  // failed rename puts back what was there (bk::Error naming it).
+  void commit();
+
+ private:
+  struct Staged {
+    std::string destination, temp;
+  };
+  // The staging directory in `dir`, made on first use.
+  std::string staging_dir(const std::string& dir);
+
+  CreatedDirs created_;  // destroyed after the staging directories are removed
+  std::vector<Staged> files_;
+  std::vector<std::pair<std::string, std::string>> staging_;  // destination directory, its staging directory
+  std::vector<int> slots_;
+};
+
+}  // namespace bk
