@@ -2,6 +2,7 @@
 
 #include "io/bzip2_block.h"
 
+#include "util/threads.h"
 #include "util/error.h"
 
 #include <bzlib.h>
@@ -424,16 +425,27 @@ ParallelBzip2::ParallelBzip2(std::string name, RawReader raw, int threads) : sta
   s.raw = std::move(raw);
   threads = std::max(threads, 1);
   s.max_segments = max_segments(threads);
+  auto stop = [&s] {
+    std::lock_guard lock(s.mutex);
+    s.cancel = true;
+    s.changed.notify_all();
+  };
   // Named, so that top -H and ps -L show where the time goes.
-  for (int i = 0; i < threads; ++i)
-    s.workers.emplace_back([&s] {
-      pthread_setname_np(pthread_self(), "bzip2-decode");
-      s.work();
-    });
-  s.splitter = std::thread([&s] {
-    pthread_setname_np(pthread_self(), "bzip2-split");
-    s.split();
-  });
+  start_threads(s.workers, threads, [&s] {
+    pthread_setname_np(pthread_self(), "bzip2-decode");
+    s.work();
+  }, stop, "bzip2 decoding");
+  std::vector<std::thread> splitter;
+  try {
+    start_threads(splitter, 1, [&s] {
+      pthread_setname_np(pthread_self(), "bzip2-split");
+      s.split();
+    }, stop, "bzip2 splitting");
+  } catch (...) {
+    for (auto& t : s.workers) t.join();  // stop() has told them to return
+    throw;
+  }
+  s.splitter = std::move(splitter.front());
 }
 
 ParallelBzip2::~ParallelBzip2() {

@@ -1,5 +1,6 @@
 #include "io/gzip_members.h"
 
+#include "util/threads.h"
 #include "util/error.h"
 
 #include <zlib.h>
@@ -248,8 +249,20 @@ GzipMembers::GzipMembers(std::string name, RawReader raw, int threads) : state_(
   s.raw = std::move(raw);
   const int workers = std::max(1, threads);
   s.max_held = static_cast<size_t>(workers) + 2;
-  s.splitter = std::thread([&s] { s.split(); });
-  for (int i = 0; i < workers; ++i) s.workers.emplace_back([&s] { s.work(); });
+  auto stop = [&s] {
+    std::lock_guard lock(s.mutex);
+    s.stopping = true;
+    s.changed.notify_all();
+  };
+  start_threads(s.workers, workers, [&s] { s.work(); }, stop, "gzip decoding");
+  std::vector<std::thread> splitter;
+  try {
+    start_threads(splitter, 1, [&s] { s.split(); }, stop, "gzip splitting");
+  } catch (...) {
+    for (auto& t : s.workers) t.join();  // stop() has told them to return
+    throw;
+  }
+  s.splitter = std::move(splitter.front());
 }
 
 GzipMembers::~GzipMembers() {

@@ -306,7 +306,7 @@ Input::Input(const std::string& path, int threads) : uncaught_at_open_(std::unca
     return have >= magic.size() && std::equal(magic.begin(), magic.end(), b);
   };
   RawReader raw = [this](char* buffer, size_t n) { return read_raw(buffer, n); };
-  const int workers = threads == 0 ? hardware_threads() : threads;
+  const int workers = worker_threads(threads);
   auto codec = [&]() -> std::unique_ptr<DecodeSource> {
     // gzip: one thread inflates; more also decode members in parallel (io/gzip_members.h).
     if (starts({0x1f, 0x8b}) && workers > 1) return kind_ = "gzip", std::make_unique<GzipMembers>(name_, raw, workers);

@@ -3,21 +3,24 @@
 namespace bk {
 
 ThreadPool::ThreadPool(int threads) {
-  for (int i = 0; i < threads; ++i) {
-    workers_.emplace_back([this] {
-      for (;;) {
-        std::function<void()> task;
-        {
-          std::unique_lock lock(mutex_);
-          ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
-          if (tasks_.empty()) return;
-          task = std::move(tasks_.front());
-          tasks_.pop_front();
-        }
-        task();
+  auto stop = [this] {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    ready_.notify_all();
+  };
+  start_threads(workers_, worker_threads(threads), [this] {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
       }
-    });
-  }
+      task();
+    }
+  }, stop, "worker");
 }
 
 ThreadPool::~ThreadPool() {
@@ -35,11 +38,6 @@ void ThreadPool::submit(std::function<void()> task) {
     tasks_.push_back(std::move(task));
   }
   ready_.notify_one();
-}
-
-int hardware_threads() {
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
 }
 
 }  // namespace bk

@@ -10,6 +10,8 @@
 // batch's turn to be consumed comes, so errors surface in input order, deterministically.
 #pragma once
 
+#include "util/threads.h"
+
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -20,6 +22,7 @@
 
 namespace bk {
 
+// `threads` workers (as worker_threads() bounds them); bk::Error when they cannot all be started.
 class ThreadPool {
  public:
   explicit ThreadPool(int threads);
@@ -46,6 +49,7 @@ void ordered_parallel(int threads, Produce&& produce, Work&& work, Consume&& con
       consume(result);
     }
   }
+  threads = worker_threads(threads);
   ThreadPool pool(threads);
   std::deque<std::future<Result>> in_flight;
   const size_t window = static_cast<size_t>(threads) * 4;
@@ -69,8 +73,5 @@ void ordered_parallel(int threads, Produce&& produce, Work&& work, Consume&& con
     throw;
   }
 }
-
-// Number of hardware threads (at least 1); used for --threads 0 = all.
-int hardware_threads();
 
 }  // namespace bk

@@ -5,6 +5,7 @@
 #include "wiki/entities.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -183,6 +184,7 @@ void WikiDumpReader::start_element(std::string_view name, bool self_closing, siz
     case Kind::text: page_->text.clear(), capture_ = &page_->text; break;
     default: break;
   }
+  capture_at_ = offset_of(pos_);  // the element's content starts after its tag
 }
 
 bool WikiDumpReader::end_element(std::string_view name, size_t at, WikiPage& page) {
@@ -215,24 +217,53 @@ void WikiDumpReader::end_document() {
   ++documents_;
 }
 
+void WikiDumpReader::take_text(size_t end) {
+  if (!root_seen_) {
+    for (size_t i = pos_; i < end; ++i) {
+      if (is_space(buf_[i])) continue;
+      if (documents_ > 0)
+        fail("{}: unexpected text after </mediawiki> at byte {} (only another <mediawiki> document may follow)",
+             source_.name(), offset_of(i));
+      fail("{}: not XML: byte {} is '{}' where markup ('<') was expected", source_.name(), offset_of(i),
+           printable_excerpt(std::string_view(buf_).substr(i, 1)));
+    }
+  } else if (capture_ && end > pos_) {
+    // Checked before it grows (decoding never lengthens text). A text past one read gets room for the longest
+    // one allowed at once: only the pages written become resident, and no doubling ever holds an old copy of
+    // hundreds of MB beside a new one.
+    const size_t need = capture_->size() + (end - pos_);
+    if (need > max_node_bytes_)
+      fail("{}: a node at byte {} is longer than --max-node-bytes {} (not a real dump, or raise the limit)",
+           source_.name(), capture_at_, max_node_bytes_);
+    if (need > capture_->capacity() && need > kReadSize) capture_->reserve(max_node_bytes_);
+    append_xml_decoded(std::string_view(buf_).substr(pos_, end - pos_), *capture_);
+  }
+  pos_ = end;
+}
+
+size_t WikiDumpReader::find_markup() {
+  for (;;) {
+    const void* hit = std::memchr(buf_.data() + pos_, '<', buf_.size() - pos_);
+    if (hit) return static_cast<size_t>(static_cast<const char*>(hit) - buf_.data());
+    // Character data so far: taken now, but for a reference ("&#x20AC", "&am") that the next read may complete.
+    size_t end = buf_.size();
+    const size_t amp = buf_.rfind('&');
+    if (amp != npos && amp >= pos_ &&
+        std::all_of(buf_.begin() + static_cast<std::ptrdiff_t>(amp) + 1, buf_.end(),
+                    [](char c) { return c == '#' || std::isalnum(static_cast<unsigned char>(c)); }))
+      end = amp;
+    take_text(end);
+    compact();
+    if (!read_more()) return npos;
+  }
+}
+
 bool WikiDumpReader::next(WikiPage& page) {
   page_ = &page;
   for (;;) {
     compact();
-    size_t lt = find_char('<', pos_);
-    size_t text_end = lt == npos ? buf_.size() : lt;
-    if (!root_seen_) {
-      for (size_t i = pos_; i < text_end; ++i) {
-        if (is_space(buf_[i])) continue;
-        if (documents_ > 0)
-          fail("{}: unexpected text after </mediawiki> at byte {} (only another <mediawiki> document may follow)",
-               source_.name(), offset_of(i));
-        fail("{}: not XML: byte {} is '{}' where markup ('<') was expected", source_.name(), offset_of(i),
-             printable_excerpt(std::string_view(buf_).substr(i, 1)));
-      }
-    } else if (capture_ && text_end > pos_) {
-      append_xml_decoded(std::string_view(buf_).substr(pos_, text_end - pos_), *capture_);
-    }
+    const size_t lt = find_markup();
+    take_text(lt == npos ? buf_.size() : lt);
     if (lt == npos) {
       pos_ = buf_.size();
       if (!root_seen_ && documents_ > 0) return false;  // the end, after a complete document

@@ -6,9 +6,9 @@
 // XML parser: unknown elements are skipped, and only what a dump needs is checked (well-formed tags, the root
 // element, the encoding, truncation, characters XML forbids), each error naming the file and the byte offset.
 //
-// A node (a run of text, a tag, a comment, a CDATA section) is held whole while it is read, so its size is
-// bounded by max_node_bytes: hostile input (a run of NUL bytes, /dev/zero, one 10 GB text node) fails with an
-// error naming the limit instead of taking all memory. Bytes that cannot appear in XML 1.0 at all (U+0000 to
+// A node (a tag, a comment, a CDATA section) is held whole while it is read, and a run of text goes into the
+// page as it is read; both are bounded by max_node_bytes: hostile input (a run of NUL bytes, /dev/zero, one 10 GB
+// text node) fails with an error naming the limit instead of taking all memory. Bytes that cannot appear in XML 1.0 at all (U+0000 to
 // U+001F except tab, newline and carriage return) fail at once, naming their byte offset.
 #pragma once
 
@@ -47,6 +47,12 @@ class WikiDumpReader {
   enum class Kind : unsigned char { root, siteinfo, base, page, title, ns, id, revision, text, other };
 
   size_t find_char(char c, size_t from);            // index in buf_ or npos at the end of input
+  // The next '<' from pos_, or npos at the end of input; the character data before it is taken (take_text) as
+  // it is read, so that a long text run is never held whole in buf_.
+  size_t find_markup();
+  // The character data buf_[pos_, end): decoded into the element being captured (within max_node_bytes), or
+  // checked to be whitespace outside the root element; pos_ moves to end.
+  void take_text(size_t end);
   size_t find_string(std::string_view s, size_t from);
   bool read_more();
   void compact();
@@ -66,6 +72,7 @@ class WikiDumpReader {
   uint64_t documents_ = 0;  // <mediawiki> documents completed; root_seen_ is false again between documents
   std::vector<Kind> stack_;
   std::string* capture_ = nullptr;  // where the character data of the current element goes, if anywhere
+  uint64_t capture_at_ = 0;         // the offset its content starts at, for messages
   std::string scalar_;              // <ns> and <id> text
   bool have_page_id_ = false;
   WikiPage* page_ = nullptr;

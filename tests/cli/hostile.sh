@@ -402,9 +402,11 @@ if command -v strace >/dev/null; then
   mkdir "$TMP/sync"
   run strace -f -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" shard -q -n 2 -o "$TMP/sync/s" "$TMP/corpus.txt"
   expect_rc 0 "shard under strace"
-  # Per output (2 shards + s.done): fsync(file), rename, fsync(directory), in that order.
+  # Per output (2 shards + s.done), into the staging directory: fsync(file), rename, fsync(directory); then the
+  # shards renamed into place and their directory synced before the marker's rename, and it after.
   OUT=$(grep -oE '^[0-9]+ +(fsync|fdatasync|rename)' "$TMP/strace.log" | awk '{print $2}' | tr '\n' ' ')
-  expect_out "fsync rename fsync fsync rename fsync fsync rename fsync " "shard: fsync before and after each rename"
+  expect_out "fsync rename fsync fsync rename fsync fsync rename fsync rename rename fsync rename fsync " \
+    "shard: fsync before and after each rename"
   run strace -f -e trace=fsync,fdatasync,rename -o "$TMP/strace.log" tfrecord2hdf5 -q -o "$TMP/sync/g.hdf5" "$TMP/good.tfrecord"
   expect_rc 0 "tfrecord2hdf5 under strace"
   OUT=$(grep -oE '^[0-9]+ +(fsync|fdatasync|rename)' "$TMP/strace.log" | awk '{print $2}' | tr '\n' ' ')
@@ -424,4 +426,123 @@ if command -v strace >/dev/null; then
 else
   echo "note: strace not installed; the fsync cases are skipped"
 fi
+
+# 16. (issue 28, item 6) An output is never one of the run's inputs, however named (the same path, a symbolic or a
+# hard link): -o INPUT -f used to read the input while the output's rename replaced it. One usage line, exit 2, the
+# input untouched.
+mkdir "$TMP/same"
+cp "$TMP/corpus.txt" "$TMP/same/corpus.txt"
+cp "$TMP/vocab.txt" "$TMP/same/vocab.txt"
+ln -s corpus.txt "$TMP/same/link.txt"
+ln "$TMP/same/corpus.txt" "$TMP/same/hard.txt"
+tfrecord2hdf5 -q -o "$TMP/same/in.hdf5" "$TMP/good.tfrecord" || fail_case "making an HDF5 input"
+cp "$TMP/good.tfrecord" "$TMP/same/good.tfrecord"
+printf '%s\n' '<mediawiki>' '</mediawiki>' >"$TMP/same/dump.xml"
+(cd "$TMP/same" && md5sum corpus.txt vocab.txt in.hdf5 good.tfrecord dump.xml) >"$TMP/same.md5"
+same_input() {  # same_input NAME FLAG OUTPUT INPUT CMD...: refused naming OUTPUT and INPUT, nothing changed
+  local name=$1 flag=$2 output=$3 input=$4; shift 4
+  run "$@"
+  expect_rc 2 "$name: an output that is an input"
+  expect_err "^${1}: $flag $output: is the input $input; write the output elsewhere; try --help$" "$name: the refusal"
+  CASES=$((CASES + 1)); (cd "$TMP/same" && md5sum -c --quiet "$TMP/same.md5") || fail_case "$name: an input changed"
+}
+S=$TMP/same
+same_input sent-seg -o "$S/corpus.txt" "$S/corpus.txt" sent-seg -q -f -o "$S/corpus.txt" "$S/corpus.txt"
+same_input "sent-seg (symbolic link)" -o "$S/link.txt" "$S/corpus.txt" sent-seg -q -f -o "$S/link.txt" "$S/corpus.txt"
+same_input "sent-seg (hard link)" -o "$S/hard.txt" "$S/corpus.txt" sent-seg -q -f -o "$S/hard.txt" "$S/corpus.txt"
+same_input wiki-clean -o "$S/dump.xml" "$S/dump.xml" wiki-clean -q -f -o "$S/dump.xml" "$S/dump.xml"
+same_input "wordpiece encode" -o "$S/corpus.txt" "$S/corpus.txt" wordpiece encode -q -f --vocab "$S/vocab.txt" -o "$S/corpus.txt" "$S/corpus.txt"
+same_input "wordpiece encode (--vocab as the output)" -o "$S/vocab.txt" "$S/vocab.txt" wordpiece encode -q -f --vocab "$S/vocab.txt" -o "$S/vocab.txt" "$S/corpus.txt"
+same_input "wordpiece decode" -o "$S/vocab.txt" "$S/vocab.txt" wordpiece decode -q -f --vocab "$S/vocab.txt" -o "$S/vocab.txt" "$S/corpus.txt"
+same_input "wordpiece train" -o "$S/corpus.txt" "$S/corpus.txt" wordpiece train -q -f --vocab-size 50 -o "$S/corpus.txt" "$S/corpus.txt"
+same_input mkpretrain -o "$S/corpus.txt" "$S/corpus.txt" mkpretrain -q -f --vocab "$S/vocab.txt" -o "$S/corpus.txt" "$S/corpus.txt"
+same_input "mkpretrain (--vocab as the output)" -o "$S/vocab.txt" "$S/vocab.txt" mkpretrain -q -f --vocab "$S/vocab.txt" -o "$S/vocab.txt" "$S/corpus.txt"
+same_input tfrecord2hdf5 -o "$S/good.tfrecord" "$S/good.tfrecord" tfrecord2hdf5 -q -f -o "$S/good.tfrecord" "$S/good.tfrecord"
+same_input pack -o "$S/in.hdf5" "$S/in.hdf5" pack -q -f -o "$S/in.hdf5" "$S/in.hdf5"
+run bin4 -q -f -o "$S" "$S/in.hdf5"
+expect_rc 2 "bin4: an output directory that holds an input"
+expect_err "^bin4: -o $S: holds the input $S/in.hdf5, which the output would replace; write the output elsewhere; try --help$" "bin4: the refusal"
+same_input "bert-finetune features" -o "$S/vocab.txt" "$S/vocab.txt" bert-finetune features -q -f --task cola --vocab "$S/vocab.txt" -o "$S/vocab.txt" "$S/corpus.txt"
+mkdir "$S/out"; ln -s ../good.tfrecord "$S/out/good.hdf5"
+run tfrecord2hdf5 -q -f --output-dir "$S/out" "$S/good.tfrecord"
+expect_rc 2 "tfrecord2hdf5 --output-dir writing over its input (through a link)"
+expect_err "^tfrecord2hdf5: --output-dir $S/out/good.hdf5: is the input $S/good.tfrecord" "--output-dir: the refusal"
+CASES=$((CASES + 1)); (cd "$S" && md5sum -c --quiet "$TMP/same.md5") || fail_case "tfrecord2hdf5 --output-dir replaced its input"
+run shard -q -f -n 1 -o "$S/corpus" "$S/corpus.txt"
+expect_rc 0 "shard beside its input"
+run shard -q -f -n 1 -o "$S/corpus" "$S/corpus_training-00000-of-00001.txt"
+expect_rc 2 "shard writing a shard over its input"
+expect_err "^shard: -o $S/corpus_training-00000-of-00001.txt: is the input" "shard: the refusal"
+
+# 17. (issue 28, item 10) A failed or interrupted shard run leaves nothing: no complete shard, no marker, no
+# directory it made, so the same command simply runs again. The second shard (with the large document for this
+# seed) passes a file-size limit after the first is complete.
+python3 -c 'import sys
+sys.stdout.write(" ".join(["big"] * 20000) + ".\n\n" + "".join("small doc %d here.\n\n" % i for i in range(20)))' >"$TMP/uneven.txt"
+run bash -c 'ulimit -f 40 && exec shard -q -n 2 --seed 1 --max-open-files 1 -o "$1" "$2"' _ "$TMP/uneven/out/s" "$TMP/uneven.txt"
+expect_rc 1 "shard past a file-size limit in its second pass"
+CASES=$((CASES + 1)); [ ! -e "$TMP/uneven" ] || fail_case "shard left $(find "$TMP/uneven") after failing"
+run shard -q -n 2 --seed 1 --max-open-files 1 -o "$TMP/uneven/out/s" "$TMP/uneven.txt"
+expect_rc 0 "the same command, run again"
+mkdir "$TMP/int"; mkfifo "$TMP/int/in"
+(exec shard -q -n 2 --max-open-files 1 -o "$TMP/int/out/s" - <"$TMP/int/in" >/dev/null 2>"$TMP/int/err") &
+pid=$!
+exec 7>"$TMP/int/in"
+cat "$TMP/uneven.txt" >&7
+tries=0
+until [ -n "$(find "$TMP/int/out" -name '*.tmp.*' 2>/dev/null)" ] || [ $tries -ge 100 ]; do sleep 0.05; tries=$((tries + 1)); done
+kill -INT "$pid"; wait "$pid"; RC=$?
+exec 7>&-
+expect_rc 130 "shard interrupted"
+CASES=$((CASES + 1)); [ ! -e "$TMP/int/out" ] || fail_case "an interrupted shard left $(find "$TMP/int/out")"
+
+# 18. (issue 28, item 11) --threads is bounded (kThreadsPerCore x the cores): --threads 100000 once started 32,444
+# threads and hung. A thread that cannot be started (here: 1 GB stacks under a 2.5 GB address-space limit) is one
+# line, exit 1, and nothing left; no tool hangs on the threads it did start.
+run timeout 60 sent-seg -q -t 100000 -o "$TMP/threads.txt" "$TMP/corpus.txt"
+expect_rc 0 "sent-seg --threads 100000"
+if command -v strace >/dev/null; then
+  strace -f -e trace=clone,clone3 -o "$TMP/clone.log" mkpretrain -q -t 100000 --vocab "$TMP/vocab.txt" -o "$TMP/threads.tfrecord" "$TMP/corpus.txt"
+  CASES=$((CASES + 1)); started=$(grep -cE 'clone3?\(' "$TMP/clone.log")
+  # Its two parallel stages run one after the other, each with a pool of at most 4 threads per core.
+  [ "$started" -le $((2 * 4 * $(nproc) + 4)) ] || fail_case "mkpretrain -t 100000 started $started threads on $(nproc) cores"
+fi
+threads_case() {  # threads_case NAME CMD...
+  local name=$1; shift
+  run bash -c 'ulimit -s 1000000 && ulimit -v 2500000 && exec timeout 60 "$@"' _ "$@"
+  expect_rc 1 "$name: threads that cannot be started"
+  expect_err "^${1}: error: cannot start [a-z0-9 ]+ thread [0-9]+ of [0-9]+: .*; try a lower --threads$" "$name: one line"
+}
+threads_case sent-seg sent-seg -q -t 8 -o "$TMP/t.txt" "$TMP/corpus.txt"
+threads_case wiki-clean wiki-clean -q -t 8 -o "$TMP/t.txt" "$TMP/one.xml"
+threads_case "wordpiece encode" wordpiece encode -q -t 8 --vocab "$TMP/vocab.txt" -o "$TMP/t.txt" "$TMP/corpus.txt"
+threads_case mkpretrain mkpretrain -q -t 8 --vocab "$TMP/vocab.txt" -o "$TMP/t.tfrecord" "$TMP/corpus.txt"
+threads_case bin4 bin4 -q -t 8 -o "$TMP/tb4" "$TMP/pre.hdf5"
+bzip2 -k -c "$TMP/corpus.txt" >"$TMP/corpus.txt.bz2"
+threads_case "sent-seg of a .bz2" sent-seg -q -t 8 -o "$TMP/t.txt" "$TMP/corpus.txt.bz2"
+OUT=$(ls "$TMP" | grep -E '^(t\.|tb4)' || true); expect_out "" "nothing left by the runs whose threads failed"
+
+# 19. (issue 28, item 13) wiki-clean's --max-node-bytes bounds memory as its man page says: a text node past the
+# limit fails once the limit is reached, without holding the node twice (peak RSS was 2-3x the limit).
+python3 -c 'import sys
+sys.stdout.write("<mediawiki><page><title>T</title><ns>0</ns><id>1</id><revision><text>" + "abcdefghijklmn" * 4000000 + "</text></revision></page></mediawiki>")' >"$TMP/bignode2.xml"
+run /usr/bin/time -f "%M" -o "$TMP/rss" wiki-clean -q --max-node-bytes 32000000 "$TMP/bignode2.xml"
+expect_rc 1 "a 56 MB text node over a 32 MB limit"
+expect_err "longer than --max-node-bytes 32000000" "the limit named"
+CASES=$((CASES + 1)); rss=$(tail -n 1 "$TMP/rss"); [ "$rss" -lt 50000 ] || fail_case "a 32 MB limit let wiki-clean reach $rss KB"
+
+# 20. (issue 28, item 14) One line whatever the input: a file name with a newline or an escape sequence is
+# escaped, and an output name of 250 bytes still gets its temporary (the suffix used to pass NAME_MAX).
+cp "$TMP/corpus.txt" "$TMP/name"$'\n'"with"$'\x1b'"[2J.txt"
+run mkpretrain -q --vocab "$TMP/missing-vocab.txt" -o "$TMP/x.tfrecord" "$TMP/name"$'\n'"with"$'\x1b'"[2J.txt"
+expect_rc 1 "a missing vocabulary"
+CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] || fail_case "the error is not one line: $ERR"
+long=$(printf 'n%.0s' $(seq 246)).txt
+run sent-seg -q -o "$TMP/$long" "$TMP/corpus.txt"
+expect_rc 0 "an output named with 250 bytes"
+CASES=$((CASES + 1)); [ -s "$TMP/$long" ] || fail_case "no output of 250 bytes' name"
+run sent-seg -q -o "$TMP/nl"$'\n'"x"$'\x1b'"[2J/$(printf 'n%.0s' $(seq 300))" "$TMP/corpus.txt"
+expect_rc 1 "an output name past NAME_MAX"
+CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && ! printf '%s' "$ERR" | grep -q $'\x1b' ||
+  fail_case "a name with a newline and an escape is not escaped: $ERR"
 finish
