@@ -4,9 +4,11 @@
 #include "text/utf8.h"
 #include "tok/vocab.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 
 namespace bk {
@@ -155,13 +157,15 @@ GlueExamples parse_glue_examples(const GlueTask& task, std::string_view bytes, c
     const std::string_view label = columns.label < 0 ? fields.back() : fields[static_cast<size_t>(columns.label)];
     if (task.regression()) {
       double value = 0;
-      if (!parse_python_float(label, value))
-        fail("{}: line {}: the {} label '{}' is not a number", name, line_number, task.name, label);
+      // float() also reads nan and inf, which no similarity score is and which would poison the loss.
+      if (!parse_python_float(label, value) || !std::isfinite(value))
+        fail("{}: line {}: the {} label '{}' is not a finite number", name, line_number, task.name,
+             printable_excerpt(label));
       example.label_value = static_cast<float>(value);
     } else {
       const auto it = std::find(task.labels.begin(), task.labels.end(), label);
       if (it == task.labels.end())
-        fail("{}: line {}: unknown label '{}' (the labels of {} are {})", name, line_number, label, task.name,
+        fail("{}: line {}: unknown label '{}' (the labels of {} are {})", name, line_number, printable_excerpt(label), task.name,
              join_labels(task));
       example.label_id = static_cast<int32_t>(it - task.labels.begin());
     }

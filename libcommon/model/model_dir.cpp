@@ -14,11 +14,13 @@ namespace fs = std::filesystem;
 
 namespace bk {
 
-std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetensors_path) {
+std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetensors_path, const BertConfig* config) {
   std::map<std::string, at::Tensor> out;
   if (is_torch_save_file(safetensors_path)) {
-    // ckpt-convert's reading (ckpt/convert.h): NVIDIA's names mapped, every shape checked against the config beside it.
-    for (const auto& t : load_checkpoint(safetensors_path, LoadOptions()).model) out[t.name] = to_torch(t).clone();
+    // ckpt-convert's reading (ckpt/convert.h): NVIDIA's names mapped, every shape checked against the config.
+    LoadOptions options;
+    options.config = config;
+    for (const auto& t : load_checkpoint(safetensors_path, options).model) out[t.name] = to_torch(t).clone();
     return out;
   }
   for (auto& [name, tensor] : load_safetensors(safetensors_path)) {
@@ -35,6 +37,7 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
   std::error_code ec;
   if (!fs::exists(path, ec)) fail("{}: no such checkpoint directory or file", path);
   std::string weights, config = config_path;
+  const bool config_given = !config.empty();
   if (fs::is_directory(path, ec)) {
     weights = (fs::path(path) / "model.safetensors").string();
     if (!fs::exists(weights, ec)) {
@@ -51,7 +54,7 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
   if (!fs::exists(config, ec)) fail("{}: no config.json (give one with --config)", config);
   const BertConfig cfg = BertConfig::load(config);
   auto model = std::make_shared<BertForPreTraining>(cfg);
-  model->load_state_dict(load_model_tensors(weights), strict, weights);
+  model->load_state_dict(load_model_tensors(weights, config_given ? &cfg : nullptr), strict, weights);
   return model;
 }
 

@@ -110,7 +110,7 @@ run bert-finetune features --task rte --train --vocab "$VOCAB" -o "$O" "$TMP/rte
 expect_error "$TMP/rte.tsv: line 2: unknown label 'maybe' \(the labels of rte are entailment, not_entailment\)" "unknown RTE label"
 printf 'h\th\th\th\th\th\th\th\th\th\n0\tg\tf\t2012\t0\tn\tn\ta\tb\tfive\n' >"$TMP/stsb.tsv"
 run bert-finetune features --task sts-b --vocab "$VOCAB" -o "$O" "$TMP/stsb.tsv"
-expect_error "$TMP/stsb.tsv: line 2: the sts-b label 'five' is not a number" "STS-B score not a number"
+expect_error "$TMP/stsb.tsv: line 2: the sts-b label 'five' is not a finite number" "STS-B score not a number"
 printf 'sentence\tlabel\ngood \xff\t1\n' >"$TMP/utf8.tsv"
 run bert-finetune features --task sst-2 --vocab "$VOCAB" -o "$O" "$TMP/utf8.tsv"
 expect_error "$TMP/utf8.tsv: line 2: invalid UTF-8 at byte 6 of the line" "TSV with invalid UTF-8"

@@ -1,5 +1,7 @@
 #include "tasks/finetune/bert_finetune_bench.h"
 
+#include "util/error.h"
+
 #include "launch/dist_env.h"
 #include "tasks/finetune/finetuned_model.h"
 #include "train/loop/run_setup.h"
@@ -36,37 +38,41 @@ void run_bert_finetune_bench(const FinetuneBenchConfig& config) {
   const int64_t t = config.seq_length > 0 ? config.seq_length : model.max_seq_length;
   at::manual_seed(config.seed);
   for (int64_t b : config.batch_sizes) {
-    const auto options = at::TensorOptions().dtype(at::kLong).device(device);
-    const at::Tensor ids = at::randint(1, model.base->config().vocab_size, {b, t}, options);
-    const at::Tensor segments = at::cat({at::zeros({b, t / 2}, options), at::ones({b, t - t / 2}, options)}, 1);
-    const at::Tensor mask = at::ones({b, t}, options);
-    auto pass = [&] {
-      AutocastScope autocast(precision, device);
-      if (model.qa) model.spans(ids, segments, mask);
-      else model.classes(ids, segments, mask);
-      if (device.is_cuda()) torch::cuda::synchronize();
-    };
-    for (int64_t i = 0; i < config.warmup; ++i) pass();
-    std::vector<double> ms;
-    for (int64_t i = 0; i < config.iterations; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      pass();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    try {
+      const auto options = at::TensorOptions().dtype(at::kLong).device(device);
+      const at::Tensor ids = at::randint(1, model.base->config().vocab_size, {b, t}, options);
+      const at::Tensor segments = at::cat({at::zeros({b, t / 2}, options), at::ones({b, t - t / 2}, options)}, 1);
+      const at::Tensor mask = at::ones({b, t}, options);
+      auto pass = [&] {
+        AutocastScope autocast(precision, device);
+        if (model.qa) model.spans(ids, segments, mask);
+        else model.classes(ids, segments, mask);
+        if (device.is_cuda()) torch::cuda::synchronize();
+      };
+      for (int64_t i = 0; i < config.warmup; ++i) pass();
+      std::vector<double> ms;
+      for (int64_t i = 0; i < config.iterations; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        pass();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      }
+      double total = 0;
+      for (double v : ms) total += v;
+      std::sort(ms.begin(), ms.end());
+      nlohmann::ordered_json line;
+      line["task"] = model.info->name;
+      line["batch_size"] = b;
+      line["seq_length"] = t;
+      line["precision"] = config.precision;
+      line["device"] = device.str();
+      line["iterations"] = config.iterations;
+      line["sequences_per_second"] = static_cast<double>(b * config.iterations) / (total / 1000);
+      line["latency_ms"] = {{"p50", percentile(ms, 0.50)}, {"p90", percentile(ms, 0.90)},
+                            {"p95", percentile(ms, 0.95)}, {"p99", percentile(ms, 0.99)}, {"mean", total / static_cast<double>(ms.size())}};
+      std::cout << line.dump() << std::endl;
+    } catch (const c10::Error& e) {  // an allocator's or a kernel's error: named with the size that asked for it
+      fail("--batch-sizes {} (sequences of {}): {}", b, t, library_message(e));
     }
-    double total = 0;
-    for (double v : ms) total += v;
-    std::sort(ms.begin(), ms.end());
-    nlohmann::ordered_json line;
-    line["task"] = model.info->name;
-    line["batch_size"] = b;
-    line["seq_length"] = t;
-    line["precision"] = config.precision;
-    line["device"] = device.str();
-    line["iterations"] = config.iterations;
-    line["sequences_per_second"] = static_cast<double>(b * config.iterations) / (total / 1000);
-    line["latency_ms"] = {{"p50", percentile(ms, 0.50)}, {"p90", percentile(ms, 0.90)},
-                          {"p95", percentile(ms, 0.95)}, {"p99", percentile(ms, 0.99)}, {"mean", total / static_cast<double>(ms.size())}};
-    std::cout << line.dump() << std::endl;
   }
 }
 

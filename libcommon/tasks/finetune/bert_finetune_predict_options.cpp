@@ -3,6 +3,7 @@
 #include "cli/options.h"
 #include "tasks/finetune/finetune_config.h"
 #include "train/loop/loop_config.h"
+#include "text/utf8.h"
 #include "util/error.h"
 
 namespace bk {
@@ -22,6 +23,10 @@ void FinetunePredictConfig::validate() const {
     if (!span && (!question.empty() || !context.empty()))
       usage_fail("--question and --context are for squad and squad2; --task {} takes --text", info.name);
     if (!span && text.empty()) usage_fail("--text-b needs --text (the first sentence of the pair)");
+    for (const auto& [flag, value] : {std::pair{"--question", &question}, {"--context", &context},
+                                      {"--text", &text}, {"--text-b", &text_b}})
+      if (const size_t at = utf8_invalid_offset(*value); at != std::string_view::npos)
+        usage_fail("{}: byte {} is not UTF-8 (the answer is printed as JSON)", flag, at);
   } else {
     if (predict_file.empty()) usage_fail("give --predict-file (with -o), or --question/--context or --text");
     if (output_dir.empty()) usage_fail("--predict-file needs -o DIR for the predictions");

@@ -9,6 +9,7 @@
 namespace bk {
 
 void run_bert_finetune_train(FinetuneTrainConfig config) {
+  config.loop.validate(config.loop.max_steps > 0);  // before the features and the model are read
   if (!config.loop.init_checkpoint.empty()) config.loop.init_checkpoint = resolve_checkpoint(config.loop.init_checkpoint);
   config.task.model_dir = config.loop.init_checkpoint;
   // The model's vocabulary: the one beside the pretrained checkpoint unless --vocab names one; it scores SQuAD's

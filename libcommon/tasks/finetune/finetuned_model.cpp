@@ -5,6 +5,7 @@
 #include "train/loop/checkpoint.h"
 #include "ckpt/checkpoint_path.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
@@ -28,10 +29,21 @@ FinetunedModel load_finetuned_model(const std::string& named, const std::string&
   m.max_seq_length = config.max_position_embeddings;
   const nlohmann::json described = read_checkpoint_task(path);
   if (!described.is_null()) {
-    const std::string other = described.value("task", std::string());
-    if (other != m.info->name) fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, m.info->name);
-    m.fine_tuned_length = described.value("max_seq_length", int64_t{0});
-    if (m.fine_tuned_length > 0) m.max_seq_length = m.fine_tuned_length;
+    const std::string where = (dir / "task.json").string();
+    if (!described.is_object()) fail("{}: not a JSON object", where);
+    if (!described.contains("task") || !described["task"].is_string()) fail("{}: no \"task\" string", where);
+    const std::string other = described["task"].get<std::string>();
+    if (other != m.info->name)
+      fail("{}: a checkpoint fine-tuned for {}, not for {}", path, printable_excerpt(other), m.info->name);
+    if (described.contains("max_seq_length")) {
+      const nlohmann::json& length = described["max_seq_length"];
+      if (!length.is_number_integer() || length.get<int64_t>() < 2 ||
+          length.get<int64_t>() > config.max_position_embeddings)
+        fail("{}: \"max_seq_length\" must be an integer from 2 to the model's {} positions, got {}", where,
+             config.max_position_embeddings, printable_excerpt(length.dump()));
+      m.fine_tuned_length = length.get<int64_t>();
+      m.max_seq_length = m.fine_tuned_length;
+    }
   }
   const std::string weights = (dir / "model.safetensors").string();
   auto tensors = load_model_tensors(weights);

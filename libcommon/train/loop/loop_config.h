@@ -63,8 +63,9 @@ struct LoopConfig {
   bool dry_run = false;                 // resolve everything, print the plan, write nothing
   bool quiet = false;
 
-  // bk::UsageError for a value no run can use (the names in the messages are the flags').
-  void validate() const;
+  // bk::UsageError for a value no run can use (the names in the messages are the flags'). Without steps_known
+  // (--max-steps still to be derived from the data), the step counts are left for a second call.
+  void validate(bool steps_known = true) const;
   int64_t micro_batch_size() const { return train_batch_size / gradient_accumulation_steps; }
 };
 

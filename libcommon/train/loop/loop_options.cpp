@@ -3,16 +3,30 @@
 #include "cli/options.h"
 #include "util/error.h"
 
+#include <cmath>
+
 namespace bk {
 
-void LoopConfig::validate() const {
+void LoopConfig::validate(bool steps_known) const {
   if (output_dir.empty()) usage_fail("--output-dir must not be empty");
   if (allreduce_dtype != "fp32" && allreduce_dtype != "bf16" && allreduce_dtype != "fp16")
     usage_fail("--allreduce-dtype must be fp32, bf16 or fp16, got '{}'", allreduce_dtype);
-  if (train_batch_size <= 0 || max_steps <= 0) usage_fail("--train-batch-size and --max-steps must be positive");
-  if (gradient_accumulation_steps <= 0 || train_batch_size % gradient_accumulation_steps != 0)
+  if (train_batch_size <= 0 || (steps_known && max_steps <= 0))
+    usage_fail("--train-batch-size and --max-steps must be positive");
+  if (gradient_accumulation_steps <= 0)
+    usage_fail("--gradient-accumulation-steps must be at least 1, got {}", gradient_accumulation_steps);
+  if (train_batch_size % gradient_accumulation_steps != 0)
     usage_fail("--train-batch-size {} is not a multiple of --gradient-accumulation-steps {}", train_batch_size,
                gradient_accumulation_steps);
+  // NaN fails every comparison, so each range is written as what passes.
+  if (!(learning_rate > 0 && std::isfinite(learning_rate)))
+    usage_fail("--learning-rate must be a positive number, got {}", learning_rate);
+  if (!(warmup_proportion >= 0 && warmup_proportion <= 1))
+    usage_fail("--warmup-proportion must be in [0, 1], got {}", warmup_proportion);
+  if (!(weight_decay >= 0 && std::isfinite(weight_decay)))
+    usage_fail("--weight-decay must be a number >= 0, got {}", weight_decay);
+  if (!(max_grad_norm >= 0 && std::isfinite(max_grad_norm)))
+    usage_fail("--max-grad-norm must be a number >= 0, got {}", max_grad_norm);
   if (log_every <= 0) usage_fail("--log-every must be positive");
   if (keep_checkpoints < 1) usage_fail("--keep-checkpoints must be at least 1");
   if (optimizer != "lamb" && optimizer != "adamw" && optimizer != "acclip" && optimizer != "madgrad")
@@ -29,7 +43,8 @@ void LoopConfig::validate() const {
   if (init_optimizer && init_checkpoint.empty()) usage_fail("--init-optimizer needs --init-checkpoint");
   if (loss_scale < 0) usage_fail("--loss-scale must not be negative, got {}", loss_scale);
   if (loss_scale > 0 && precision != "fp16") usage_fail("--loss-scale is for --precision fp16");
-  if (warmup_steps > max_steps) usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
+  if (steps_known && warmup_steps > max_steps)
+    usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
 }
 
 void add_attention_option(Options& options, bool& unpadded, const char* help) {

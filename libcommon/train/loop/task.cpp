@@ -11,7 +11,7 @@ namespace bk {
 
 void TrainingTask::load_init_checkpoint(const std::string& path) {
   if (is_torch_save_file(path)) {  // NVIDIA's .pt checkpoints, HF's pytorch_model.bin
-    load_model_state(load_model_tensors(path), path);
+    load_model_state(load_model_tensors(path, &model_config()), path);
     return;
   }
   Checkpoint init = load_checkpoint(path, /*with_optimizer=*/false);
