@@ -502,7 +502,7 @@ CASES=$((CASES + 1)); [ ! -e "$TMP/int/out" ] || fail_case "an interrupted shard
 run timeout 60 sent-seg -q -t 100000 -o "$TMP/threads.txt" "$TMP/corpus.txt"
 expect_rc 0 "sent-seg --threads 100000"
 if command -v strace >/dev/null; then
-  strace -f -e trace=clone,clone3 -o "$TMP/clone.log" mkpretrain -q -t 100000 --vocab "$TMP/vocab.txt" -o "$TMP/threads.tfrecord" "$TMP/corpus.txt"
+  timeout 60 strace -f -e trace=clone,clone3 -o "$TMP/clone.log" mkpretrain -q -t 100000 --vocab "$TMP/vocab.txt" -o "$TMP/threads.tfrecord" "$TMP/corpus.txt"
   CASES=$((CASES + 1)); started=$(grep -cE 'clone3?\(' "$TMP/clone.log")
   # Its two parallel stages run one after the other, each with a pool of at most 4 threads per core.
   [ "$started" -le $((2 * 4 * $(nproc) + 4)) ] || fail_case "mkpretrain -t 100000 started $started threads on $(nproc) cores"

@@ -72,8 +72,11 @@ def torch_save(pickle, storages=(), archive="archive", byteorder=b"little", **zi
 FOUR_FLOATS = struct.pack("<4f", 1, 2, 3, 4)
 
 
-def one_tensor(offset, sizes, strides, name="w"):
-    return torch_save(state_dict_pickle([(name, p_tensor("0", 4, offset, sizes, strides))]), [("0", FOUR_FLOATS)])
+def one_tensor(offset, sizes, strides, name="w", storage_type=b"FloatStorage"):
+    """A state dict of one tensor `name` viewing a 16-byte storage (four floats, or two doubles)."""
+    numel = 2 if storage_type == b"DoubleStorage" else 4
+    return torch_save(state_dict_pickle([(name, p_tensor("0", numel, offset, sizes, strides, storage_type))]),
+                      [("0", FOUR_FLOATS)])
 
 
 def torch_save_cases():
@@ -82,11 +85,15 @@ def torch_save_cases():
     nested_lists = b"\x80\x02" + b"]" * 1_000_000 + b"a" * 999_999 + b"."
     nested_dicts = b"\x80\x02}" + b"K\x00}" * 300_000 + b"s" * 300_000 + b"."
     return [
-        # 1. Offsets and strides whose byte extent wraps, or lands before the buffer, in 64-bit arithmetic.
-        ("offset-2p62-minus-16.pt", one_tensor(2**62 - 16, [5], [1]), past),
+        # 1. Offsets and strides whose byte extent wraps in 64-bit arithmetic, so that the old check passed: 16
+        # floats from 2^62 - 16 end at byte 2^64 = 0 (memcpy read before the buffer); one from 2^62 was read from
+        # offset 0; three doubles 2^61 apart end at byte 8 (memcpy crashed).
+        ("offset-2p62-minus-16.pt", one_tensor(2**62 - 16, [16], [1]), wraps),
         ("offset-2p62.pt", one_tensor(2**62, [1], [1]), wraps),
+        ("stride-2p61.pt", one_tensor(0, [3], [2**61], storage_type=b"DoubleStorage"), wraps),
         ("offset-2p63-minus-1.pt", one_tensor(2**63 - 1, [2], [1]), wraps),
-        ("stride-2p61.pt", one_tensor(0, [2, 2], [2**61, 1]), past),
+        ("offset-2p40.pt", one_tensor(2**40, [1], [1]), past),
+        ("stride-2p40.pt", one_tensor(0, [2, 2], [2**40, 1]), past),
         ("stride-2p62-size-2p62.pt", one_tensor(0, [2**62, 4], [2**62, 1]), wraps),
         ("negative-offset.pt", one_tensor(-4, [1], [1]), r"tensor w: a negative storage offset -4"),
         ("negative-stride.pt", one_tensor(3, [2], [-1]), r"tensor w: a negative size or stride"),
