@@ -5,7 +5,8 @@
 #include "pretrain_samples.h"
 
 #include "model/weight_cast.h"
-#include "train/loop/run_setup.h"
+#include "device/device.h"
+#include "device/precision.h"
 #include "train/optim/grad_scaler.h"
 #include "train/optim/make_optimizer.h"
 
@@ -168,7 +169,7 @@ TEST_CASE("cuda: the loss scaler unscales finite gradients and skips an overflow
 
 TEST_CASE("cuda: attention dropout drops the configured share and rescales the rest") {
   if (!cuda_present()) return;
-  bk::pick_device("cuda", bk::DistEnv{});  // the trainer's kernel choices (it turns cuDNN's SDPA off)
+  bk::set_up_cuda_runtime(bk::choose_device("cuda", bk::DistEnv{}));  // the trainer's kernel choices (cuDNN's SDPA off)
   // Eight sequences of 128 tokens, 8 heads of 128: 1,048,576 probabilities, so the share's standard error at
   // p = 0.1 is 0.0003.
   const int64_t sequences = 8, length = 128, heads = 8, d = 128, n = sequences * length;

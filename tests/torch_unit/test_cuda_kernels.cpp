@@ -6,7 +6,7 @@
 #include "model/fused_cross_entropy.h"
 #include "model/fused_gelu.h"
 #include "model/fused_layer_norm.h"
-#include "train/loop/run_setup.h"
+#include "device/precision.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/autograd.h>

@@ -8,7 +8,7 @@
 #include "model/token_stream.h"
 #include "tasks/pretraining/pretraining_task.h"
 #include "tasks/pretraining/sampler.h"
-#include "train/loop/run_setup.h"
+#include "device/precision.h"
 
 #include <torch/nn/module.h>
 

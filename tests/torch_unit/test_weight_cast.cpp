@@ -3,7 +3,7 @@
 #include "pretrain_samples.h"
 
 #include "model/weight_cast.h"
-#include "train/loop/run_setup.h"
+#include "device/precision.h"
 
 #include <ATen/ATen.h>
 

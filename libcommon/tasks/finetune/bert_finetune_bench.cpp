@@ -4,7 +4,8 @@
 
 #include "launch/dist_env.h"
 #include "tasks/finetune/finetuned_model.h"
-#include "train/loop/run_setup.h"
+#include "device/device.h"
+#include "device/precision.h"
 #include "model/finetune_models.h"
 
 #include <ATen/ATen.h>
@@ -32,7 +33,8 @@ double percentile(const std::vector<double>& sorted, double q) {
 
 void run_bert_finetune_bench(const FinetuneBenchConfig& config) {
   config.validate();
-  const at::Device device = pick_device(config.device, detect_dist_env());
+  const at::Device device = choose_device(config.device, detect_dist_env());
+  set_up_cuda_runtime(device);
   const Precision precision = parse_precision(config.precision, device);
   FinetunedModel model = load_finetuned_model(config.checkpoint, config.task, device);
   const int64_t t = config.seq_length > 0 ? config.seq_length : model.max_seq_length;

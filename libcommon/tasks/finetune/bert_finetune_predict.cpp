@@ -10,6 +10,7 @@
 #include "io/input.h"
 #include "io/output.h"
 #include "io/output_over_input.h"
+#include "device/device.h"
 #include "launch/dist_env.h"
 #include "tasks/finetune/finetune_config.h"
 #include "tasks/finetune/finetune_inference.h"
@@ -21,7 +22,6 @@
 #include "tasks/finetune/squad_predict.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab.h"
-#include "train/loop/run_setup.h"
 #include "util/error.h"
 #include "util/py_json.h"
 
@@ -163,7 +163,8 @@ void run_bert_finetune_predict(FinetunePredictConfig config) {
     if (tokenizer_lower_case(config.features.vocab_path) == false) config.features.cased = true;
   }
   config.validate();
-  const at::Device device = pick_device(config.device, detect_dist_env());
+  const at::Device device = choose_device(config.device, detect_dist_env());
+  set_up_cuda_runtime(device);
   const FinetunedModel model = load_finetuned_model(config.checkpoint, config.features.task, device);
   // Unset, the length is the one the model was fine-tuned with (task.json), else the task's default.
   if (!config.features.max_seq_length && model.fine_tuned_length > 0)

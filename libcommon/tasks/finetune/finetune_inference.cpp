@@ -5,7 +5,7 @@
 #include "finetune/squad_features.h"
 #include "model/finetune_heads.h"
 #include "tasks/finetune/finetuned_model.h"
-#include "train/loop/run_setup.h"
+#include "device/precision.h"
 #include "model/token_stream.h"
 #include "util/error.h"
 #include "model/bert_base.h"

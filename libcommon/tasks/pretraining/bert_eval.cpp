@@ -1,5 +1,8 @@
 #include "tasks/pretraining/evaluate.h"
 
+#include "device/device.h"
+#include "launch/dist_env.h"
+
 #include "tasks/pretraining/fill_mask.h"
 #include "tok/vocab.h"
 #include "ckpt/checkpoint_path.h"
@@ -132,22 +135,10 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
   return totals;
 }
 
-at::Device parse_eval_device(const std::string& text) {
-  if (text == "cpu") return at::Device(at::kCPU);
-  if (text == "cuda" || text.starts_with("cuda:")) {
-    if (!at::hasCUDA()) usage_fail("--device {}: CUDA is not available on this machine", text);
-    try {
-      return at::Device(text);
-    } catch (const std::exception&) {
-      usage_fail("--device must be cpu, cuda or cuda:N, got '{}'", text);
-    }
-  }
-  usage_fail("--device must be cpu, cuda or cuda:N, got '{}'", text);
-}
-
 void run_bert_eval(const BertEvalConfig& options) {
   options.validate();
-  const at::Device device = parse_eval_device(options.device);
+  const at::Device device = choose_device(options.device, detect_dist_env());
+  set_up_cuda_runtime(device);
   const std::string checkpoint = resolve_checkpoint(options.checkpoint);
   std::string vocab_path;
   if (!options.fill_mask_texts.empty()) {

@@ -16,7 +16,4 @@ class Progress;
 // its longest sample. `progress` may be null.
 EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& settings, Progress* progress = nullptr);
 
-// Parses and checks the device ("cpu", "cuda", "cuda:N"); CUDA must be available. Throws bk::UsageError.
-at::Device parse_eval_device(const std::string& text);
-
 }  // namespace bk

@@ -3,6 +3,8 @@
 #include "cli/run_tool.h"
 #include "train/feed/upload.h"
 #include "train/loop/loop_run.h"
+#include "train/loop/run_save.h"
+#include "train/loop/run_setup.h"
 #include "train/loop/step_profiler.h"
 #include "train/loop/throughput.h"
 

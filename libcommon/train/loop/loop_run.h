@@ -1,4 +1,5 @@
-// Internal to the training loop (loop.cpp, loop_setup.cpp): everything a run holds. Not for other callers.
+// Internal to the training loop (loop.cpp and the run_*.cpp stages it calls): everything a run holds. Not for
+// other callers.
 #pragma once
 
 #include "ckpt/tokenizer_files.h"
@@ -8,7 +9,7 @@
 #include "train/loop/loop_config.h"
 #include "train/loop/mlperf_log.h"
 #include "train/loop/output_dir.h"
-#include "train/loop/run_setup.h"
+#include "device/precision.h"
 #include "train/loop/task.h"
 #include "train/loop/train_log.h"
 #include "train/optim/grad_scaler.h"
@@ -51,23 +52,15 @@ struct LoopRun {
   // advance it); bias correction counts all of the optimizer's.
   int64_t schedule_step() const { return optimizer->steps() - schedule_offset; }
   double lr() const { return schedule.at(schedule_step() + 1) * lr_scale; }
+  // The optimizer's parameters in its order: what is broadcast, synchronised and kept from the best worker.
+  std::vector<at::Tensor> parameters() const {
+    std::vector<at::Tensor> out;
+    for (const auto& [name, t] : optimizer->params()) out.push_back(t);
+    return out;
+  }
 
   // --cuda-graphs; declared last, so destroyed first: it waits for the graph's last replay.
   std::unique_ptr<GraphedStep> graph;
 };
-
-// Builds the process group, starts the task, makes the optimizer, scaler and schedule, restores a checkpoint with
-// --resume, prints the plan (run_plan.h) and opens the log (loop_setup.cpp). False when there is nothing to train:
-// --dry-run (the plan went to stdout), or --resume of a run that already finished (said on stderr).
-bool setup_run(LoopRun& run);
-// Rank 0 with --mlperf-log: the MLPerf log's header (submission, hyperparameters, init, run start, first block).
-void start_mlperf_log(LoopRun& run, int64_t init_start_ms);
-// Rank 0 writes a checkpoint of the run as it stands; `why` is "periodic", "stop" or "end".
-void save_run(LoopRun& run, const std::string& why);
-// Rank 0 writes the model as it stands, with the evaluation's results, to OUTPUT_DIR/best.
-void save_best(LoopRun& run, const TaskEvaluation& evaluation);
-// With --no-sync-gradients: the weights of the rank with the lowest `final_loss` (the final loss, or minus the final
-// evaluation score) end up on every rank.
-void keep_best_worker(LoopRun& run, double final_loss);
 
 }  // namespace bk

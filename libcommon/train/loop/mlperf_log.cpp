@@ -54,4 +54,33 @@ void MlperfLog::write(const char* type, const std::string& key, const nlohmann::
     fail("{}: cannot write the MLPerf log: {}", path_, std::strerror(errno));
 }
 
+void write_run_header(MlperfLog& m, const MlperfRunHeader& h) {
+  m.event("submission_benchmark", h.benchmark);
+  m.event("submission_division", "open");
+  m.event("submission_org", "bertkit");
+  m.event("submission_platform", h.platform);
+  m.event("submission_status", "onprem");
+  m.event("cache_clear", true);
+  m.start("init_start", {}, h.init_start_ms);
+  m.event("seed", h.seed);
+  m.event("global_batch_size", h.global_batch);
+  m.event("gradient_accumulation_steps", h.accumulation);
+  m.event("opt_name", h.optimizer);
+  m.event("opt_base_learning_rate", h.learning_rate);
+  m.event("opt_lamb_epsilon", h.epsilon);
+  m.event("opt_lamb_beta_1", h.beta1);
+  m.event("opt_lamb_beta_2", h.beta2);
+  m.event("opt_lamb_weight_decay_rate", h.weight_decay);
+  m.event("opt_lamb_learning_rate_decay_poly_power", h.poly_power);
+  m.event("opt_learning_rate_training_steps", h.training_steps);
+  m.event("opt_learning_rate_warmup_steps", h.warmup_steps);
+  m.event("num_warmup_steps", h.warmup_steps);
+  m.event("start_warmup_step", 0);
+  m.event("train_samples", h.training_steps * h.global_batch);
+  m.event("eval_samples", h.eval_samples);
+  m.end("init_stop");
+  m.start("run_start");
+  m.start("block_start", {{"samples_count", h.first_sample}});
+}
+
 }  // namespace bk

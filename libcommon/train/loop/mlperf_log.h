@@ -37,4 +37,23 @@ class MlperfLog {
 // Milliseconds since the epoch, MLLOG's clock.
 int64_t mlperf_now_ms();
 
+// What the MLPerf BERT rules require a run's log to open with, as the run resolved it.
+struct MlperfRunHeader {
+  std::string benchmark;  // submission_benchmark ("bert")
+  std::string platform;   // "8xGPU"
+  uint64_t seed = 0;
+  int64_t global_batch = 0, accumulation = 1;
+  std::string optimizer;
+  double learning_rate = 0;  // scaled for the world, as the run uses it
+  double epsilon = 0, beta1 = 0, beta2 = 0, weight_decay = 0, poly_power = 0;
+  int64_t training_steps = 0, warmup_steps = 0;
+  int64_t eval_samples = 0;
+  int64_t first_sample = 0;   // samples trained before this run (a resumed run's first block starts there)
+  int64_t init_start_ms = 0;  // when the run's setup began
+};
+
+// The log's opening: submission fields, the hyperparameters, init start and stop, run start, the first block.
+// The run's own events (evaluations, run_stop) follow from the loop.
+void write_run_header(MlperfLog& log, const MlperfRunHeader& header);
+
 }  // namespace bk

@@ -1,148 +1,163 @@
 #include "train/loop/run_setup.h"
 
-#include "util/error.h"
-#include "train/loop/checkpoint.h"
+#include "ckpt/bert_config.h"
+#include "ckpt/tokenizer_files.h"
+#include "cli/run_tool.h"
+#include "device/device.h"
+#include "launch/launcher.h"
+#include "model/fused_layer_norm.h"
+#include "train/loop/loop_run.h"
+#include "train/loop/run_plan.h"
+#include "train/loop/run_resume.h"
+#include "train/loop/run_update.h"
 
-#include <ATen/autocast_mode.h>
-#include <ATen/cuda/CUDAContext.h>
-#include <ATen/cuda/CUDAGeneratorImpl.h>
-#include <ATen/CPUGeneratorImpl.h>
-#include <c10/cuda/CUDAFunctions.h>
-#include <torch/cuda.h>
-
-#include <c10/util/Backtrace.h>
-#include <c10/util/Exception.h>
-#include <torch/cuda.h>
-
-#include <fmt/format.h>
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <torch/nn/module.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <filesystem>
 
 namespace bk {
 
+namespace fs = std::filesystem;
+
 namespace {
 
-// Under BERTKIT_CUDA_SYNC_DEBUG=warn: each of torch's sync warnings on stderr with the call stack that made it, so
-// a host sync can be traced to its operation (frames in this binary print as offsets: symbolize with addr2line).
-class SyncBacktraceHandler : public c10::WarningHandler {
- public:
-  void process(const c10::Warning& warning) override {
-    std::fprintf(stderr, "host sync: %s\n%s\n", warning.msg().c_str(),
-                 c10::get_backtrace(/*frames_to_skip=*/2, /*maximum_number_of_frames=*/24).c_str());
+// The process: its device (with CUDA's runtime settings) and NUMA binding, precision, process group, TF32 and the
+// kernel switches.
+void start_process(LoopRun& run, const DistEnv& env) {
+  const LoopConfig& cfg = run.cfg;
+  run.device = choose_device(cfg.device, env);
+  set_up_cuda_runtime(run.device);
+  // --numa-bind under srun, mpirun or torchrun (bert-train's own --nproc-per-node binds its workers itself and does
+  // not pass the flag on): this process binds itself, to its GPU's NUMA node where the system tells it.
+  if (cfg.launch.numa_bind) {
+    const int threads = bind_self_to_numa(env.local_rank, env.local_world_size, cuda_device_numa_node(run.device));
+    if (threads > 0 && std::getenv("OMP_NUM_THREADS") == nullptr) at::set_num_threads(threads);
   }
-};
+  run.precision = parse_precision(cfg.precision, run.device);
+  run.dist = Dist::create(env, run.device, std::chrono::seconds(cfg.launch.dist_timeout_seconds));
+  if (cfg.tf32) {
+    at::globalContext().setAllowTF32CuBLAS(true);
+    at::globalContext().setAllowTF32CuDNN(true);
+  }
+  if ((cfg.fused_kernels == "on" || cfg.fused_kernels == "experimental") && !fused_kernels_built())
+    usage_fail("--fused-kernels {}: this build has no CUDA kernels (nvcc was not found when it was configured)",
+               cfg.fused_kernels);
+  set_fused_kernels(cfg.fused_kernels != "off");  // auto: on where the build has the kernels
+  set_experimental_kernels(cfg.fused_kernels == "experimental");
+}
+
+// The task: the same initial weights on every rank (seeded here, then rank 0's broadcast in make_update), its
+// data, and --init-checkpoint's weights.
+void start_task(LoopRun& run) {
+  const LoopConfig& cfg = run.cfg;
+  at::manual_seed(cfg.seed);
+  TaskContext context;
+  context.device = run.device;
+  context.rank = run.dist->rank();
+  context.world = run.dist->world();
+  context.micro_batch_size = cfg.micro_batch_size();
+  context.accumulation = cfg.gradient_accumulation_steps;
+  context.quiet = cfg.quiet;
+  context.seed = cfg.seed;
+  // At least a step's micro-batches ready ahead, so a step never waits for the loader between its passes (0 keeps
+  // its meaning: batches made inside the loop, no thread).
+  context.prefetch = cfg.prefetch == 0 ? 0 : std::max<int>(cfg.prefetch, static_cast<int>(cfg.gradient_accumulation_steps));
+  context.pin_memory = run.device.is_cuda();
+  context.dist = run.dist.get();
+  context.independent_workers = cfg.no_sync_gradients;
+  context.fixed_shapes = cfg.cuda_graphs;
+  context.compute_dtype = compute_dtype(run.precision);
+  run.task->start(context);
+  if (!cfg.init_checkpoint.empty()) run.task->load_init_checkpoint(cfg.init_checkpoint);
+  run.task->model().to(run.device);
+  run.task->model().train();
+}
+
+// Rank 0: the tokenizer every checkpoint carries (the run's --vocab, else the one beside the checkpoint it starts
+// from), read before anything is written so that --dry-run fails on a vocabulary the run could not use.
+void read_tokenizer(LoopRun& run, const RunStart& start) {
+  if (!run.dist->is_main()) return;
+  const BertConfig model_config = run.task->model_config();
+  run.tokenizer = training_tokenizer_files(run.cfg.vocab, start.checkpoint, model_config.vocab_size,
+                                           model_config.max_position_embeddings);
+}
+
+MlperfRunHeader mlperf_header(const LoopRun& run) {
+  const LoopConfig& cfg = run.cfg;
+  MlperfRunHeader h;
+  h.benchmark = cfg.mlperf_benchmark;
+  h.platform = fmt::format("{}x{}", run.dist->world(), run.device.is_cuda() ? "GPU" : "CPU");
+  h.seed = cfg.seed;
+  h.global_batch = run.global_batch();
+  h.accumulation = cfg.gradient_accumulation_steps;
+  h.optimizer = cfg.optimizer;
+  h.learning_rate = cfg.learning_rate * run.lr_scale;
+  h.epsilon = run.optimizer->config().eps;
+  h.beta1 = run.optimizer->config().beta1;
+  h.beta2 = run.optimizer->config().beta2;
+  h.weight_decay = cfg.weight_decay;
+  h.poly_power = cfg.poly_power;
+  h.training_steps = cfg.max_steps;
+  h.warmup_steps = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
+  h.eval_samples = run.task->evaluation_samples();
+  h.first_sample = run.step * run.global_batch();
+  h.init_start_ms = run.init_start_ms;
+  return h;
+}
+
+// What the run writes as it goes: the banner, log.jsonl and tensorboard/ (rank 0), the MLPerf log, and the CUDA
+// graph a step is captured in.
+void open_outputs(LoopRun& run, const RunStart& start) {
+  const LoopConfig& cfg = run.cfg;
+  const bool main = run.dist->is_main();
+  if (main && !cfg.quiet)
+    for (const auto& line : run_plan_lines(run, start)) std::fprintf(stderr, "%s: %s\n", tool_name().c_str(), line.c_str());
+  if (main) {
+    fs::create_directories(cfg.output_dir);
+    TrainLogOptions lo;
+    lo.log_file = cfg.log_file.empty() ? (fs::path(cfg.output_dir) / "log.jsonl").string() : cfg.log_file;
+    if (cfg.tensorboard) lo.tensorboard_dir = (fs::path(cfg.output_dir) / "tensorboard").string();
+    lo.append = cfg.resume;  // a resumed run continues the same log; a new run never appends to an old one
+    lo.overwrite = cfg.force;
+    lo.quiet = cfg.quiet;
+    lo.total_steps = cfg.max_steps;
+    run.log = std::make_unique<TrainLog>(lo);
+    run.log->header(run.step, run_header_json(run, start));
+  }
+  run.eval_every = cfg.eval_every_samples > 0
+                       ? (cfg.eval_every_samples + run.global_batch() - 1) / run.global_batch()
+                       : cfg.eval_every;
+  if (main && !cfg.mlperf_log.empty()) {
+    run.mlperf = std::make_unique<MlperfLog>(cfg.mlperf_log, tool_name());
+    write_run_header(*run.mlperf, mlperf_header(run));
+  }
+  if (cfg.cuda_graphs) run.graph = std::make_unique<GraphedStep>(run.device, cfg.cuda_graph_eager_steps);
+}
 
 }  // namespace
 
-at::Device pick_device(const std::string& name, const DistEnv& env) {
-  if (name == "cpu") return at::Device(at::kCPU);
-  if (name == "cuda") {
-    if (!torch::cuda::is_available()) fail("--device cuda: no CUDA device is available on this machine");
-    const auto index = static_cast<at::DeviceIndex>(env.local_rank % torch::cuda::device_count());
-    // The rank's device becomes the current one before anything allocates on CUDA: otherwise every rank's first
-    // context, cuBLAS handle and NCCL communicator setup land on device 0.
-    c10::cuda::set_device(index);
-    // Attention dropout must be the configured probability: some cuDNN versions' SDPA kernels round it to a
-    // multiple of 1/16 (0.1 becomes 0.0625 or 0.125). Without cuDNN, the padded path's SDPA takes the
-    // memory-efficient kernel, which drops with the exact probability (0.0997 measured at p = 0.1 on an H200). The
-    // unpadded path's flash varlen kernel keeps an element when a random byte is at most floor(255 (1 - p)), so it
-    // drops 1 - 230/256 = 0.1016 at p = 0.1 (0.1013 +- 0.0003 measured) and scales survivors by 1 / (1 - p):
-    // attention outputs are 0.17% smaller in expectation. torch_unit's cuda cases measure both.
-    at::globalContext().setSDPUseCuDNN(false);
-    // BERTKIT_CUDA_SYNC_DEBUG=warn|error: torch's sync debug mode, one warning (or an error) for every operation
-    // that makes the host wait for the GPU; bench/bert_train_gpu.sh counts them per step.
-    if (const char* mode = std::getenv("BERTKIT_CUDA_SYNC_DEBUG")) {
-      const std::string m = mode;
-      if (m == "warn") {
-        c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
-        static SyncBacktraceHandler handler;
-        c10::WarningUtils::set_warning_handler(&handler);
-      } else if (m == "error") {
-        c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_ERROR);
-      } else if (!m.empty()) {
-        usage_fail("BERTKIT_CUDA_SYNC_DEBUG must be warn or error, got '{}'", m);
-      }
-    }
-    return at::Device(at::kCUDA, index);
+bool setup_run(LoopRun& run) {
+  run.init_start_ms = mlperf_now_ms();
+  start_process(run, detect_dist_env());
+  start_task(run);
+  make_update(run);
+  // Dropout differs per rank (as NVIDIA seeds seed + rank); the weights above do not.
+  at::manual_seed(run.cfg.seed + static_cast<uint64_t>(run.dist->rank()));
+  RunStart start = find_start(run);
+  read_tokenizer(run, start);
+  if (run.cfg.dry_run) {
+    if (run.dist->is_main())
+      for (const auto& line : run_plan_lines(run, start)) std::printf("%s\n", line.c_str());
+    return false;
   }
-  usage_fail("--device must be cpu or cuda, got '{}'", name);
-}
-
-int cuda_device_numa_node(const at::Device& device) {
-  if (!device.is_cuda()) return -1;
-  const cudaDeviceProp* props = at::cuda::getDeviceProperties(device.index());
-  std::ifstream in(fmt::format("/sys/bus/pci/devices/{:04x}:{:02x}:{:02x}.0/numa_node", props->pciDomainID,
-                               props->pciBusID, props->pciDeviceID));
-  int node = -1;
-  in >> node;
-  return in ? node : -1;
-}
-
-Precision parse_precision(const std::string& name, const at::Device& device) {
-  if (name == "fp32") return Precision::fp32;
-  if (name == "bf16") return Precision::bf16;
-  if (name == "fp16") {
-    if (!device.is_cuda()) usage_fail("--precision fp16 needs --device cuda (use bf16 on the CPU)");
-    return Precision::fp16;
-  }
-  usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", name);
-}
-
-AutocastScope::AutocastScope(Precision precision, const at::Device& device) : device_type_(device.type()) {
-  if (precision == Precision::fp32) return;
-  active_ = true;
-  was_enabled_ = at::autocast::is_autocast_enabled(device_type_);
-  previous_dtype_ = at::autocast::get_autocast_dtype(device_type_);
-  at::autocast::set_autocast_enabled(device_type_, true);
-  at::autocast::set_autocast_dtype(device_type_, precision == Precision::bf16 ? at::kBFloat16 : at::kHalf);
-}
-
-AutocastScope::~AutocastScope() {
-  if (!active_) return;
-  at::autocast::set_autocast_enabled(device_type_, was_enabled_);
-  at::autocast::set_autocast_dtype(device_type_, previous_dtype_);
-  at::autocast::clear_cache();
-}
-
-double peak_flops(const at::Device& device, Precision precision, double peak_tflops_flag) {
-  if (peak_tflops_flag > 0) return peak_tflops_flag * 1e12;
-  if (!device.is_cuda()) return 0;
-  // Dense (no sparsity) tensor-core peaks from NVIDIA's data sheets; fp32 runs on TF32 at best.
-  const std::string name = at::cuda::getDeviceProperties(device.index() < 0 ? 0 : device.index())->name;
-  const bool half = precision != Precision::fp32;
-  if (name.find("H100") != std::string::npos || name.find("H200") != std::string::npos) return half ? 989e12 : 494e12;
-  if (name.find("A100") != std::string::npos) return half ? 312e12 : 156e12;
-  return 0;
-}
-
-nlohmann::json generator_states(const at::Device& device) {
-  nlohmann::json states;
-  auto cpu = at::detail::getDefaultCPUGenerator();
-  {
-    std::lock_guard<std::mutex> lock(cpu.mutex());
-    states["cpu"] = tensor_to_base64(cpu.get_state());
-  }
-  if (device.is_cuda()) {
-    auto cuda = at::cuda::detail::getDefaultCUDAGenerator(device.index() < 0 ? 0 : device.index());
-    std::lock_guard<std::mutex> lock(cuda.mutex());
-    states["cuda"] = tensor_to_base64(cuda.get_state());
-  }
-  return states;
-}
-
-void restore_generator_states(const nlohmann::json& states, const at::Device& device) {
-  if (states.contains("cpu")) {
-    auto cpu = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(cpu.mutex());
-    cpu.set_state(tensor_from_base64(states["cpu"].get<std::string>()));
-  }
-  if (device.is_cuda() && states.contains("cuda")) {
-    auto cuda = at::cuda::detail::getDefaultCUDAGenerator(device.index() < 0 ? 0 : device.index());
-    std::lock_guard<std::mutex> lock(cuda.mutex());
-    cuda.set_state(tensor_from_base64(states["cuda"].get<std::string>()));
-  }
+  if (!claim_and_restore(run, start)) return false;
+  open_outputs(run, start);
+  return true;
 }
 
 }  // namespace bk

@@ -14,7 +14,7 @@ struct TrainingState {
   int64_t micro_batch = 0;   // micro-batches consumed
   int64_t schedule_offset = 0;  // optimizer steps taken before this run's schedule began (--init-optimizer)
   nlohmann::json data_position = nlohmann::json::object();  // the task's (a DataPosition, train/feed/)
-  nlohmann::json generators = nlohmann::json::object();     // random-generator states (train/loop/run_setup.h)
+  nlohmann::json generators = nlohmann::json::object();     // random-generator states (train/loop/generator_state.h)
   int world_size = 1;
   // The run's settings, for the record.
   uint64_t seed = 0;

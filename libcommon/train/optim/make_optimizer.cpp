@@ -17,4 +17,15 @@ std::unique_ptr<Optimizer> make_optimizer(NamedTensors named_params, const Optim
   fail("optimizer: unknown kind '{}' (expected lamb, adamw, acclip or madgrad)", config.kind);
 }
 
+OptimizerConfig training_optimizer_config(const std::string& kind) {
+  OptimizerConfig c;
+  c.kind = kind;
+  c.fused = true;
+  if (kind == "acclip") {  // the published defaults
+    c.beta2 = 0.99;
+    c.eps = 1e-5;
+  }
+  return c;
+}
+
 }  // namespace bk

@@ -1,0 +1,94 @@
+#include "train/loop/run_resume.h"
+
+#include "ckpt/checkpoint_path.h"
+#include "cli/run_tool.h"
+#include "io/input.h"
+#include "train/loop/checkpoint.h"
+#include "train/loop/generator_state.h"
+#include "train/loop/loop_run.h"
+#include "train/loop/train_state.h"
+
+#include <cstdio>
+
+namespace bk {
+
+namespace {
+
+TrainingState restore_run(LoopRun& run, const std::string& dir) {
+  Checkpoint ckpt = load_checkpoint(dir);
+  run.task->load_model_state(ckpt.model, dir + "/model.safetensors");
+  if (ckpt.optimizer.empty()) fail("{}: no optimizer.safetensors; --resume needs a checkpoint {} wrote", dir, tool_name());
+  run.optimizer->load_state(ckpt.optimizer);
+  run.scaler->load_state(ckpt.optimizer);
+  const TrainingState state = TrainingState::from_json(ckpt.state, dir + "/trainer_state.json");
+  if (state.world_size != run.dist->world())
+    fail("{}: written by a run of {} processes, this one has {}; resume with the same world size", dir,
+         state.world_size, run.dist->world());
+  run.step = state.step;
+  run.micro_batch = state.micro_batch;
+  run.schedule_offset = state.schedule_offset;
+  run.task->restore_data_position(state.data_position);
+  restore_generator_states(state.generators, run.device);
+  return state;
+}
+
+// The step a checkpoint directory (step-NNNNNNNN) holds, from its trainer_state.json.
+int64_t checkpoint_step(const std::string& dir) {
+  const std::string path = dir + "/trainer_state.json";
+  return TrainingState::from_json(nlohmann::json::parse(read_file(path), nullptr, false), path).step;
+}
+
+}  // namespace
+
+RunStart find_start(const LoopRun& run) {
+  const LoopConfig& cfg = run.cfg;
+  const std::optional<std::string> latest = cfg.resume ? latest_checkpoint(cfg.output_dir) : std::nullopt;
+  RunStart start{latest ? *latest : cfg.init_checkpoint, 0};
+  if (latest && cfg.dry_run) start.step = checkpoint_step(*latest);
+  return start;
+}
+
+bool claim_and_restore(LoopRun& run, RunStart& start) {
+  const LoopConfig& cfg = run.cfg;
+  const bool main = run.dist->is_main();
+  if (main) {
+    run.lock = std::make_unique<OutputDirLock>(cfg.output_dir);
+    if (!cfg.resume) claim_for_new_run(cfg.output_dir, cfg.force);
+  }
+  const std::optional<std::string> latest = cfg.resume ? latest_checkpoint(cfg.output_dir) : std::nullopt;
+  if (latest) {
+    const TrainingState state = restore_run(run, *latest);
+    start = {*latest, run.step};
+    const bool target = state.saved_because == "target";
+    if (run.step >= cfg.max_steps || target) {
+      if (main)
+        std::fprintf(stderr, "%s: %s: this run already finished (%s at step %lld of --max-steps %lld); nothing to do%s\n",
+                     tool_name().c_str(), cfg.output_dir.c_str(),
+                     target ? "it reached its target" : "its last checkpoint is", static_cast<long long>(run.step),
+                     static_cast<long long>(cfg.max_steps), target ? "" : " (a larger --max-steps trains on)");
+      return false;
+    }
+  } else if (cfg.resume && main && !cfg.quiet) {
+    std::fprintf(stderr, "%s: --resume: no checkpoint in %s/checkpoints yet, starting at step 0\n",
+                 tool_name().c_str(), cfg.output_dir.c_str());
+  }
+  return true;
+}
+
+void init_optimizer(LoopRun& run) {
+  const std::string& dir = run.cfg.init_checkpoint;
+  Checkpoint ckpt = load_checkpoint(dir);
+  if (ckpt.optimizer.empty())
+    fail("{}: no optimizer.safetensors: --init-optimizer needs a checkpoint that {} wrote", dir, tool_name());
+  const TrainingState state = TrainingState::from_json(ckpt.state, dir + "/trainer_state.json");
+  if (!state.optimizer.empty() && state.optimizer != run.cfg.optimizer)
+    fail("{}: holds {} state, and this run's --optimizer is {}", dir, state.optimizer, run.cfg.optimizer);
+  try {
+    run.optimizer->load_state(ckpt.optimizer);
+  } catch (const Error& e) {
+    fail("{}/optimizer.safetensors: {}", dir, e.what());
+  }
+  run.schedule_offset = run.optimizer->steps();
+}
+
+}  // namespace bk
