@@ -118,4 +118,10 @@ std::optional<bool> tokenizer_lower_case(const std::string& vocab_path) {
   return json["do_lower_case"].get<bool>();
 }
 
+nlohmann::json read_checkpoint_task(const std::string& dir) {
+  const fs::path path = fs::path(dir) / "task.json";
+  if (!fs::exists(path)) return nullptr;
+  return parse_json(read_file(path.string()), path.string());
+}
+
 }  // namespace bk

@@ -1,6 +1,9 @@
 // Where a checkpoint is, from what a user names (torch-free): the checkpoint directory itself, a training run's
-// output directory or its checkpoints/ (both followed to the newest checkpoint), a TF1 prefix or a weights file.
+// output directory or its checkpoints/ (both followed to the newest checkpoint), a TF1 prefix or a weights file;
+// and the small files that describe it (vocab.txt, tokenizer_config.json, task.json).
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -29,6 +32,9 @@ std::string resolve_checkpoint(const std::string& path);
 // vocab.txt beside a resolved checkpoint (in its directory, or beside a TF prefix or weights file), then in the
 // run's output directory; empty when there is none.
 std::string vocab_beside_checkpoint(const std::string& resolved);
+
+// A checkpoint directory's task.json (null when it has none); bk::Error naming the file when it is not JSON.
+nlohmann::json read_checkpoint_task(const std::string& dir);
 
 // do_lower_case from the tokenizer_config.json beside a vocabulary file (as transformers writes it), if there is
 // one and it says; bk::Error naming the file when it is not JSON.

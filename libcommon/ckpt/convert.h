@@ -51,7 +51,7 @@ struct LoadOptions {
   const BertConfig* config = nullptr;
   bool keep_optimizer = false;
   bool allow_unmapped = false;
-  Progress* progress = nullptr;  // tensors read of those to read, on a terminal (cli/progress.h)
+  Progress* progress = nullptr;  // tensors read of those to read, on a terminal (io/progress.h)
 };
 
 // Reads and checks everything: names mapped, shapes against the config (before any data is read), dtypes converted

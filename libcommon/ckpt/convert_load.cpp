@@ -5,7 +5,7 @@
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint.h"
 #include "ckpt/torch_save.h"
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "util/error.h"
 
 #include <algorithm>

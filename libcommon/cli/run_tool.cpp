@@ -1,84 +1,18 @@
 #include "cli/run_tool.h"
 
+#include "io/cleanup.h"
 #include "util/error_cause.h"
 #include "util/printable.h"
+#include "util/tool_name.h"
 
 #include <boost/program_options/errors.hpp>
 
-#include <algorithm>
-#include <array>
-#include <atomic>
-#include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <mutex>
-#include <random>
 #include <string>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 namespace bk {
+
 namespace {
-
-std::string g_tool = "bertkit";
-std::vector<std::string> g_arguments;
-std::atomic<bool> g_interrupted{false};
-
-constexpr int kMaxCleanup = kMaxCleanupPaths;
-constexpr size_t kMaxPath = 4096;
-// Each slot is a NUL-terminated path; slot_used flags are what the handler reads.
-std::array<std::array<char, kMaxPath>, kMaxCleanup> g_paths;
-std::array<std::atomic<bool>, kMaxCleanup> g_used{};
-enum class CleanupKind : uint8_t { file, dir, tree };
-std::array<CleanupKind, kMaxCleanup> g_kind{};  // written before g_used is set, read only after
-std::mutex g_register_mutex;
-
-void write_stderr(const char* text) {
-  size_t left = std::strlen(text);
-  while (left > 0) {
-    ssize_t n = ::write(STDERR_FILENO, text, left);
-    if (n <= 0) return;
-    text += n;
-    left -= static_cast<size_t>(n);
-  }
-}
-
-// Unlinks the entries directly in `dir` with system calls only (no allocation: this runs in a signal handler).
-void empty_directory(const char* dir) {
-  const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  alignas(8) static char entries[1 << 14];
-  for (long n; (n = ::syscall(SYS_getdents64, fd, entries, sizeof entries)) > 0;) {
-    for (long at = 0; at < n;) {
-      const auto* entry = reinterpret_cast<const struct dirent64*>(entries + at);
-      const char* name = entry->d_name;
-      if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) ::unlinkat(fd, name, 0);
-      at += entry->d_reclen;
-    }
-  }
-  ::close(fd);
-}
-
-extern "C" void on_signal(int sig) {
-  g_interrupted = true;
-  for (int i = 0; i < kMaxCleanup; ++i) {
-    if (!g_used[i].load()) continue;
-    if (g_kind[i] == CleanupKind::file) ::unlink(g_paths[i].data());
-    if (g_kind[i] == CleanupKind::tree) empty_directory(g_paths[i].data());
-  }
-  // Then the directories, newest first (a child registered after its parent), twice for any other order;
-  // rmdir removes only empty ones.
-  for (int pass = 0; pass < 2; ++pass)
-    for (int i = kMaxCleanup - 1; i >= 0; --i)
-      if (g_used[i].load() && g_kind[i] != CleanupKind::file) ::rmdir(g_paths[i].data());
-  write_stderr(g_tool.c_str());  // g_tool is set before handlers are installed and never changes after
-  write_stderr(sig == SIGINT ? ": interrupted\n" : sig == SIGHUP ? ": hangup\n" : ": terminated\n");
-  ::_exit(128 + sig);
-}
 
 // "TOOL: error: MESSAGE" as one line. A corrupt compressed input shows up first as bad data in whatever read it;
 // the corruption is the error.
@@ -92,74 +26,9 @@ void report_error(const char* name, std::string_view message) {
 
 }  // namespace
 
-const std::string& tool_name() { return g_tool; }
-const std::vector<std::string>& tool_arguments() { return g_arguments; }
-bool interrupted() { return g_interrupted.load(); }
-
-namespace {
-int register_path(const std::string& path, CleanupKind kind) {
-  if (path.size() >= kMaxPath) fail("path too long: {}", path);
-  std::lock_guard lock(g_register_mutex);
-  for (int i = 0; i < kMaxCleanup; ++i) {
-    if (!g_used[i].load()) {
-      std::memcpy(g_paths[i].data(), path.c_str(), path.size() + 1);
-      g_kind[i] = kind;
-      g_used[i].store(true);
-      return i;
-    }
-  }
-  fail("{}: too many temporary output files at once (limit {})", path, kMaxCleanup);
-}
-}  // namespace
-
-int register_cleanup(const std::string& path) { return register_path(path, CleanupKind::file); }
-int register_cleanup_dir(const std::string& path) { return register_path(path, CleanupKind::dir); }
-int register_cleanup_tree(const std::string& path) { return register_path(path, CleanupKind::tree); }
-
-void unregister_cleanup(int slot) {
-  if (slot < 0 || slot >= kMaxCleanup) return;
-  std::lock_guard lock(g_register_mutex);
-  g_used[slot].store(false);
-}
-
-int create_temporary(std::string& path, int& slot) {
-  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  static constexpr size_t kX = 6;
-  if (path.size() < kX || path.compare(path.size() - kX, kX, "XXXXXX") != 0)
-    fail("{}: a temporary file's name must end in XXXXXX", path);
-  std::random_device entropy;
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    for (size_t i = path.size() - kX; i < path.size(); ++i) path[i] = kLetters[entropy() % (sizeof(kLetters) - 1)];
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0) continue;  // taken: try another name (this one was never registered)
-    slot = register_cleanup(path);                   // first, so no signal finds the file made but not registered
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
-    const int error = errno;
-    unregister_cleanup(slot);
-    slot = -1;
-    if (error != EEXIST) {
-      errno = error;
-      return -1;
-    }
-  }
-  errno = EEXIST;
-  return -1;
-}
-
 int run_tool(const char* name, int argc, char** argv, const std::function<int(int, char**)>& body) {
-  g_tool = name;
-  g_arguments.assign(argv + std::min(argc, 1), argv + argc);
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  // A closed terminal or ssh session (SIGHUP) would otherwise kill the process with its temporaries in place.
-  sigaction(SIGHUP, &action, nullptr);
-  // A file-size limit (ulimit -f) makes a write fail with EFBIG, reported and cleaned up like a full disk,
-  // instead of killing the process with SIGXFSZ and leaving its temporaries behind.
-  std::signal(SIGXFSZ, SIG_IGN);
+  set_tool_identity(name, argc, argv);
+  install_signal_cleanup();
   try {
     return body(argc, argv);
   } catch (const UsageError& e) {

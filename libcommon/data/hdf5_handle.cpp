@@ -1,6 +1,7 @@
 #include "data/hdf5_handle.h"
 
-#include "cli/run_tool.h"
+#include "util/error.h"
+#include "io/cleanup.h"
 #include "io/output.h"
 #include "io/durable.h"
 #include "util/printable.h"

@@ -1,6 +1,6 @@
 #include "data/pack.h"
 
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "data/hdf5_reader.h"
 #include "data/hdf5_writer.h"
 #include "io/output_over_input.h"

@@ -3,7 +3,7 @@
 #include "io/output_over_input.h"
 #include "util/error.h"
 #include "util/printable.h"
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "data/example.h"
 #include "data/hdf5_columns.h"
 #include "data/hdf5_handle.h"

@@ -1,7 +1,7 @@
 #include "finetune/bert_finetune.h"
 
 #include "cli/options.h"
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "data/example.h"
 #include "data/tfrecord.h"
 #include "io/output_over_input.h"

@@ -1,7 +1,7 @@
 #include "finetune/glue_tasks.h"
 
 #include "io/input.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/vocab.h"
 #include "util/error.h"
 #include "util/printable.h"

@@ -3,7 +3,7 @@
 #include "data/py_random.h"
 #include "finetune/squad_json.h"
 #include "io/input.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/vocab.h"
 #include "util/error.h"
 #include "util/json_read.h"

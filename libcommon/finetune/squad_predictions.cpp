@@ -1,6 +1,6 @@
 #include "finetune/squad_predictions.h"
 
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/basic_tokenizer.h"
 #include "util/error.h"
 #include "util/py_json.h"

@@ -2,7 +2,7 @@
 
 #include "finetune/squad_json.h"
 #include "io/input.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/vocab.h"
 #include "util/error.h"
 #include "util/json_read.h"

@@ -1,6 +1,6 @@
 #include "io/created_dirs.h"
 
-#include "cli/run_tool.h"
+#include "io/cleanup.h"
 #include "io/durable.h"
 #include "util/error.h"
 

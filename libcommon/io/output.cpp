@@ -1,6 +1,7 @@
 #include "io/output.h"
 
-#include "cli/run_tool.h"
+#include "util/error.h"
+#include "io/cleanup.h"
 #include "io/durable.h"
 
 #include <cerrno>

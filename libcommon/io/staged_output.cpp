@@ -1,6 +1,6 @@
 #include "io/staged_output.h"
 
-#include "cli/run_tool.h"
+#include "io/cleanup.h"
 #include "io/durable.h"
 #include "io/output.h"
 #include "util/error.h"

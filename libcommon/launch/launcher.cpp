@@ -1,6 +1,7 @@
 #include "launch/launcher.h"
 
-#include "cli/run_tool.h"
+#include "util/error.h"
+#include "util/tool_name.h"
 #include "launch/dist_env.h"
 
 #include <arpa/inet.h>

@@ -2,7 +2,7 @@
 
 #include "io/output_over_input.h"
 #include "util/error.h"
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "pretrain/instance_record.h"
 #include "data/hdf5_handle.h"
 #include "data/hdf5_writer.h"
@@ -10,7 +10,7 @@
 #include "io/input.h"
 #include "io/line_batch.h"
 #include "io/output.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/full_tokenizer.h"
 #include "util/ordered_parallel.h"
 

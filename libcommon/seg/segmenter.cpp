@@ -1,7 +1,7 @@
 #include "seg/segmenter.h"
 
 #include "util/error.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 
 #include <cstring>
 

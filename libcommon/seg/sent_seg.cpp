@@ -2,7 +2,7 @@
 
 #include "io/output_over_input.h"
 #include "util/error.h"
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "text/documents.h"

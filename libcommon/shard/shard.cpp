@@ -1,7 +1,8 @@
 #include "shard/shard.h"
 
-#include "cli/run_tool.h"
-#include "cli/progress.h"
+#include "util/error.h"
+#include "io/cleanup.h"
+#include "io/progress.h"
 #include "io/output_over_input.h"
 #include "io/staged_output.h"
 #include "io/input.h"

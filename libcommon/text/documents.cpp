@@ -1,7 +1,7 @@
 #include "text/documents.h"
 
 #include "util/error.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 
 namespace bk {
 

@@ -1,7 +1,7 @@
 #include "tok/basic_tokenizer.h"
 
 #include "util/error.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 
 #include <unicode/uchar.h>
 #include <unicode/unorm2.h>

@@ -2,7 +2,7 @@
 
 #include "util/error.h"
 #include "io/input.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/hash.h"
 
 #include <bit>

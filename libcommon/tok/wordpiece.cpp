@@ -2,12 +2,12 @@
 
 #include "util/error.h"
 #include "util/printable.h"
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "io/input.h"
 #include "io/line_batch.h"
 #include "io/output.h"
 #include "io/output_over_input.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/full_tokenizer.h"
 #include "util/ordered_parallel.h"
 

@@ -1,10 +1,10 @@
 #include "tok/wordpiece_trainer.h"
 
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "util/error.h"
 #include "io/input.h"
 #include "io/line_batch.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/basic_tokenizer.h"
 #include "util/ordered_parallel.h"
 

@@ -1,6 +1,6 @@
 #include "util/py_json.h"
 
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "util/error.h"
 
 #include <charconv>

@@ -1,6 +1,6 @@
 #include "wiki/entities.h"
 
-#include "text/utf8.h"
+#include "util/utf8.h"
 
 #include <algorithm>
 #include <cstring>

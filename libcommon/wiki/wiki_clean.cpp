@@ -4,7 +4,7 @@
 #include "wiki/xml_stream.h"
 #include "io/output_over_input.h"
 #include "util/error.h"
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "text/documents.h"

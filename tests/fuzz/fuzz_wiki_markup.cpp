@@ -1,7 +1,7 @@
 // libFuzzer target for the wikitext cleaner: any bytes must be cleaned without a crash, a sanitizer report or
 // a hang, and the result must keep the cleaner's promises: paragraphs non-empty, without newlines or
 // leading/trailing spaces, and valid UTF-8 whenever the input was.
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "wiki/markup.h"
 
 #include <cstdint>

@@ -2,11 +2,11 @@
 
 #include "util/error.h"
 #include "cli/options.h"
-#include "cli/run_tool.h"
+#include "io/cleanup.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "text/documents.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "util/ordered_parallel.h"
 #include "util/printable.h"
 #include "test_support.h"

@@ -2,7 +2,7 @@
 // position, and the generic prefetch thread.
 #include "../error_of.h"
 #include "train/feed/data_position.h"
-#include "train/feed/prefetch.h"
+#include "util/prefetcher.h"
 #include "train/loop/loop_config.h"
 #include "train/loop/train_state.h"
 #include "util/error.h"

@@ -1,5 +1,5 @@
 // The progress line's text: the share done, the amount of the total, the rate and the time left.
-#include "cli/progress.h"
+#include "io/progress.h"
 
 #include <doctest/doctest.h>
 

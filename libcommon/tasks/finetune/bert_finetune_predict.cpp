@@ -2,7 +2,7 @@
 
 #include "ckpt/checkpoint_path.h"
 
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "finetune/glue_features.h"
 #include "finetune/glue_tasks.h"
 #include "finetune/squad_examples.h"

@@ -2,8 +2,8 @@
 
 #include "cli/options.h"
 #include "tasks/finetune/finetune_config.h"
-#include "train/loop/loop_config.h"
-#include "text/utf8.h"
+#include "tasks/attention_option.h"
+#include "util/utf8.h"
 #include "util/error.h"
 
 namespace bk {

@@ -1,6 +1,7 @@
 #include "tasks/finetune/bert_finetune_train.h"
 
 #include "cli/options.h"
+#include "tasks/attention_option.h"
 #include "util/error.h"
 
 #include <fmt/format.h>

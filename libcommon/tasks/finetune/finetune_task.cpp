@@ -1,7 +1,7 @@
 #include "tasks/finetune/finetune_task.h"
 
 #include "ckpt/convert.h"
-#include "cli/run_tool.h"
+#include "util/tool_name.h"
 #include "data/py_random.h"
 #include "model/finetune_models.h"
 #include "model/model_dir.h"

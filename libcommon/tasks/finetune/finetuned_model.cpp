@@ -2,7 +2,6 @@
 
 #include "model/finetune_models.h"
 #include "model/model_dir.h"
-#include "train/loop/checkpoint.h"
 #include "ckpt/checkpoint_path.h"
 #include "util/error.h"
 #include "util/printable.h"

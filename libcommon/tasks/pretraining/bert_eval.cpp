@@ -8,7 +8,7 @@
 #include "ckpt/checkpoint_path.h"
 
 #include "util/error.h"
-#include "cli/progress.h"
+#include "io/progress.h"
 #include "data/hdf5_reader.h"
 #include "model/model_dir.h"
 #include "tasks/pretraining/pretrain_loss.h"

@@ -1,6 +1,7 @@
 #include "tasks/pretraining/bert_train.h"
 
 #include "cli/options.h"
+#include "tasks/attention_option.h"
 #include "util/error.h"
 
 namespace bk {

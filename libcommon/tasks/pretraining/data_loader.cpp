@@ -2,7 +2,7 @@
 
 #include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/sampler.h"
-#include "train/feed/prefetch.h"
+#include "util/prefetcher.h"
 #include "util/error.h"
 
 #include <fmt/format.h>

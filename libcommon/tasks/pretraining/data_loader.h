@@ -13,7 +13,7 @@
 // masked_lm_ids with -1 to max_predictions (a sample with more predictions is an error naming file and row).
 //
 // Memory: one file's share per source (one file, or four with bin4) plus `prefetch` batches built ahead by a
-// background thread (train/feed/prefetch.h). An error in that thread is raised by next() with its original message.
+// background thread (util/prefetcher.h). An error in that thread is raised by next() with its original message.
 //
 // Resume: position() is (epoch, batches consumed in it); restore() on a loader with the same configuration
 // continues with exactly the batch an uninterrupted run would have produced next.

@@ -1,7 +1,7 @@
 // bert-eval --fill-mask: the model's top-k tokens at each [MASK] of a sentence.
 #include "util/error.h"
 #include "tasks/pretraining/fill_mask.h"
-#include "text/utf8.h"
+#include "util/utf8.h"
 #include "tok/full_tokenizer.h"
 
 #include <ATen/ATen.h>

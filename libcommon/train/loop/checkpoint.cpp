@@ -3,7 +3,7 @@
 #include "train/loop/output_dir.h"
 #include "ckpt/checkpoint_path.h"
 
-#include "cli/run_tool.h"
+#include "io/cleanup.h"
 #include "util/error.h"
 #include "util/json_read.h"
 #include "io/input.h"
@@ -118,11 +118,6 @@ Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer) {
   return c;
 }
 
-nlohmann::json read_checkpoint_task(const std::string& dir) {
-  const fs::path path = fs::path(dir) / "task.json";
-  if (!fs::exists(path)) return nullptr;
-  return parse_json(read_file(path.string()), path.string());
-}
 
 std::string tensor_to_base64(const at::Tensor& bytes) {
   at::Tensor t = bytes.contiguous().to(at::kCPU);

@@ -13,6 +13,8 @@
 // rank 0 writes. After a save, all but the newest `keep` step directories are removed.
 #pragma once
 
+#include "ckpt/checkpoint_path.h"
+
 #include "ckpt/bert_config.h"
 #include "ckpt/tokenizer_files.h"
 
@@ -46,8 +48,6 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
 // Reads a checkpoint directory (optimizer and trainer state only if present). Errors name the directory and file.
 Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer = true);
 
-// A checkpoint directory's task.json (null when it has none); bk::Error naming the file when it is not JSON.
-nlohmann::json read_checkpoint_task(const std::string& dir);
 
 // The bytes of a CPU tensor (a generator state) as base64 for trainer_state.json, and back.
 std::string tensor_to_base64(const at::Tensor& bytes);

@@ -1,6 +1,7 @@
 #include "train/loop/loop.h"
 
-#include "cli/run_tool.h"
+#include "util/error.h"
+#include "util/tool_name.h"
 #include "train/feed/upload.h"
 #include "train/loop/loop_run.h"
 #include "train/loop/run_save.h"

@@ -75,8 +75,5 @@ struct LoopConfig {
 void add_loop_options(Options& options, LoopConfig& config, const LoopConfig& defaults = LoopConfig(),
                       bool steps_from_data = false);
 
-// --attention unpadded|padded, bound to `unpadded` (its current value is the default); `help` says what it does
-// for the tool's task.
-void add_attention_option(Options& options, bool& unpadded, const char* help);
 
 }  // namespace bk

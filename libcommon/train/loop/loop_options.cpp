@@ -47,16 +47,6 @@ void LoopConfig::validate(bool steps_known) const {
     usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
 }
 
-void add_attention_option(Options& options, bool& unpadded, const char* help) {
-  options.add()
-    ("attention", po::value<std::string>()->default_value(unpadded ? "unpadded" : "padded")->value_name("KIND")
-                      ->notifier([&unpadded](const std::string& kind) {
-                        if (kind != "unpadded" && kind != "padded")
-                          usage_fail("--attention must be unpadded or padded, got '{}'", kind);
-                        unpadded = kind == "unpadded";
-                      }),
-     help);
-}
 
 void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool steps_from_data) {
   auto* batch = po::value(&c.train_batch_size)->value_name("B");

@@ -1,7 +1,7 @@
 #include "train/loop/run_plan.h"
 
 #include "ckpt/bert_config.h"
-#include "cli/run_tool.h"
+#include "util/tool_name.h"
 #include "train/loop/loop_run.h"
 #include "bertkit/version.h"
 

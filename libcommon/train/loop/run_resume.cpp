@@ -1,7 +1,8 @@
 #include "train/loop/run_resume.h"
 
 #include "ckpt/checkpoint_path.h"
-#include "cli/run_tool.h"
+#include "util/error.h"
+#include "util/tool_name.h"
 #include "io/input.h"
 #include "train/loop/checkpoint.h"
 #include "train/loop/generator_state.h"

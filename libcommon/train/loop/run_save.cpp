@@ -1,6 +1,6 @@
 #include "train/loop/run_save.h"
 
-#include "cli/run_tool.h"
+#include "util/tool_name.h"
 #include "train/loop/checkpoint.h"
 #include "train/loop/generator_state.h"
 #include "train/loop/loop_run.h"

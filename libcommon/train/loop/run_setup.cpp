@@ -2,7 +2,8 @@
 
 #include "ckpt/bert_config.h"
 #include "ckpt/tokenizer_files.h"
-#include "cli/run_tool.h"
+#include "util/error.h"
+#include "util/tool_name.h"
 #include "device/device.h"
 #include "launch/launcher.h"
 #include "model/fused_layer_norm.h"

@@ -1,6 +1,7 @@
 #include "train/loop/run_update.h"
 
-#include "cli/run_tool.h"
+#include "util/error.h"
+#include "util/tool_name.h"
 #include "train/dist/dist_buckets.h"
 #include "train/loop/loop_run.h"
 #include "train/loop/run_resume.h"

@@ -1,6 +1,6 @@
 #include "train/loop/step_profiler.h"
 
-#include "cli/run_tool.h"
+#include "util/tool_name.h"
 #include "util/error.h"
 
 #include <c10/core/impl/VirtualGuardImpl.h>

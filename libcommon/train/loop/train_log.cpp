@@ -1,6 +1,7 @@
 #include "train/loop/train_log.h"
 
-#include "cli/run_tool.h"
+#include "util/error.h"
+#include "util/tool_name.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

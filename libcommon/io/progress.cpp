@@ -1,6 +1,6 @@
-#include "cli/progress.h"
+#include "io/progress.h"
 
-#include "cli/run_tool.h"
+#include "util/tool_name.h"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,33 @@
+// Temporaries that a signal must not leave behind. Outputs (io/output.h, io/staged_output.h, the HDF5 writers,
+// checkpoints) register what they create; SIGINT, SIGTERM and SIGHUP remove every registered path and exit
+// 128 + the signal number (130 for INT, 143 for TERM, 129 for HUP), saying why on stderr.
+#pragma once
+
+#include <string>
+
+namespace bk {
+
+// Installs the handlers (cli/run_tool.h does, when a tool starts). A file-size limit (ulimit -f) then makes a write
+// fail with EFBIG, reported and cleaned up like a full disk, instead of killing the process with SIGXFSZ.
+void install_signal_cleanup();
+
+// Paths are copied into a fixed table (kMaxCleanupPaths slots: the most temporaries a tool can have at once) so the
+// signal handler can unlink them without allocating. Returns a slot for unregister_cleanup; throws bk::Error when
+// the table is full.
+inline constexpr int kMaxCleanupPaths = 256;
+int register_cleanup(const std::string& path);
+// A directory the run created, removed on a signal (after the files, and only if it is empty by then).
+int register_cleanup_dir(const std::string& path);
+// A directory of the run's temporaries: on a signal the files directly in it are removed, then the directory.
+int register_cleanup_tree(const std::string& path);
+void unregister_cleanup(int slot);
+
+// mkstemp that closes its window: `path` ends in XXXXXX, which is replaced by random letters; the name is registered
+// for cleanup (slot) before the file is made (O_EXCL, mode 0600), so a signal at any moment leaves no temporary
+// behind. Returns the open descriptor, or -1 with errno set (slot then -1); bk::Error when the table is full.
+int create_temporary(std::string& path, int& slot);
+
+// True once SIGINT/SIGTERM/SIGHUP arrived (long loops may poll it; the handler itself exits the process).
+bool interrupted();
+
+}  // namespace bk
