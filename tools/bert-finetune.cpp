@@ -3,7 +3,7 @@
 #include "cli/options.h"
 #include "cli/run_tool.h"
 #include "cli/torch_backend.h"
-#include "finetune/bert_finetune.h"
+#include "tasks/finetune/bert_finetune_features.h"
 #include "launch/launcher.h"
 #include "tasks/finetune/bert_finetune_bench.h"
 #include "tasks/finetune/bert_finetune_predict.h"

@@ -1,7 +1,7 @@
 // bin4: split BERT pretraining HDF5 files into length bins, each bin sharded. See man/bin4.1.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "data/bin4.h"
+#include "datasets/bin4.h"
 
 int main(int argc, char** argv) {
   return bk::run_tool("bin4", argc, argv, [](int argc, char** argv) {

@@ -2,7 +2,7 @@
 // the same instances in the same order as google-research/bert create_pretraining_data.py.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "pretrain/mkpretrain.h"
+#include "pretraining_data/mkpretrain.h"
 
 int main(int argc, char** argv) {
   return bk::run_tool("mkpretrain", argc, argv, [](int argc, char** argv) {

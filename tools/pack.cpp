@@ -1,7 +1,7 @@
 // pack: several BERT pretraining samples per fixed-width row (packed HDF5). See man/pack.1.
 #include "cli/options.h"
 #include "cli/run_tool.h"
-#include "data/pack.h"
+#include "datasets/pack.h"
 
 int main(int argc, char** argv) {
   return bk::run_tool("pack", argc, argv, [](int argc, char** argv) {

@@ -2,7 +2,7 @@
 // generic column per feature), every record's checksums verified.
 #include "cli/run_tool.h"
 #include "cli/options.h"
-#include "data/tfrecord2hdf5.h"
+#include "datasets/tfrecord2hdf5.h"
 
 int main(int argc, char** argv) {
   return bk::run_tool("tfrecord2hdf5", argc, argv, [](int argc, char** argv) {

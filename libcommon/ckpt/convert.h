@@ -13,7 +13,7 @@
 // because only that part needs LibTorch).
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "ckpt/name_mapping.h"
 #include "ckpt/safetensors.h"
 

@@ -2,7 +2,7 @@
 
 #include "ckpt/byte_cursor.h"
 #include "util/error.h"
-#include "data/crc32c.h"
+#include "util/crc32c.h"
 
 #include <cstddef>
 #include <cstdint>

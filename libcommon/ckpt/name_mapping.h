@@ -15,7 +15,7 @@
 // beta1_power/beta2_power, LAMB* bookkeeping and loss-scale variables are training state we drop.
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 
 #include <cstdint>
 #include <string>

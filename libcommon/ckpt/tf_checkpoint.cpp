@@ -4,7 +4,7 @@
 #include "ckpt/leveldb_table.h"
 #include "util/error.h"
 #include "util/printable.h"
-#include "data/crc32c.h"
+#include "util/crc32c.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 #include "ckpt/tf_checkpoint_writer.h"
 
 #include "ckpt/leveldb_table.h"
-#include "data/crc32c.h"
+#include "util/crc32c.h"
 #include "io/output.h"
 #include "util/error.h"
 

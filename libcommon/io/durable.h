@@ -3,7 +3,7 @@
 // A rename alone makes a file appear whole or not at all to other processes, but not on disk: after a power
 // cut the new name can be there with the data lost (an empty or short file), and a marker file written after it
 // would vouch for it. commit_temporary() is the one place outputs are put in place: bk::Output (io/output.h)
-// and the HDF5 temporary (data/hdf5_handle.h) both go through it; directories renamed into place (ckpt-convert's
+// and the HDF5 temporary (hdf5/hdf5_handle.h) both go through it; directories renamed into place (ckpt-convert's
 // output, bert-train's step directories) and directories created for outputs (bin4) use the two below.
 #pragma once
 

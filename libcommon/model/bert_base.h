@@ -7,7 +7,7 @@
 // optimizer leaves them at zero. Only named_parameter_list() (for optimizers) shows the padded tensors.
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "model/parameters.h"
 
 #include <ATen/Tensor.h>

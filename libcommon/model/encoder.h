@@ -3,7 +3,7 @@
 // answering and classification with fine-tuning) sit on its outputs.
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "model/parameters.h"
 
 #include <ATen/Tensor.h>

@@ -6,7 +6,7 @@
 // (ckpt/name_mapping.h maps them).
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "model/parameters.h"
 
 #include <ATen/Tensor.h>

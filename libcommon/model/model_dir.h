@@ -5,7 +5,7 @@
 // bertkit native checkpoint (which adds optimizer.safetensors and trainer_state.json) are both model directories.
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "model/bert.h"
 #include "model/bert_base.h"
 

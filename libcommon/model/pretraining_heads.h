@@ -3,7 +3,7 @@
 // (cls.seq_relationship over the pooled output).
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "model/encoder.h"
 #include "model/parameters.h"
 

@@ -2,7 +2,7 @@
 
 Predictions: for each case, the features come from the reference itself (PyPI bert-tensorflow 1.0.4:
 run_squad.read_squad_examples and convert_examples_to_features, collected through output_fn), each feature gets
-seeded random float32 logits, written in the logits format (finetune/squad_logits.h) by this test, and
+seeded random float32 logits, written in the logits format (squad/squad_logits.h) by this test, and
 run_squad.write_predictions turns them into predictions.json, nbest_predictions.json and (v2.0) null_odds.json.
 tests/tools/squad_predict_probe does the same from the same logits file with bertkit's own features; the three
 files must be byte-identical. The probe also writes the logits it read back out with the library's writer, which

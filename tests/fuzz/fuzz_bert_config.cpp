@@ -2,7 +2,7 @@
 // must give a validated config or a bk::Error, never a crash or a sanitizer report (signed overflow included);
 // what validates must be usable: within the maxima, its derived sizes computed without overflow, its JSON read back to the same
 // config.
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "util/error.h"
 
 #include <nlohmann/json.hpp>

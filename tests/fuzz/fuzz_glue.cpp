@@ -1,7 +1,7 @@
 // libFuzzer target for the GLUE TSV reader (bert-finetune --task cola|sst-2|mrpc|...): any bytes, read as every
 // task's train, dev and test set, must give examples or a bk::Error, never a crash or a sanitizer report; label
 // ids must be in the task's range and line numbers in the file's.
-#include "finetune/glue_tasks.h"
+#include "glue/glue_tasks.h"
 #include "util/error.h"
 
 #include <algorithm>

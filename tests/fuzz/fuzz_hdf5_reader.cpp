@@ -1,9 +1,9 @@
 // libFuzzer target for the HDF5 pretraining reader (bert-train, bert-eval, bin4, pack): any file must give
 // samples or a bk::Error, never a crash, a sanitizer report in our code, an HDF5 error stack on stderr or a huge
-// allocation; the samples handed out must keep the reader's promises (data/hdf5_sample.h). The bytes are written
+// allocation; the samples handed out must keep the reader's promises (hdf5/hdf5_sample.h). The bytes are written
 // to a file and opened, as the tools do; HDF5's error printing stays off (the reader's constructor calls
 // hdf5_quiet(), as every tool's path does). HDF5 itself is not instrumented: only our side is checked.
-#include "data/hdf5_reader.h"
+#include "hdf5/hdf5_reader.h"
 #include "fuzz_file.h"
 #include "util/error.h"
 

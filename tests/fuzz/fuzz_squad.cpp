@@ -1,8 +1,8 @@
 // libFuzzer target for the SQuAD readers (bert-finetune --task squad: the training/prediction examples, and the
 // gold answers the scorer reads): any bytes must give examples or a bk::Error, never a crash or a sanitizer
 // report; the examples must keep their promises (a paragraph that exists, answer spans inside its tokens).
-#include "finetune/squad_examples.h"
-#include "finetune/squad_scoring.h"
+#include "squad/squad_examples.h"
+#include "squad/squad_scoring.h"
 #include "util/error.h"
 
 #include <cstdint>

@@ -3,8 +3,8 @@
 // The bytes are read three ways: as a TFRecord file (strict and --skip-corrupt), as one Example, and framed as
 // one record, which must then read back as exactly those bytes (checksums keep mutated files from getting past
 // the framing, so the decoder is reached directly too).
-#include "data/example.h"
-#include "data/tfrecord.h"
+#include "tfrecord/example.h"
+#include "tfrecord/tfrecord.h"
 #include "fuzz_file.h"
 #include "io/input.h"
 #include "util/error.h"

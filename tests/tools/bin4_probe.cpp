@@ -4,7 +4,7 @@
 //   bin4_probe THREADS OUTPUT_DIR INPUT.hdf5...
 //     -> {"main_thread_cpu_s": ..., "reading_thread_cpu_s": ..., "process_cpu_s": ...}
 #include "cli/run_tool.h"
-#include "data/bin4.h"
+#include "datasets/bin4.h"
 #include "util/cpu_time.h"
 
 #include <nlohmann/json.hpp>

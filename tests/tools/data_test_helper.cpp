@@ -12,10 +12,10 @@
 //   data_test_helper torch-save FILE                the state dict ckpt/torch_save reads: NAME DTYPE [SHAPE] a line
 #include "ckpt/torch_save.h"
 #include "cli/run_tool.h"
-#include "data/crc32c.h"
-#include "data/example.h"
-#include "data/py_random.h"
-#include "data/tfrecord.h"
+#include "util/crc32c.h"
+#include "tfrecord/example.h"
+#include "util/py_random.h"
+#include "tfrecord/tfrecord.h"
 #include "io/input.h"
 #include "io/output.h"
 

@@ -4,7 +4,7 @@
 //   tb_probe LOGDIR     reads lines "STEP<tab>TAG<tab>VALUE" from stdin (tags may hold spaces); consecutive lines with the same STEP are one
 //                       add_scalars() call. Prints the event file's path on stdout.
 #include "cli/run_tool.h"
-#include "data/tensorboard.h"
+#include "train/loop/tensorboard.h"
 
 #include <iostream>
 #include <optional>

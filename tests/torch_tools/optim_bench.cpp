@@ -5,7 +5,7 @@
 //
 //   optim_bench CONFIG.json STEPS KIND...     (KIND: lamb, lamb-fused, adamw, adamw-fused)
 #include "cli/run_tool.h"
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "model/bert.h"
 #include "train/optim/make_optimizer.h"
 

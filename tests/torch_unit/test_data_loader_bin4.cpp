@@ -2,9 +2,9 @@
 // task's forward passes over such batches (the CUDA case passes as skipped without a device).
 #include "test_data_loader_util.h"
 
-#include "ckpt/bert_config.h"
-#include "ckpt/config_presets.h"
-#include "data/bin4.h"
+#include "model_config/bert_config.h"
+#include "model_config/config_presets.h"
+#include "datasets/bin4.h"
 #include "model/token_stream.h"
 #include "tasks/pretraining/pretraining_task.h"
 #include "tasks/pretraining/sampler.h"

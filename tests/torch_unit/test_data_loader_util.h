@@ -3,7 +3,7 @@
 #pragma once
 
 #include "../scratch_dir.h"
-#include "data/hdf5_writer.h"
+#include "hdf5/hdf5_writer.h"
 #include "tasks/pretraining/data_loader.h"
 
 #include <ATen/ATen.h>

@@ -2,7 +2,7 @@
 // model is built (bert-train, bert-eval, bert-finetune and ckpt-convert all read configs through it).
 #include "../error_of.h"
 #include "../scratch_dir.h"
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 
 #include <doctest/doctest.h>
 

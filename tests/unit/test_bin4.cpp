@@ -1,9 +1,9 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
-#include "data/bin4.h"
-#include "data/hdf5_reader.h"
-#include "data/hdf5_writer.h"
+#include "datasets/bin4.h"
+#include "hdf5/hdf5_reader.h"
+#include "hdf5/hdf5_writer.h"
 
 #include <filesystem>
 #include <fstream>

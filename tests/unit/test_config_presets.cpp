@@ -1,8 +1,8 @@
 // bert-train --config NAME: the shipped model-shape presets (configs/*.json) and how a name or path resolves.
 #include "../error_of.h"
 #include "../scratch_dir.h"
-#include "ckpt/bert_config.h"
-#include "ckpt/config_presets.h"
+#include "model_config/bert_config.h"
+#include "model_config/config_presets.h"
 #include "cli/options.h"
 #include "tasks/pretraining/bert_train.h"
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "data/crc32c.h"
+#include "util/crc32c.h"
 
 #include <random>
 #include <string>

@@ -2,8 +2,8 @@
 
 #include "../error_of.h"
 #include "util/error.h"
-#include "data/example.h"
-#include "data/tfrecord.h"
+#include "tfrecord/example.h"
+#include "tfrecord/tfrecord.h"
 #include "io/input.h"
 
 #include <cmath>

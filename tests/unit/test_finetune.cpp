@@ -4,11 +4,11 @@
 #include <doctest/doctest.h>
 
 #include "../error_of.h"
-#include "data/example.h"
-#include "finetune/glue_features.h"
-#include "finetune/glue_tasks.h"
-#include "finetune/squad_examples.h"
-#include "finetune/squad_features.h"
+#include "tfrecord/example.h"
+#include "glue/glue_features.h"
+#include "glue/glue_tasks.h"
+#include "squad/squad_examples.h"
+#include "squad/squad_features.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab.h"
 #include "util/error.h"

@@ -2,8 +2,8 @@
 
 #include "../error_of.h"
 #include "util/error.h"
-#include "data/hdf5_reader.h"
-#include "data/hdf5_writer.h"
+#include "hdf5/hdf5_reader.h"
+#include "hdf5/hdf5_writer.h"
 
 #include <filesystem>
 #include <fstream>

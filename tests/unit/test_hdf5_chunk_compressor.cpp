@@ -3,9 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "../scratch_dir.h"
-#include "data/hdf5_chunk_compressor.h"
-#include "data/hdf5_reader.h"
-#include "data/hdf5_writer.h"
+#include "hdf5/hdf5_chunk_compressor.h"
+#include "hdf5/hdf5_reader.h"
+#include "hdf5/hdf5_writer.h"
 
 #include <zlib.h>
 

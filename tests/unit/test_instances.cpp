@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "pretrain/instances.h"
+#include "pretraining_data/instances.h"
 
 #include <algorithm>
 #include <map>

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "../error_of.h"
-#include "data/pack.h"
+#include "datasets/pack.h"
 
 #include <algorithm>
 #include <cstdint>

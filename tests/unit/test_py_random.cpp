@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
-#include "data/py_random.h"
+#include "util/py_random.h"
 
 #include <limits>
 #include <numeric>

@@ -1,13 +1,13 @@
-// The SQuAD prediction step (finetune/squad_predictions.h) and the logits file (squad_logits.h), against values
+// The SQuAD prediction step (squad/squad_predictions.h) and the logits file (squad_logits.h), against values
 // printed by google-research/bert's run_squad.py (bert-tensorflow 1.0.4) on the same inputs. Whole files on whole
 // datasets against run_squad.write_predictions are tests/compat/test_squad_predictions.py.
 #include <doctest/doctest.h>
 
 #include "../error_of.h"
-#include "finetune/squad_examples.h"
-#include "finetune/squad_features.h"
-#include "finetune/squad_logits.h"
-#include "finetune/squad_predictions.h"
+#include "squad/squad_examples.h"
+#include "squad/squad_features.h"
+#include "squad/squad_logits.h"
+#include "squad/squad_predictions.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "test_support.h"

@@ -1,10 +1,10 @@
-// The official SQuAD scores (finetune/squad_scoring.h), against values printed by the official scorers' functions
+// The official SQuAD scores (squad/squad_scoring.h), against values printed by the official scorers' functions
 // as tf-models-official ships them (official/nlp/tools/squad_evaluate_v1_1.py and squad_evaluate_v2_0.py). Whole
 // scores on whole datasets against them are tests/compat/test_squad_predictions.py.
 #include <doctest/doctest.h>
 
 #include "../error_of.h"
-#include "finetune/squad_scoring.h"
+#include "squad/squad_scoring.h"
 #include "util/py_json.h"
 
 #include <string>

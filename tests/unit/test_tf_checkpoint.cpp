@@ -7,7 +7,7 @@
 #include "ckpt/tf_checkpoint.h"
 #include "../error_of.h"
 #include "util/error.h"
-#include "data/crc32c.h"
+#include "util/crc32c.h"
 
 #include <unistd.h>
 

@@ -9,7 +9,7 @@
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint.h"
 #include "ckpt/tf_checkpoint_writer.h"
-#include "data/crc32c.h"
+#include "util/crc32c.h"
 #include "io/input.h"
 #include "../error_of.h"
 #include "test_support.h"

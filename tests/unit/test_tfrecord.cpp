@@ -2,9 +2,9 @@
 
 #include "../error_of.h"
 #include "util/error.h"
-#include "data/crc32c.h"
-#include "data/example.h"
-#include "data/tfrecord.h"
+#include "util/crc32c.h"
+#include "tfrecord/example.h"
+#include "tfrecord/tfrecord.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "test_support.h"

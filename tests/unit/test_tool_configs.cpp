@@ -3,9 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "util/error.h"
-#include "data/bin4.h"
-#include "data/tfrecord2hdf5.h"
-#include "pretrain/mkpretrain.h"
+#include "datasets/bin4.h"
+#include "datasets/tfrecord2hdf5.h"
+#include "pretraining_data/mkpretrain.h"
 #include "seg/sent_seg.h"
 #include "shard/shard.h"
 #include "tok/wordpiece.h"

@@ -1,8 +1,8 @@
 // The training log: JSON lines, human lines, appending on resume, TensorBoard scalars.
 #include "../error_of.h"
 #include "../scratch_dir.h"
-#include "data/tensorboard.h"
-#include "data/tfrecord.h"
+#include "train/loop/tensorboard.h"
+#include "tfrecord/tfrecord.h"
 #include "train/loop/train_log.h"
 
 #include <doctest/doctest.h>

@@ -13,7 +13,7 @@
 // The config and its flags are torch-free (bert_finetune_predict_options.cpp).
 #pragma once
 
-#include "finetune/bert_finetune.h"
+#include "tasks/finetune/bert_finetune_features.h"
 
 #include <cstdint>
 #include <string>

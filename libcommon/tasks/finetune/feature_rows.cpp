@@ -1,7 +1,7 @@
 #include "tasks/finetune/feature_rows.h"
 
-#include "data/example.h"
-#include "data/tfrecord.h"
+#include "tfrecord/example.h"
+#include "tfrecord/tfrecord.h"
 #include "io/input.h"
 #include "util/error.h"
 

@@ -1,6 +1,6 @@
 #include "tasks/finetune/finetune_config.h"
 
-#include "finetune/glue_tasks.h"
+#include "glue/glue_tasks.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -10,7 +10,7 @@ namespace bk {
 
 namespace {
 
-// SQuAD, then the GLUE tasks of finetune/glue_tasks.h with their labels in the processor's order (label id =
+// SQuAD, then the GLUE tasks of glue/glue_tasks.h with their labels in the processor's order (label id =
 // position) and the metric that picks the best model: F1 for MRPC and QQP, Matthews correlation for CoLA, Pearson
 // for STS-B, accuracy for the others.
 std::vector<FinetuneTaskInfo> make_tasks() {

@@ -1,8 +1,8 @@
 #include "tasks/finetune/finetune_inference.h"
 
-#include "finetune/glue_features.h"
-#include "finetune/squad_logits.h"
-#include "finetune/squad_features.h"
+#include "glue/glue_features.h"
+#include "squad/squad_logits.h"
+#include "squad/squad_features.h"
 #include "model/finetune_heads.h"
 #include "tasks/finetune/finetuned_model.h"
 #include "device/precision.h"

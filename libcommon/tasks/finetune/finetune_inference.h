@@ -37,7 +37,7 @@ struct ClassLogitRows {
   size_t size() const { return num_labels > 0 ? logits.size() / static_cast<size_t>(num_labels) : 0; }
 };
 
-// Every feature's start and end logits (max_seq_length each), as finetune/squad_logits.h holds them.
+// Every feature's start and end logits (max_seq_length each), as squad/squad_logits.h holds them.
 SquadLogits predict_spans(const FinetunedModel& model, const SquadFeatures& features, const InferenceOptions& options);
 // The same with a model being trained (bert-finetune train's SQuAD evaluation); `device` is where it is.
 SquadLogits predict_spans(BertForQuestionAnswering& qa, const std::string& device, const SquadFeatures& features,

@@ -2,10 +2,10 @@
 
 #include "ckpt/convert.h"
 #include "util/tool_name.h"
-#include "data/py_random.h"
+#include "util/py_random.h"
 #include "model/finetune_models.h"
 #include "model/model_dir.h"
-#include "finetune/squad_logits.h"
+#include "squad/squad_logits.h"
 #include "tasks/finetune/finetune_inference.h"
 #include "tasks/finetune/glue_metrics.h"
 #include "tasks/finetune/squad_predict.h"

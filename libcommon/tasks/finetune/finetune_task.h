@@ -13,7 +13,7 @@
 // (GLUE: features with labels; SQuAD: the dev JSON, whose predictions get the official script's EM and F1).
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "model/token_stream.h"
 #include "tasks/bert_task.h"
 #include "tasks/finetune/feature_rows.h"

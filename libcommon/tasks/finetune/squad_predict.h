@@ -1,6 +1,6 @@
 // bert-finetune predict's SQuAD side between the model's logits and what the user gets: run_squad.py's
-// post-processing (finetune/squad_predictions.h), the prediction files and the saved logits, the official scores
-// (finetune/squad_scoring.h) when the questions carry answers, the interactive answer, and the dev set that
+// post-processing (squad/squad_predictions.h), the prediction files and the saved logits, the official scores
+// (squad/squad_scoring.h) when the questions carry answers, the interactive answer, and the dev set that
 // bert-finetune train scores after each epoch. Torch-free.
 #pragma once
 

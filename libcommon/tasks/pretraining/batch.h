@@ -12,10 +12,10 @@
 //   next_sentence_labels  int64 [S]      1 = random next; one per sequence (S = B unless rows are packed)
 // With unpadded attention the batch also carries its token stream (TokenStream below) and masked_tokens, int64
 // [B, P]: each masked position's index in that stream (0 in unused slots). Packed rows (pack(1): several samples
-// per row, data/hdf5_sample.h) exist only in that form: their attention must not cross the samples.
+// per row, hdf5/hdf5_sample.h) exist only in that form: their attention must not cross the samples.
 #pragma once
 
-#include "data/hdf5_sample.h"
+#include "hdf5/hdf5_sample.h"
 #include "model/token_stream.h"
 
 #include <ATen/Tensor.h>

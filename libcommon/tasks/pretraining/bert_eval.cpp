@@ -9,7 +9,7 @@
 
 #include "util/error.h"
 #include "io/progress.h"
-#include "data/hdf5_reader.h"
+#include "hdf5/hdf5_reader.h"
 #include "model/model_dir.h"
 #include "tasks/pretraining/pretrain_loss.h"
 #include "tasks/pretraining/batch.h"

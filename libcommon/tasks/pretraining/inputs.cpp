@@ -1,6 +1,6 @@
 #include "tasks/pretraining/inputs.h"
 
-#include "data/hdf5_reader.h"
+#include "hdf5/hdf5_reader.h"
 #include "util/error.h"
 #include "util/json_read.h"
 

@@ -1,7 +1,7 @@
 // What bert-train's --input names, resolved to the HDF5 files the pretraining loader reads. Torch-free.
 //
 // Each input is one of
-//   - an HDF5 file in the NVIDIA or MLPerf varlength layout (data/hdf5_reader.h);
+//   - an HDF5 file in the NVIDIA or MLPerf varlength layout (hdf5/hdf5_reader.h);
 //   - a directory: all its *.hdf5 and *.h5 files, sorted by name;
 //   - a bin4 directory (one holding bin4.json, see bin4(1)): its bins' part-*.hdf5 files, one source per bin.
 // Plain inputs and bin4 directories cannot be mixed; several bin4 directories must have the same bins.

@@ -10,7 +10,7 @@
 namespace bk {
 
 struct PretrainingConfig {
-  std::string config_path;           // bert_config.json, or a preset name (ckpt/config_presets.h)
+  std::string config_path;           // bert_config.json, or a preset name (model_config/config_presets.h)
   std::vector<std::string> inputs;   // as tasks/pretraining/inputs.h resolves them
   int64_t max_predictions = 0;       // masked positions per sample in the data; 0: from the data
   bool global_data_order = false;    // see DataLoaderConfig::global_order

@@ -1,6 +1,6 @@
 #include "tasks/pretraining/pretraining_task.h"
 
-#include "ckpt/config_presets.h"
+#include "model_config/config_presets.h"
 #include "model/bert.h"
 #include "model/token_stream.h"
 #include "tasks/pretraining/evaluate.h"

@@ -4,7 +4,7 @@
 // and nsp_accuracy.
 #pragma once
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "tasks/pretraining/data_loader.h"
 #include "tasks/pretraining/pretraining_config.h"
 #include "tasks/bert_task.h"

@@ -1,8 +1,8 @@
 #include "tasks/pretraining/sampler.h"
 
 #include "util/error.h"
-#include "data/hdf5_reader.h"
-#include "data/py_random.h"
+#include "hdf5/hdf5_reader.h"
+#include "util/py_random.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -14,7 +14,7 @@
 // data set. Everything is derived from the seed with bk::PyRandom, so the order is the same on every machine.
 #pragma once
 
-#include "data/hdf5_sample.h"
+#include "hdf5/hdf5_sample.h"
 
 #include <atomic>
 #include <cstdint>

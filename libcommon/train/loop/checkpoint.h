@@ -15,7 +15,7 @@
 
 #include "ckpt/checkpoint_path.h"
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "ckpt/tokenizer_files.h"
 
 #include <ATen/Tensor.h>

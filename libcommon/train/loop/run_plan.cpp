@@ -1,6 +1,6 @@
 #include "train/loop/run_plan.h"
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "util/tool_name.h"
 #include "train/loop/loop_run.h"
 #include "bertkit/version.h"

@@ -1,6 +1,6 @@
 #include "train/loop/run_setup.h"
 
-#include "ckpt/bert_config.h"
+#include "model_config/bert_config.h"
 #include "ckpt/tokenizer_files.h"
 #include "util/error.h"
 #include "util/tool_name.h"

@@ -7,10 +7,10 @@
 //     quiet;
 //   - a progress bar on stderr between those lines, only when stderr is a terminal (bk::Progress style).
 // And, with a TensorBoard directory, every field as a scalar "train/<name>", and evaluation results
-// ("eval_<name>") as "eval/<name>" (data/tensorboard.h).
+// ("eval_<name>") as "eval/<name>" (train/loop/tensorboard.h).
 #pragma once
 
-#include "data/tensorboard.h"
+#include "train/loop/tensorboard.h"
 
 #include <chrono>
 #include <cstdint>

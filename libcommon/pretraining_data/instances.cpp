@@ -1,0 +1,365 @@
+#include "pretraining_data/instances.h"
+
+#include "util/error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bk {
+
+void Corpus::add_sentence(std::span<const int32_t> ids) {
+  tokens.insert(tokens.end(), ids.begin(), ids.end());
+  sentence_begin.push_back(tokens.size());
+}
+
+void Corpus::end_document() {
+  if (open_document_sentences() > 0) doc_begin.push_back(sentence_begin.size() - 1);
+}
+
+namespace {
+
+// The corpus in the shuffled document order of the reference's all_documents list. The sentences of a document
+// are contiguous in Corpus::tokens, so any run of them is one span: [begin(d, i), begin(d, j)).
+class ShuffledDocs {
+ public:
+  ShuffledDocs(const Corpus& corpus, std::vector<uint32_t> order) : corpus_(corpus), order_(std::move(order)) {}
+  size_t size() const { return order_.size(); }
+  int64_t num_segments(size_t d) const {
+    return static_cast<int64_t>(corpus_.doc_begin[order_[d] + 1] - corpus_.doc_begin[order_[d]]);
+  }
+  // Offset in Corpus::tokens of document d's segment i (i == num_segments(d) is the end of the document).
+  uint64_t begin(size_t d, int64_t i) const {
+    return corpus_.sentence_begin[corpus_.doc_begin[order_[d]] + static_cast<uint64_t>(i)];
+  }
+
+ private:
+  const Corpus& corpus_;
+  std::vector<uint32_t> order_;
+};
+
+// truncate_seq_pair: trim the longer side (b on ties), front or back by a coin, until the pair fits.
+void truncate_pair(Instance& inst, size_t max_num_tokens, PyRandom& rng) {
+  uint64_t a_begin = inst.a_begin, b_begin = inst.b_begin;
+  uint32_t a_length = inst.a_length, b_length = inst.b_length;
+  while (a_length + b_length > max_num_tokens) {
+    const bool trim_a = a_length > b_length;
+    const bool front = rng.random_below_half();
+    if (trim_a) {
+      a_begin += front;
+      --a_length;
+    } else {
+      b_begin += front;
+      --b_length;
+    }
+  }
+  inst.a_begin = a_begin;
+  inst.b_begin = b_begin;
+  inst.a_length = a_length;
+  inst.b_length = b_length;
+}
+
+// Python's round() of a float: round half to even.
+int64_t round_half_even(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
+
+// One masked position: 80% [MASK], 10% kept, 10% a random vocabulary entry, in the reference's draw order.
+// The draws do not depend on the token, so "kept" is returned as MaskedToken::kKeep rather than read here.
+inline int32_t masked_token(const MaskingVocab& vocab, PyRandom& rng) {
+  if (rng.random() < 0.8) return vocab.mask_id;
+  if (rng.random_below_half()) return MaskedToken::kKeep;
+  const auto& words = vocab.random_word_ids;
+  return words[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(words.size()) - 1))];
+}
+
+// The token at position `pos` of an instance's unmasked input_ids, read from the corpus.
+class InstanceView {
+ public:
+  InstanceView(const Corpus& corpus, const Instance& inst, const MaskingVocab& vocab, bool text_has_markers)
+      : a_(corpus.tokens.data() + inst.a_begin), b_(corpus.tokens.data() + inst.b_begin), a_length_(inst.a_length),
+        b_length_(inst.b_length), text_has_markers_(text_has_markers), vocab_(vocab) {}
+  int32_t operator[](uint32_t pos) const {
+    if (pos == 0) return vocab_.cls_id;
+    if (pos <= a_length_) return a_[pos - 1];
+    if (pos == a_length_ + 1 || pos == a_length_ + b_length_ + 2) return vocab_.sep_id;
+    return b_[pos - a_length_ - 2];
+  }
+  // The positions whose token is neither [CLS] nor [SEP] (the reference's cand_indexes, one per token).
+  void candidates(std::vector<uint32_t>& out) const {
+    out.resize(a_length_ + b_length_);
+    if (!text_has_markers_) {  // every segment token is a candidate: no need to read them
+      for (uint32_t k = 0; k < a_length_; ++k) out[k] = k + 1;
+      for (uint32_t k = 0; k < b_length_; ++k) out[a_length_ + k] = a_length_ + 2 + k;
+      return;
+    }
+    size_t n = 0;
+    for (uint32_t k = 0; k < a_length_; ++k) {  // written unconditionally, kept when the test passes: no branch
+      out[n] = k + 1;
+      n += a_[k] != vocab_.cls_id && a_[k] != vocab_.sep_id;
+    }
+    for (uint32_t k = 0; k < b_length_; ++k) {
+      out[n] = k + a_length_ + 2;
+      n += b_[k] != vocab_.cls_id && b_[k] != vocab_.sep_id;
+    }
+    out.resize(n);
+  }
+ private:
+  const int32_t* a_;  // segment A, positions 1 .. a_length
+  const int32_t* b_;  // segment B, positions a_length + 2 .. a_length + b_length + 1
+  uint32_t a_length_, b_length_;
+  bool text_has_markers_;
+  const MaskingVocab& vocab_;
+};
+
+// The masked positions of one instance, collected in masking order and handed out in position order (the
+// reference sorts them): a bitset over the positions, so no comparison sort.
+class MaskedSet {
+ public:
+  void reset(uint32_t length) {
+    bits_.assign((length + 63) / 64, 0);
+    replacement_.resize(length);
+    count_ = 0;
+  }
+  bool contains(uint32_t pos) const { return bits_[pos / 64] >> (pos % 64) & 1; }
+  void add(uint32_t pos, int32_t replacement) {
+    bits_[pos / 64] |= uint64_t{1} << (pos % 64);
+    replacement_[pos] = replacement;
+    ++count_;
+  }
+  size_t size() const { return count_; }
+  void append_sorted(std::vector<MaskedToken>& masks) const {
+    for (size_t w = 0; w < bits_.size(); ++w)
+      for (uint64_t bits = bits_[w]; bits != 0; bits &= bits - 1) {
+        const uint32_t pos = static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+        masks.push_back({pos, replacement_[pos]});
+      }
+  }
+
+ private:
+  std::vector<uint64_t> bits_;
+  std::vector<int32_t> replacement_;
+  size_t count_ = 0;
+};
+
+// Without whole-word masking every candidate is one position: the first num_to_predict of the shuffled
+// candidates are masked. The random draws are exactly those of the general path below.
+void mask_single_tokens(const InstanceView& view, uint32_t length, size_t num_to_predict, const MaskingVocab& vocab,
+                        PyRandom& rng, std::vector<MaskedToken>& masks) {
+  thread_local std::vector<uint32_t> candidates;
+  thread_local MaskedSet masked;
+  view.candidates(candidates);
+  rng.shuffle(candidates);
+  masked.reset(length);
+  const size_t count = std::min(num_to_predict, candidates.size());
+  for (size_t k = 0; k < count; ++k) {
+    const uint32_t pos = candidates[k];
+    masked.add(pos, masked_token(vocab, rng));
+  }
+  masked.append_sorted(masks);
+}
+
+// Whole-word masking: a candidate is a group of positions, a word and its "##" pieces.
+void mask_whole_words(const InstanceView& view, uint32_t length, size_t num_to_predict, const MaskingVocab& vocab,
+                      PyRandom& rng, std::vector<MaskedToken>& masks) {
+  // Group g is members[group_begin[g] .. group_begin[g+1]). Scratch buffers are reused across instances.
+  thread_local std::vector<uint32_t> group_begin, members, group_order;
+  thread_local MaskedSet masked;
+  group_begin.clear();
+  members.clear();
+  for (uint32_t pos = 0; pos < length; ++pos) {
+    const int32_t t = view[pos];
+    if (t == vocab.cls_id || t == vocab.sep_id) continue;
+    const bool joins = !group_begin.empty() && t >= 0 && static_cast<size_t>(t) < vocab.is_continuation.size() &&
+                       vocab.is_continuation[static_cast<size_t>(t)];
+    if (!joins) group_begin.push_back(static_cast<uint32_t>(members.size()));
+    members.push_back(pos);
+  }
+  const size_t num_groups = group_begin.size();
+  group_begin.push_back(static_cast<uint32_t>(members.size()));
+  group_order.resize(num_groups);
+  for (size_t g = 0; g < num_groups; ++g) group_order[g] = static_cast<uint32_t>(g);
+  rng.shuffle(group_order);
+
+  masked.reset(length);
+  for (uint32_t g : group_order) {
+    if (masked.size() >= num_to_predict) break;
+    const size_t size = group_begin[g + 1] - group_begin[g];
+    if (masked.size() + size > num_to_predict) continue;  // a whole word that does not fit is skipped
+    bool any_covered = false;
+    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) any_covered |= masked.contains(members[k]);
+    if (any_covered) continue;
+    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k)
+      masked.add(members[k], masked_token(vocab, rng));
+  }
+  masked.append_sorted(masks);
+}
+
+// What every step of instance creation reads, and where the instances go.
+struct Creation {
+  const Corpus& corpus;
+  const ShuffledDocs& docs;
+  const InstanceConfig& cfg;
+  const MaskingVocab& vocab;
+  PyRandom& rng;
+  // Some corpus token is [CLS] or [SEP]. BERT's tokenizer never makes one (it splits the brackets off), but a
+  // vocabulary can be odd; only then are the candidates read and tested as the reference tests them.
+  bool text_has_markers;
+  Instances& out;
+};
+
+void mask_tokens(Creation& c, Instance& inst) {
+  const InstanceConfig& cfg = c.cfg;
+  const MaskingVocab& vocab = c.vocab;
+  PyRandom& rng = c.rng;
+  std::vector<MaskedToken>& masks = c.out.masks;
+  const uint32_t length = static_cast<uint32_t>(inst.length());
+  const size_t num_to_predict = static_cast<size_t>(std::min<int64_t>(
+      cfg.max_predictions, std::max<int64_t>(1, round_half_even(static_cast<double>(length) * cfg.masked_lm_prob))));
+  const InstanceView view(c.corpus, inst, vocab, c.text_has_markers);
+  inst.masks_begin = masks.size();
+  if (cfg.whole_word_mask) mask_whole_words(view, length, num_to_predict, vocab, rng, masks);
+  else mask_single_tokens(view, length, num_to_predict, vocab, rng, masks);
+  inst.num_masked = static_cast<uint32_t>(masks.size() - inst.masks_begin);
+}
+
+void instances_from_document(Creation& c, size_t doc_index) {
+  const InstanceConfig& cfg = c.cfg;
+  const ShuffledDocs& docs = c.docs;
+  PyRandom& rng = c.rng;
+  const int64_t max_num_tokens = cfg.max_seq_length - 3;  // room for [CLS], [SEP], [SEP]
+  int64_t target_seq_length = max_num_tokens;
+  if (rng.random() < cfg.short_seq_prob) target_seq_length = rng.randint(2, max_num_tokens);
+
+  const int64_t num_segments = docs.num_segments(doc_index);
+  int64_t chunk_begin = 0;  // current_chunk = segments [chunk_begin, i]
+  for (int64_t i = 0; i < num_segments; ++i) {
+    const int64_t current_length = static_cast<int64_t>(docs.begin(doc_index, i + 1) - docs.begin(doc_index, chunk_begin));
+    if (i != num_segments - 1 && current_length < target_seq_length) continue;
+    const int64_t chunk_size = i - chunk_begin + 1;
+    int64_t a_end = 1;
+    if (chunk_size >= 2) a_end = rng.randint(1, chunk_size - 1);
+    Instance inst;
+    inst.a_begin = docs.begin(doc_index, chunk_begin);
+    inst.a_length = static_cast<uint32_t>(docs.begin(doc_index, chunk_begin + a_end) - inst.a_begin);
+
+    if (chunk_size == 1 || rng.random_below_half()) {
+      inst.is_random_next = true;
+      const int64_t target_b_length = target_seq_length - static_cast<int64_t>(inst.a_length);
+      int64_t random_doc = 0;
+      for (int attempt = 0; attempt < 10; ++attempt) {
+        random_doc = rng.randint(0, static_cast<int64_t>(docs.size()) - 1);
+        if (random_doc != static_cast<int64_t>(doc_index)) break;
+      }
+      const size_t rd = static_cast<size_t>(random_doc);
+      const int64_t random_segments = docs.num_segments(rd);
+      const int64_t random_start = rng.randint(0, random_segments - 1);
+      int64_t j = random_start;  // segments [random_start, j] until they reach target_b_length
+      while (j + 1 < random_segments &&
+             static_cast<int64_t>(docs.begin(rd, j + 1) - docs.begin(rd, random_start)) < target_b_length)
+        ++j;
+      inst.b_begin = docs.begin(rd, random_start);
+      inst.b_length = static_cast<uint32_t>(docs.begin(rd, j + 1) - inst.b_begin);
+      i -= chunk_size - a_end;  // the unused segments go back to be read again
+    } else {
+      inst.b_begin = docs.begin(doc_index, chunk_begin + a_end);
+      inst.b_length = static_cast<uint32_t>(docs.begin(doc_index, chunk_begin + chunk_size) - inst.b_begin);
+    }
+
+    truncate_pair(inst, static_cast<size_t>(max_num_tokens), rng);
+    if (inst.a_length < 1 || inst.b_length < 1) fail("internal error: an empty segment after truncation");
+    mask_tokens(c, inst);
+    c.out.list.push_back(inst);
+    chunk_begin = i + 1;
+  }
+}
+
+// Without next-sentence pairing: whole sentences of this document packed into one segment until the next one would
+// pass the target length (RoBERTa's DOC-SENTENCES); a sentence longer than a sequence is cut by the reference's
+// truncation coin. The target is drawn once per document, as the reference does.
+void single_segment_instances_from_document(Creation& c, size_t doc_index) {
+  const InstanceConfig& cfg = c.cfg;
+  const ShuffledDocs& docs = c.docs;
+  PyRandom& rng = c.rng;
+  const int64_t max_num_tokens = cfg.max_seq_length - 2;  // room for [CLS], [SEP]
+  int64_t target_seq_length = max_num_tokens;
+  if (rng.random() < cfg.short_seq_prob) target_seq_length = rng.randint(2, max_num_tokens);
+
+  const int64_t num_segments = docs.num_segments(doc_index);
+  int64_t chunk_begin = 0;  // the chunk is segments [chunk_begin, i]
+  for (int64_t i = 0; i < num_segments; ++i) {
+    if (i != num_segments - 1 &&
+        static_cast<int64_t>(docs.begin(doc_index, i + 2) - docs.begin(doc_index, chunk_begin)) <= target_seq_length)
+      continue;  // the next sentence still fits
+    Instance inst;
+    inst.a_begin = docs.begin(doc_index, chunk_begin);
+    inst.a_length = static_cast<uint32_t>(docs.begin(doc_index, i + 1) - inst.a_begin);
+    inst.b_begin = inst.a_begin + inst.a_length;
+    inst.b_length = 0;
+    truncate_pair(inst, static_cast<size_t>(max_num_tokens), rng);  // with B empty, only A is cut
+    mask_tokens(c, inst);
+    c.out.list.push_back(inst);
+    chunk_begin = i + 1;
+  }
+}
+
+}  // namespace
+
+Instances create_instances(const Corpus& corpus, const InstanceConfig& config, const MaskingVocab& vocab,
+                           PyRandom& rng) {
+  std::vector<uint32_t> order(corpus.num_docs());
+  for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<uint32_t>(d);
+  rng.shuffle(order);
+  ShuffledDocs docs(corpus, std::move(order));
+
+  Instances instances;
+  // Enough for the usual case (documents longer than a sequence make one instance per ~target length; short
+  // ones make one each), so the lists rarely grow by copying.
+  const size_t expected = static_cast<size_t>(config.dupe_factor) *
+                          (corpus.tokens.size() / static_cast<size_t>(std::max(config.max_seq_length / 2, 1)) + corpus.num_docs());
+  instances.list.reserve(expected);
+  instances.masks.reserve(expected * static_cast<size_t>(config.max_predictions));
+  const bool text_has_markers = std::any_of(corpus.tokens.begin(), corpus.tokens.end(),
+                                            [&](int32_t t) { return t == vocab.cls_id || t == vocab.sep_id; });
+  Creation creation{corpus, docs, config, vocab, rng, text_has_markers, instances};
+  for (int pass = 0; pass < config.dupe_factor; ++pass)
+    for (size_t d = 0; d < docs.size(); ++d) {
+      if (config.next_sentence) instances_from_document(creation, d);
+      else single_segment_instances_from_document(creation, d);
+    }
+  rng.shuffle(instances.list);
+  return instances;
+}
+
+void instance_tokens(const Corpus& corpus, const Instances& instances, size_t index, const MaskingVocab& vocab,
+                     InstanceTokens& out) {
+  const Instance& inst = instances.list[index];
+  const int32_t* a = corpus.tokens.data() + inst.a_begin;
+  const int32_t* b = corpus.tokens.data() + inst.b_begin;
+  auto& ids = out.input_ids;
+  ids.resize(inst.length());
+  ids[0] = vocab.cls_id;
+  std::copy(a, a + inst.a_length, ids.begin() + 1);
+  ids[inst.a_length + 1] = vocab.sep_id;
+  std::copy(b, b + inst.b_length, ids.begin() + inst.a_length + 2);
+  ids.back() = vocab.sep_id;
+  out.a_length = static_cast<int32_t>(inst.a_length);
+  out.is_random_next = inst.is_random_next;
+  out.masked_lm_positions.resize(inst.num_masked);
+  out.masked_lm_ids.resize(inst.num_masked);
+  for (uint32_t k = 0; k < inst.num_masked; ++k) {
+    const MaskedToken& m = instances.masks[inst.masks_begin + k];
+    out.masked_lm_positions[k] = static_cast<int32_t>(m.position);
+    out.masked_lm_ids[k] = ids[m.position];
+    if (m.replacement != MaskedToken::kKeep) ids[m.position] = m.replacement;
+  }
+}
+
+void prefetch_instance(const Corpus& corpus, const Instances& instances, size_t index) {
+  if (index >= instances.list.size()) return;
+  const Instance& inst = instances.list[index];
+  constexpr size_t kLine = 64 / sizeof(int32_t);  // tokens per cache line
+  for (const auto& [begin, length] : {std::pair{inst.a_begin, inst.a_length}, std::pair{inst.b_begin, inst.b_length}})
+    for (size_t k = 0; k < length + kLine; k += kLine)
+      __builtin_prefetch(corpus.tokens.data() + std::min<size_t>(begin + k, corpus.tokens.size() - 1));
+  __builtin_prefetch(instances.masks.data() + inst.masks_begin);
+}
+
+}  // namespace bk

@@ -1,0 +1,41 @@
+// What `mkpretrain` does, behind the thin main in tools/mkpretrain.cpp: read sentence-per-line documents,
+// tokenize them, make the reference's instances, write them as TFRecord (Google's layout) or HDF5.
+#pragma once
+
+#include "pretraining_data/instances.h"
+
+#include <string>
+#include <vector>
+
+namespace bk {
+
+enum class PretrainFormat { tfrecord, hdf5 };
+
+struct MkpretrainConfig {
+  std::string vocab_path;
+  bool cased = false;
+  InstanceConfig instances;
+  std::string seed = "12345";      // a Python int, in decimal (may exceed 64 bits)
+  std::string format;              // tfrecord or hdf5; "" = from the output's name, else tfrecord
+  std::string hdf5_layout = "nvidia";  // nvidia or varlength (hdf5 output)
+  int gzip_level = 0;              // HDF5 deflate level 1-9, 0 = none
+  std::string output;
+  std::vector<std::string> inputs;
+  int threads = 1;                 // tokenization threads, 0 = all (instance creation is one random stream)
+  bool force = false;
+  bool quiet = false;
+
+  // bk::UsageError naming the flag for a value no run can use.
+  void validate() const;
+  // The format written: format, else the output's name, else tfrecord (a validated config).
+  PretrainFormat output_format() const;
+};
+
+// Validates the config, then runs; returns the number of instances written.
+size_t run_mkpretrain(const MkpretrainConfig& config);
+
+// Picks the format from an output file name (.tfrecord/.tf_record/.tfrec -> tfrecord, .hdf5/.h5 -> hdf5);
+// returns false when the name says nothing.
+bool format_from_name(const std::string& path, PretrainFormat& format);
+
+}  // namespace bk
