@@ -191,7 +191,7 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
          "loads a tokenizer that knows no words)", cfg.input);
   LoadOptions load = cfg.load;
   load.progress = &progress;
-  LoadedCheckpoint ck = load_checkpoint(input, load);
+  LoadedCheckpoint ck = load_canonical_checkpoint(input, load);
   progress.stage("writing " + cfg.to);
   std::optional<TokenizerFiles> tokenizer;
   if (cfg.to != "pt" && !vocab.empty()) {

@@ -37,7 +37,7 @@ struct LoadedCheckpoint {
   int dropped_pooler = 0;           // a question-answering checkpoint's pooler (HF's class has none)
 };
 
-// A regular file named .pt, .pth or .bin: a torch.save file for load_checkpoint (ckpt/torch_save.h).
+// A regular file named .pt, .pth or .bin: a torch.save file for load_canonical_checkpoint (ckpt/torch_save.h).
 bool is_torch_save_file(const std::string& path);
 
 // The config beside a weights file: bert_config.json (NVIDIA's and Google's name), else config.json; empty when
@@ -56,7 +56,7 @@ struct LoadOptions {
 
 // Reads and checks everything: names mapped, shapes against the config (before any data is read), dtypes converted
 // to float32, each TF tensor's CRC32C. Throws bk::Error naming the tensor and the file.
-LoadedCheckpoint load_checkpoint(const std::string& input, const LoadOptions& options);
+LoadedCheckpoint load_canonical_checkpoint(const std::string& input, const LoadOptions& options);
 
 // Lines "NAME (DT_FLOAT) [30522,128]" for every tensor of a TF1 checkpoint (as TF's inspect_checkpoint prints
 // them), followed by a blank line and "# Total number of params: N"; reads only the index. For a safetensors

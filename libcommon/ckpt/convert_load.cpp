@@ -383,7 +383,7 @@ std::string config_beside_file(const std::string& path) {
   return "";
 }
 
-LoadedCheckpoint load_checkpoint(const std::string& named, const LoadOptions& options) {
+LoadedCheckpoint load_canonical_checkpoint(const std::string& named, const LoadOptions& options) {
   const std::string input = resolve_checkpoint(named);
   if (fs::is_directory(input)) {
     if (!fs::exists(fs::path(input) / "model.safetensors"))

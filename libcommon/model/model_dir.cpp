@@ -14,16 +14,16 @@ namespace fs = std::filesystem;
 
 namespace bk {
 
-std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetensors_path, const BertConfig* config) {
+std::map<std::string, at::Tensor> load_weights(const std::string& weights_path, const BertConfig* config) {
   std::map<std::string, at::Tensor> out;
-  if (is_torch_save_file(safetensors_path)) {
+  if (is_torch_save_file(weights_path)) {
     // ckpt-convert's reading (ckpt/convert.h): NVIDIA's names mapped, every shape checked against the config.
     LoadOptions options;
     options.config = config;
-    for (const auto& t : load_checkpoint(safetensors_path, options).model) out[t.name] = to_torch(t).clone();
+    for (const auto& t : load_canonical_checkpoint(weights_path, options).model) out[t.name] = to_torch(t).clone();
     return out;
   }
-  for (auto& [name, tensor] : load_safetensors(safetensors_path)) {
+  for (auto& [name, tensor] : load_safetensors(weights_path)) {
     std::string key = name;
     if (key.ends_with("LayerNorm.gamma")) key.replace(key.size() - 5, 5, "weight");
     else if (key.ends_with("LayerNorm.beta")) key.replace(key.size() - 4, 4, "bias");
@@ -54,7 +54,7 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
   if (!fs::exists(config, ec)) fail("{}: no config.json (give one with --config)", config);
   const BertConfig cfg = BertConfig::load(config);
   auto model = std::make_shared<BertForPreTraining>(cfg);
-  model->load_state_dict(load_model_tensors(weights, config_given ? &cfg : nullptr), strict, weights);
+  model->load_state_dict(load_weights(weights, config_given ? &cfg : nullptr), strict, weights);
   return model;
 }
 

@@ -27,8 +27,7 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
 // (gamma/beta) renamed to weight/bias as transformers does; or of a torch.save file (.pt, .pth, .bin: NVIDIA's
 // checkpoints, HF's pytorch_model.bin) read as ckpt-convert reads it, its shapes checked against `config` (the
 // model's, when the caller has one) or else the config beside it.
-std::map<std::string, at::Tensor> load_model_tensors(const std::string& safetensors_path,
-                                                     const BertConfig* config = nullptr);
+std::map<std::string, at::Tensor> load_weights(const std::string& weights_path, const BertConfig* config = nullptr);
 
 // What load_finetune_weights did besides copying: the head it left as initialised, the tensors it set aside.
 struct FinetuneInit {

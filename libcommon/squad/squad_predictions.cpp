@@ -314,8 +314,8 @@ std::string get_final_text(std::string_view pred_text, std::string_view orig_tex
   return encode(std::u32string_view(orig).substr(*orig_start, *orig_end - *orig_start + 1));
 }
 
-SquadPredictions predict_squad(const SquadExamples& examples, const SquadFeatures& features, const SquadLogits& logits,
-                               const SquadPredictOptions& options) {
+SquadPredictions make_squad_predictions(const SquadExamples& examples, const SquadFeatures& features,
+                                        const SquadLogits& logits, const SquadPredictOptions& options) {
   options.validate();
   check_logits(features, logits);
   SquadPredictions out;

@@ -85,8 +85,8 @@ struct SquadPredictions {
 
 // write_predictions over all examples. `logits` must hold one row per feature of `features`, in their order,
 // with the same unique ids and max_seq_length positions (bk::Error naming the logits' source if not).
-SquadPredictions predict_squad(const SquadExamples& examples, const SquadFeatures& features, const SquadLogits& logits,
-                               const SquadPredictOptions& options);
+SquadPredictions make_squad_predictions(const SquadExamples& examples, const SquadFeatures& features,
+                                        const SquadLogits& logits, const SquadPredictOptions& options);
 
 // The files run_squad.py writes, by name, with their contents: predictions.json, nbest_predictions.json and, for
 // v2.0, null_odds.json.

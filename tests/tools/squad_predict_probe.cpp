@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     const bk::SquadExamples examples = bk::read_squad_examples(dataset, {.is_training = false, .version_2_with_negative = v2});
     const bk::SquadFeatures features = bk::SquadFeatures::convert(examples, tokenizer, features_options);
     const bk::SquadLogits logits = bk::read_squad_logits(logits_path);
-    const bk::SquadPredictions predictions = bk::predict_squad(examples, features, logits, predict_options);
+    const bk::SquadPredictions predictions = bk::make_squad_predictions(examples, features, logits, predict_options);
     {
       bk::StagedFiles files;
       for (const auto& [name, text] : bk::squad_prediction_files(predictions)) {

@@ -131,7 +131,7 @@ TEST_CASE("write_predictions on a small example: n-best texts, ties, dedup, v2.0
   }
   // Printed by run_squad.write_predictions (bert-tensorflow 1.0.4) on the same features and logits.
   bk::SquadPredictOptions options{.n_best_size = 6, .max_answer_length = 5, .null_score_diff_threshold = 1.0};
-  const bk::SquadPredictions v1 = bk::predict_squad(examples, features, logits, options);
+  const bk::SquadPredictions v1 = bk::make_squad_predictions(examples, features, logits, options);
   CHECK(v1.predictions_json() == "{\n    \"q1\": \"was John Smith's\",\n    \"q2\": \"Smith's\"\n}\n");
   std::vector<std::string> texts;
   for (const auto& entry : v1.predictions[0].nbest) texts.push_back(entry.text);
@@ -139,24 +139,24 @@ TEST_CASE("write_predictions on a small example: n-best texts, ties, dedup, v2.0
   CHECK(v1.predictions[0].nbest[2].probability == 0.18253564345628956);
   CHECK(v1.predictions[1].nbest[5].probability == 0.030816381873043044);
   options.version_2_with_negative = true;
-  const bk::SquadPredictions v2 = bk::predict_squad(examples, features, logits, options);
+  const bk::SquadPredictions v2 = bk::make_squad_predictions(examples, features, logits, options);
   CHECK(v2.null_odds_json() == "{\n    \"q1\": -10.0,\n    \"q2\": -6.0\n}\n");
   CHECK(v2.predictions[0].nbest.back().text == "");
   CHECK(v2.predictions[0].nbest.back().probability == 1.3662940253945196e-05);
 
   // No valid span for q1: "empty" (v1.1), and where the reference fails (v2.0) the null answer, odds +Infinity.
   options = {.n_best_size = 3, .max_answer_length = 4};
-  CHECK(bk::predict_squad(examples, features, logits, options).predictions_json() ==
+  CHECK(bk::make_squad_predictions(examples, features, logits, options).predictions_json() ==
         "{\n    \"q1\": \"empty\",\n    \"q2\": \"-1943\"\n}\n");
   options.version_2_with_negative = true;
-  CHECK(bk::predict_squad(examples, features, logits, options).null_odds_json() ==
+  CHECK(bk::make_squad_predictions(examples, features, logits, options).null_odds_json() ==
         "{\n    \"q1\": Infinity,\n    \"q2\": -6.0\n}\n");
 
   bk::SquadLogits wrong = logits;
   wrong.unique_ids[2] = 5;
-  CHECK(error_of([&] { bk::predict_squad(examples, features, wrong, options); }) ==
+  CHECK(error_of([&] { bk::make_squad_predictions(examples, features, wrong, options); }) ==
         "<memory>: feature 2 (line 3) has unique_id 5, expected 1000000002");
   wrong.unique_ids.pop_back();
-  CHECK(error_of([&] { bk::predict_squad(examples, features, wrong, options); }) ==
+  CHECK(error_of([&] { bk::make_squad_predictions(examples, features, wrong, options); }) ==
         "<memory>: logits for 3 features, but the examples make 4");
 }

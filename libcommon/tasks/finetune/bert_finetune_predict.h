@@ -54,6 +54,6 @@ void add_bert_finetune_predict_options(Options& options, FinetunePredictConfig& 
 // the run padded.
 void settle_predict_attention(const Options& options, FinetunePredictConfig& config);
 
-void run_bert_finetune_predict(FinetunePredictConfig config);
+void run_bert_finetune_predict(const FinetunePredictConfig& config);
 
 }  // namespace bk

@@ -8,7 +8,7 @@
 #include "squad/squad_logits.h"
 #include "tasks/finetune/finetune_inference.h"
 #include "tasks/finetune/glue_metrics.h"
-#include "tasks/finetune/squad_predict.h"
+#include "tasks/finetune/squad_dataset.h"
 #include "train/feed/data_position.h"
 #include "train/loop/checkpoint.h"
 #include "util/error.h"
@@ -54,8 +54,11 @@ FinetuneTask::FinetuneTask(FinetuneTaskConfig config)
         fail("{}: record {}: label {} but {} has {} labels", config_.train_file, i, train_.labels[i], info_.name,
              info_.num_labels());
   if (!config_.eval_file.empty() && info_.kind == FinetuneKind::span) {
+    SquadFeatureOptions features;  // run_squad.py's defaults but the length of the training features
+    features.max_seq_length = static_cast<int>(train_.seq_len);
+    features.validate();
     squad_eval_ = load_squad_eval_set(config_.eval_file, config_.vocab_path, config_.cased, info_.name == "squad2",
-                                      static_cast<int>(train_.seq_len));
+                                      features);
   } else if (!config_.eval_file.empty()) {
     eval_ = read_feature_records(config_.eval_file);
     if (!eval_.has_labels()) fail("{}: no label_ids to evaluate against", config_.eval_file);
@@ -109,7 +112,7 @@ void FinetuneTask::load_init_checkpoint(const std::string& path) {
   const nlohmann::json described = read_checkpoint_task(dir.string());
   const std::string other = described.is_object() ? described.value("task", std::string()) : "";
   if (!other.empty() && other != info_.name) fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, info_.name);
-  const FinetuneInit init = load_finetune_weights(*model_, load_model_tensors(weights.string()), head_prefix(),
+  const FinetuneInit init = load_finetune_weights(*model_, load_weights(weights.string()), head_prefix(),
                                                   weights.string());
   if (context_.quiet || context_.rank != 0) return;
   if (!init.initialised.empty())
@@ -278,9 +281,10 @@ nlohmann::json FinetuneTask::description() const {
 TaskEvaluation FinetuneTask::evaluate() {
   at::NoGradGuard no_grad;
   if (squad_eval_) {
-    const SquadLogits logits = predict_spans(*qa_, context_.device.str(), squad_eval_features(*squad_eval_), InferenceOptions{});
+    const SquadLogits logits =
+        predict_spans(*qa_, context_.device.str(), squad_eval_->dataset.features, InferenceOptions{});
     TaskEvaluation e;
-    const nlohmann::ordered_json scores = score_squad(*squad_eval_, logits);
+    const nlohmann::ordered_json scores = squad_eval_->score(logits);
     for (const auto& [name, value] : scores.items())
       if (value.is_number()) e.metrics.emplace_back("eval_" + name, value.template get<double>());
     for (const auto& [name, value] : e.metrics)

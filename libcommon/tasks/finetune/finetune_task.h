@@ -18,7 +18,7 @@
 #include "tasks/bert_task.h"
 #include "tasks/finetune/feature_rows.h"
 #include "tasks/finetune/finetune_config.h"
-#include "tasks/finetune/squad_predict.h"
+#include "tasks/finetune/squad_dataset.h"
 
 #include <memory>
 
@@ -80,7 +80,7 @@ class FinetuneTask : public BertModelTask {
   FinetuneTaskConfig config_;
   const FinetuneTaskInfo& info_;
   FeatureRows train_, eval_;
-  SquadEvalSetPtr squad_eval_;  // SQuAD: the dev JSON, scored by its predictions
+  std::unique_ptr<SquadEvalSet> squad_eval_;  // SQuAD: the dev JSON, scored by its predictions
   TaskContext context_;
   BertConfig model_config_;
   std::shared_ptr<BertForQuestionAnswering> qa_;

@@ -45,7 +45,7 @@ FinetunedModel load_finetuned_model(const std::string& named, const std::string&
     }
   }
   const std::string weights = (dir / "model.safetensors").string();
-  auto tensors = load_model_tensors(weights);
+  auto tensors = load_weights(weights);
   const std::string head = m.info->kind == FinetuneKind::span ? "qa_outputs.weight" : "classifier.weight";
   if (!tensors.count(head))
     fail("{}: no {} tensor: not a model fine-tuned for {} (bert-finetune train makes one)", weights, head, m.info->name);

@@ -99,7 +99,7 @@ std::string save_checkpoint(const std::string& output_dir, int64_t step, const C
   return final_dir.string();
 }
 
-Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer) {
+Checkpoint read_checkpoint_dir(const std::string& dir, bool with_optimizer) {
   Checkpoint c;
   c.path = dir;
   const fs::path d(dir);

@@ -46,7 +46,7 @@ void write_checkpoint_dir(const std::string& dir, const Checkpoint& checkpoint);
 std::string save_checkpoint(const std::string& output_dir, int64_t step, const Checkpoint& checkpoint, int keep);
 
 // Reads a checkpoint directory (optimizer and trainer state only if present). Errors name the directory and file.
-Checkpoint load_checkpoint(const std::string& dir, bool with_optimizer = true);
+Checkpoint read_checkpoint_dir(const std::string& dir, bool with_optimizer = true);
 
 
 // The bytes of a CPU tensor (a generator state) as base64 for trainer_state.json, and back.

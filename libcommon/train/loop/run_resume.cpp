@@ -16,7 +16,7 @@ namespace bk {
 namespace {
 
 TrainingState restore_run(LoopRun& run, const std::string& dir) {
-  Checkpoint ckpt = load_checkpoint(dir);
+  Checkpoint ckpt = read_checkpoint_dir(dir);
   run.task->load_model_state(ckpt.model, dir + "/model.safetensors");
   if (ckpt.optimizer.empty()) fail("{}: no optimizer.safetensors; --resume needs a checkpoint {} wrote", dir, tool_name());
   run.optimizer->load_state(ckpt.optimizer);
@@ -78,7 +78,7 @@ bool claim_and_restore(LoopRun& run, RunStart& start) {
 
 void init_optimizer(LoopRun& run) {
   const std::string& dir = run.cfg.init_checkpoint;
-  Checkpoint ckpt = load_checkpoint(dir);
+  Checkpoint ckpt = read_checkpoint_dir(dir);
   if (ckpt.optimizer.empty())
     fail("{}: no optimizer.safetensors: --init-optimizer needs a checkpoint that {} wrote", dir, tool_name());
   const TrainingState state = TrainingState::from_json(ckpt.state, dir + "/trainer_state.json");

@@ -11,10 +11,10 @@ namespace bk {
 
 void TrainingTask::load_init_checkpoint(const std::string& path) {
   if (is_torch_save_file(path)) {  // NVIDIA's .pt checkpoints, HF's pytorch_model.bin
-    load_model_state(load_model_tensors(path, &model_config()), path);
+    load_model_state(load_weights(path, &model_config()), path);
     return;
   }
-  Checkpoint init = load_checkpoint(path, /*with_optimizer=*/false);
+  Checkpoint init = read_checkpoint_dir(path, /*with_optimizer=*/false);
   load_model_state(init.model, path + "/model.safetensors");
 }
 

@@ -1,0 +1,32 @@
+// bert-finetune predict for GLUE, resolved from the command line once (bert_finetune_predict.cpp): a file's GLUE
+// submission TSV and its scores, or one text (pair) classified.
+#pragma once
+
+#include "glue/glue_features.h"
+#include "tasks/finetune/finetune_inference.h"
+
+#include <string>
+
+namespace bk {
+
+class FullTokenizer;
+struct FinetunedModel;
+
+struct GluePredictSettings {
+  GlueFeatureOptions features;  // the model's length when --max-seq-length is not given
+  InferenceOptions inference;
+  std::string predict_file;     // "-": stdin
+  std::string output_dir;
+  bool force = false;
+  bool quiet = false;
+  std::vector<std::string> inputs;  // what the run reads (the predict file, the vocabulary): never written over
+};
+
+// OUTPUT_DIR/<TASK>.tsv in the GLUE submission format, and the task's scores on stdout when the file has labels.
+void predict_glue_file(const GluePredictSettings& settings, const FinetunedModel& model, FullTokenizer& tokenizer);
+
+// The label (or STS-B's value) of one text or pair, with its probability: one JSON object on stdout.
+void classify_glue_text(const GluePredictSettings& settings, const std::string& text, const std::string& text_b,
+                        const FinetunedModel& model, FullTokenizer& tokenizer);
+
+}  // namespace bk
