@@ -1,5 +1,6 @@
-// What the host sides of bertkit's CUDA kernels share (model/fused_layer_norm.cpp, model/fused_gelu.cpp), for those
-// files only; all but autocast_weight only where the build has the kernels (BERTKIT_CUDA_KERNELS).
+// What the host sides of bertkit's CUDA kernels share (model/fused_layer_norm.cpp, fused_gelu.cpp,
+// fused_cross_entropy.cpp, weight_cast.cpp), defined in cuda_kernels.cpp; all but autocast_weight only where the
+// build has the kernels (BERTKIT_CUDA_KERNELS).
 #pragma once
 
 #include <ATen/Tensor.h>

@@ -3,7 +3,7 @@
 #ifdef BERTKIT_CUDA_KERNELS
 #include "kernels/cross_entropy.h"
 #include "model/cuda_kernels.h"
-#include "model/fused_layer_norm.h"
+#include "model/kernel_switches.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>

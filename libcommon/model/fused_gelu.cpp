@@ -1,7 +1,7 @@
 #include "model/fused_gelu.h"
 
 #include "model/cuda_kernels.h"
-#include "model/fused_layer_norm.h"
+#include "model/kernel_switches.h"
 #include "model/parameters.h"
 
 #include <ATen/ATen.h>

@@ -1,6 +1,7 @@
 #include "model/fused_layer_norm.h"
 
 #include "model/cuda_kernels.h"
+#include "model/kernel_switches.h"
 #include "util/error.h"
 
 #include <ATen/ATen.h>
@@ -18,15 +19,12 @@
 #include <mutex>
 #endif
 
-#include <atomic>
 #include <cstdint>
 #include <optional>
 
 namespace bk {
 
 namespace {
-
-std::atomic<bool> fused_on{false}, experimental_on{false};
 
 #ifdef BERTKIT_CUDA_KERNELS
 
@@ -153,7 +151,7 @@ torch::autograd::variable_list fused_outputs(const at::Tensor& input, const at::
                                              const at::Tensor& gamma, const at::Tensor& beta, const at::Tensor& bias,
                                              double p, double eps, bool training, bool twice) {
 #ifdef BERTKIT_CUDA_KERNELS
-  if (fused_on && fused_applies(input, residual) && (!bias.defined() || experimental_kernels_enabled())) {
+  if (fused_kernels_enabled() && fused_applies(input, residual) && (!bias.defined() || experimental_kernels_enabled())) {
     const at::Tensor g = autocast_weight(gamma, input), b = autocast_weight(beta, input);
     const at::Tensor added = bias.defined() ? autocast_weight(bias, input) : at::Tensor();
     // The kernels read gamma, beta and bias as [cols] vectors of the input's type, on its device.
@@ -171,66 +169,6 @@ torch::autograd::variable_list fused_outputs(const at::Tensor& input, const at::
 }
 
 }  // namespace
-
-#ifdef BERTKIT_CUDA_KERNELS
-
-kernels::HalfType half_type(const at::Tensor& t) {
-  return t.scalar_type() == at::kBFloat16 ? kernels::HalfType::bf16 : kernels::HalfType::fp16;
-}
-
-void check_launch(const char* error, const char* what) {
-  if (error != nullptr && *error != '\0') fail("fused {}: CUDA error: {}", what, error);
-}
-
-void* current_stream() { return at::cuda::getCurrentCUDAStream().stream(); }
-
-bool kernel_can_read(const at::Tensor& t) {
-  return !t.is_contiguous() || reinterpret_cast<uintptr_t>(t.const_data_ptr()) % 16 == 0;
-}
-
-bool kernel_can_take(const at::Tensor& t, const at::Tensor& like) {
-  return t.scalar_type() == like.scalar_type() && t.device() == like.device() && kernel_can_read(t);
-}
-
-at::Tensor kernel_input(const at::Tensor& t, at::ScalarType type) {
-  const at::Tensor c = t.contiguous().to(type);
-  return kernel_can_read(c) ? c : c.clone();
-}
-
-at::ScalarType kernel_dtype(const at::Tensor& x, std::initializer_list<at::Tensor> weights) {
-  if (!x.is_cuda()) return at::ScalarType::Undefined;
-  const bool autocast = at::autocast::is_autocast_enabled(at::kCUDA);
-  const at::ScalarType type = autocast ? at::autocast::get_autocast_dtype(at::kCUDA) : x.scalar_type();
-  if (type != at::kBFloat16 && type != at::kHalf) return at::ScalarType::Undefined;
-  if (!autocast)
-    for (const auto& w : weights)
-      if (w.scalar_type() != type) return at::ScalarType::Undefined;
-  return type;
-}
-
-#endif  // BERTKIT_CUDA_KERNELS
-
-at::Tensor autocast_weight(const at::Tensor& w, const at::Tensor& like) {
-  const at::DeviceType device = like.device().type();
-  if (!at::autocast::is_autocast_enabled(device)) return w;
-  return at::autocast::cached_cast(at::autocast::get_autocast_dtype(device), w, device);
-}
-
-bool fused_kernels_built() {
-#ifdef BERTKIT_CUDA_KERNELS
-  return true;
-#else
-  return false;
-#endif
-}
-
-void set_fused_kernels(bool on) { fused_on = on && fused_kernels_built(); }
-
-bool fused_kernels_enabled() { return fused_on; }
-
-void set_experimental_kernels(bool on) { experimental_on = on && fused_kernels_built(); }
-
-bool experimental_kernels_enabled() { return fused_on && experimental_on; }
 
 at::Tensor autocast_layer_norm(const at::Tensor& x, const at::Tensor& gamma, const at::Tensor& beta, double eps) {
   // Autocast runs layer_norm in fp32 and returns fp32, so the residual stream between layers (and every dropout,

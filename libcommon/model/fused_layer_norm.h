@@ -1,7 +1,6 @@
 // LayerNorm(dropout(input) + residual), the post-LayerNorm BERT layer's two sums, as one CUDA kernel each way
 // (kernels/dropout_add_layer_norm.h) under autograd, or as the separate ATen ops. The fused kernels run only where
-// they were built (nvcc at build time: fused_kernels_built()), were switched on (--fused-kernels, auto by
-// default), and apply: CUDA tensors in bf16/fp16 with a hidden size that is a multiple of 8 up to 8192. Everywhere
+// they were built and were switched on (model/kernel_switches.h: --fused-kernels, auto by default), and apply: CUDA tensors in bf16/fp16 with a hidden size that is a multiple of 8 up to 8192. Everywhere
 // else, and as the reference the CUDA test compares the kernels with, the ATen ops. dense_dropout_add_layer_norm
 // puts the dense layer before it in front, and with the experimental kernels on, its bias into the kernel.
 #pragma once
@@ -9,18 +8,6 @@
 #include <ATen/Tensor.h>
 
 namespace bk {
-
-bool fused_kernels_built();
-// Process-wide, as torch's backend switches are: set once from the options before the model runs (on is ignored
-// where the kernels were not built). Off by default: bert-train and bert-finetune turn it on (--fused-kernels).
-void set_fused_kernels(bool on);
-bool fused_kernels_enabled();
-// The kernels not yet measured on a GPU, on top of the others (--fused-kernels experimental): the dense layers'
-// biases folded into the kernel after them, dropout_add_layer_norm's here and bias + GELU's (model/fused_gelu.h),
-// so each bias costs neither a GEMM epilogue nor its own gradient reduction; and the LayerNorm output's two
-// gradients added in its backward kernel (NormOutput). Off by default; on only with set_fused_kernels(true) too.
-void set_experimental_kernels(bool on);
-bool experimental_kernels_enabled();
 
 // input, residual: [..., H] in the autocast dtype; gamma, beta: [H] (cast to it under autocast). Dropout with
 // probability p when training. A defined `bias` ([H]) is added to the input before dropout: in the kernel with the

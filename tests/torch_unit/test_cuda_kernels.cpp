@@ -6,6 +6,7 @@
 #include "model/fused_cross_entropy.h"
 #include "model/fused_gelu.h"
 #include "model/fused_layer_norm.h"
+#include "model/kernel_switches.h"
 #include "device/precision.h"
 
 #include <ATen/ATen.h>

@@ -6,7 +6,7 @@
 #include "util/tool_name.h"
 #include "device/device.h"
 #include "launch/launcher.h"
-#include "model/fused_layer_norm.h"
+#include "model/kernel_switches.h"
 #include "train/loop/loop_run.h"
 #include "train/loop/run_plan.h"
 #include "train/loop/run_resume.h"
