@@ -13,6 +13,9 @@
 // value given to an unsigned option (a count or size), which Boost alone would wrap to a huge number.
 #pragma once
 
+#include "util/choices.h"
+#include "util/error.h"
+
 #include <boost/program_options.hpp>
 
 #include <optional>
@@ -62,6 +65,18 @@ std::string default_text(double value);
 template <typename T>
 po::typed_value<T>* optional_value(std::optional<T>& target) {
   return po::value<T>()->notifier([&target](const T& value) { target = value; });
+}
+
+// A flag that takes one of `choices` by name (util/choices.h) into `target`, its default the name of `fallback`
+// (the tool's default); "--FLAG must be a, b or c, got 'x'" (exit 2) for any other name.
+template <typename T, size_t N>
+po::typed_value<std::string>* choice_value(const char* flag, const Choice<T> (&choices)[N], T& target, T fallback) {
+  return po::value<std::string>()->default_value(choice_name(choices, fallback))->notifier([&target, &choices, flag](
+      const std::string& name) {
+    const std::optional<T> value = find_choice(choices, name);
+    if (!value) throw UsageError("--" + std::string(flag) + " must be " + choice_list(choices) + ", got '" + name + "'");
+    target = *value;
+  });
 }
 
 // Checks shared by many tools; each throws UsageError naming the flag.

@@ -8,13 +8,15 @@
 namespace bk {
 
 Precision parse_precision(const std::string& name, const at::Device& device) {
-  if (name == "fp32") return Precision::fp32;
-  if (name == "bf16") return Precision::bf16;
-  if (name == "fp16") {
-    if (!device.is_cuda()) usage_fail("--precision fp16 needs --device cuda (use bf16 on the CPU)");
-    return Precision::fp16;
-  }
-  usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", name);
+  const std::optional<Precision> precision = find_choice(kPrecisions, name);
+  if (!precision) usage_fail("--precision must be {}, got '{}'", choice_list(kPrecisions), name);
+  check_precision(*precision, device);
+  return *precision;
+}
+
+void check_precision(Precision precision, const at::Device& device) {
+  if (precision == Precision::fp16 && !device.is_cuda())
+    usage_fail("--precision fp16 needs --device cuda (use bf16 on the CPU)");
 }
 
 at::ScalarType compute_dtype(Precision precision) {

@@ -1,15 +1,18 @@
 // The precision a forward pass computes in (--precision), its autocast, and the device's peak for MFU.
 #pragma once
 
+#include "device/precision_kind.h"
+
 #include <ATen/ATen.h>
 
 #include <string>
 
 namespace bk {
 
-enum class Precision { fp32, bf16, fp16 };
 // bk::UsageError for another name, and for fp16 off CUDA.
 Precision parse_precision(const std::string& name, const at::Device& device);
+// bk::UsageError for fp16 off CUDA (fp16's loss scaling is CUDA's).
+void check_precision(Precision precision, const at::Device& device);
 
 // The dtype the model's matmuls compute in under `precision`.
 at::ScalarType compute_dtype(Precision precision);

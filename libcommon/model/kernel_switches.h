@@ -3,7 +3,17 @@
 // --fused-kernels before the model runs, as torch's backend switches are set: process-wide, once.
 #pragma once
 
+#include "util/choices.h"
+
 namespace bk {
+
+// --fused-kernels: auto uses the kernels where this build has them, on requires them, experimental adds those not
+// yet measured on a GPU.
+enum class FusedKernels { automatic, on, off, experimental };
+inline constexpr Choice<FusedKernels> kFusedKernels[] = {{"auto", FusedKernels::automatic},
+                                                          {"on", FusedKernels::on},
+                                                          {"off", FusedKernels::off},
+                                                          {"experimental", FusedKernels::experimental}};
 
 // Whether this build has the kernels (nvcc at build time).
 bool fused_kernels_built();

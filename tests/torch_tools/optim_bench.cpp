@@ -49,7 +49,7 @@ int bench(int argc, char** argv) {
       numel += p.tensor.numel();
     }
     bk::OptimizerConfig oc;
-    oc.kind = kind.starts_with("lamb") ? "lamb" : "adamw";
+    oc.kind = kind.starts_with("lamb") ? bk::OptimizerKind::lamb : bk::OptimizerKind::adamw;
     oc.fused = kind.ends_with("-fused");
     const double before = status_mb("VmRSS:");
     auto optimizer = bk::make_optimizer(params, oc);

@@ -46,7 +46,7 @@ int probe(int argc, char** argv) {
   const nlohmann::json spec = nlohmann::json::parse(spec_file);
 
   bk::OptimizerConfig config;
-  config.kind = spec.at("kind").get<std::string>();
+  config.kind = *bk::find_choice(bk::kOptimizerKinds, spec.at("kind").get<std::string>());
   config.beta1 = spec.value("beta1", config.beta1);
   config.beta2 = spec.value("beta2", config.beta2);
   config.eps = spec.value("eps", config.eps);

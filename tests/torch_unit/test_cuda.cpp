@@ -128,7 +128,7 @@ TEST_CASE("cuda: AdamW and LAMB, by torch's fused kernels and in multi-tensor pa
         for (size_t i = 0; i < shapes.size(); ++i)
           params.emplace_back(shapes[i].first, start[i].to(device).clone().set_requires_grad(true));
         bk::OptimizerConfig c;
-        c.kind = kind;
+        c.kind = *bk::find_choice(bk::kOptimizerKinds, kind);
         c.fused = fused_kernels;
         return std::make_pair(params, bk::make_optimizer(params, c));
       };

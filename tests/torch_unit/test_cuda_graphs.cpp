@@ -36,9 +36,9 @@ std::vector<StepLog> train(const std::string& data, const std::string& dir, bool
   lc.gradient_accumulation_steps = accumulation;
   lc.max_steps = steps;
   lc.learning_rate = 1e-3;
-  lc.optimizer = optimizer;
+  lc.optimizer = *bk::find_choice(bk::kOptimizerKinds, optimizer);
   lc.device = "cuda";
-  lc.precision = "bf16";
+  lc.precision = bk::Precision::bf16;
   lc.seed = 7;
   lc.cuda_graphs = true;
   lc.cuda_graph_eager_steps = replay ? 3 : steps;

@@ -2,6 +2,7 @@
 // position, and the generic prefetch thread.
 #include "../error_of.h"
 #include "train/feed/data_position.h"
+#include "cli/options.h"
 #include "util/prefetcher.h"
 #include "train/loop/loop_config.h"
 #include "train/loop/train_state.h"
@@ -74,10 +75,33 @@ TEST_CASE("loop config: the defaults pass, each bad value is named by its flag")
   CHECK(with([](auto& b) { b.max_steps = 0; }) == "--train-batch-size and --max-steps must be positive");
   CHECK(with([](auto& b) { b.log_every = 0; }) == "--log-every must be positive");
   CHECK(with([](auto& b) { b.keep_checkpoints = 0; }) == "--keep-checkpoints must be at least 1");
-  CHECK(with([](auto& b) { b.precision = "fp8"; }) == "--precision must be fp32, bf16 or fp16, got 'fp8'");
-  CHECK(with([](auto& b) { b.lr_scaling = "cube"; }) == "--lr-scaling must be none, linear or sqrt, got 'cube'");
-  CHECK(with([](auto& b) { b.optimizer = "sgd"; }) == "--optimizer must be lamb, adamw, acclip or madgrad, got 'sgd'");
   CHECK(c.micro_batch_size() == 8);
+}
+
+TEST_CASE("loop flags: each kind parsed once into its value, a name outside the list refused naming the flag") {
+  auto parsed = [](std::vector<std::string> args, bk::LoopConfig& c) {
+    bk::Options options("t", "", "");
+    bk::add_loop_options(options, c);
+    args.insert(args.begin(), {"t", "--output-dir", "o", "--train-batch-size", "8", "--max-steps", "1"});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    try {
+      options.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const bk::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  bk::LoopConfig c;
+  CHECK(parsed({"--precision", "fp8"}, c) == "--precision must be fp32, bf16 or fp16, got 'fp8'");
+  CHECK(parsed({"--lr-scaling", "cube"}, c) == "--lr-scaling must be none, linear or sqrt, got 'cube'");
+  CHECK(parsed({"--optimizer", "sgd"}, c) == "--optimizer must be lamb, adamw, acclip or madgrad, got 'sgd'");
+  bk::LoopConfig d;
+  CHECK(parsed({"--optimizer", "adamw", "--precision", "bf16", "--lr-decay", "linear"}, d) == "accepted");
+  CHECK(d.optimizer == bk::OptimizerKind::adamw);
+  CHECK(d.precision == bk::Precision::bf16);
+  CHECK(d.lr_decay == bk::LrDecay::linear);
+  CHECK(d.fused_kernels == bk::FusedKernels::automatic);
 }
 
 TEST_CASE("data position: JSON round trip keeps a 64-bit fingerprint; malformed text is an error") {

@@ -36,9 +36,10 @@ TEST_CASE("linear schedule: warm-up, then a straight line to 0 at the end") {
   CHECK(s.at(55) == doctest::Approx(0.5));
   CHECK(s.at(100) == 0.0);
   CHECK(s.at(200) == 0.0);
-  CHECK(bk::parse_lr_decay("linear") == bk::LrDecay::linear);
-  CHECK(bk::parse_lr_decay("poly") == bk::LrDecay::poly);
-  CHECK_THROWS_AS(bk::parse_lr_decay("cosine"), bk::Error);
+  CHECK(bk::find_choice(bk::kLrDecays, "linear") == bk::LrDecay::linear);
+  CHECK(bk::find_choice(bk::kLrDecays, "poly") == bk::LrDecay::poly);
+  CHECK(!bk::find_choice(bk::kLrDecays, "cosine"));
+  CHECK(std::string(bk::choice_name(bk::kLrDecays, bk::LrDecay::linear)) == "linear");
 }
 
 TEST_CASE("schedule validation") {

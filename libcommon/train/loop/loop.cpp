@@ -259,6 +259,99 @@ void add_sequence_counts(StepCounts& counts, const std::vector<int64_t>& lengths
   counts.computed_tokens += computed_tokens;
 }
 
+namespace {
+
+// What the loop learns of the steps it finishes: their statistics read (a step late, once the next is queued),
+// the loss checked, the step timed, counted into the throughput and logged.
+class StepRecorder {
+ public:
+  StepRecorder(LoopRun& run, int64_t first_step)
+      : run_(run), first_step_(first_step), peak_(peak_flops(run.device, run.precision, run.cfg.peak_tflops)) {}
+
+  void finish(StepResult& r) {
+    const LoopConfig& cfg = run_.cfg;
+    const int world = run_.dist->world();
+    read_statistics(*run_.task, r);
+    check_loss_finite(r.loss, r.step);
+    // When the step's work was done: on CUDA about when its statistics arrived (read_statistics waited for them);
+    // on the CPU, where step() computes before it returns, when it returned. A step read at once (before an
+    // evaluation or a checkpoint) would otherwise be timed from the previous one's late read, at almost nothing.
+    const auto now = run_.device.is_cuda() ? Clock::now() : r.returned;
+    const double seconds = std::chrono::duration<double>(now - last_done_).count();
+    last_done_ = now;
+    last_loss = r.loss;
+    const int64_t global_sequences = r.counts.sequences * world;
+    // Real work only: each row's FLOPs at its own length, not at the padded one (the other ranks' taken as this one's).
+    const double step_flops = r.counts.real_flops * world;
+    if (r.step - first_step_ > cfg.throughput_warmup_steps)
+      throughput.add(global_sequences, r.counts.tokens * world, seconds, step_flops);
+    const bool main = run_.dist->is_main();
+    if (main && (r.step % cfg.log_every == 0 || r.step == cfg.max_steps)) log_step(run_, r, seconds, step_flops, peak_);
+    if (main) run_.log->progress(r.step);
+  }
+  double peak() const { return peak_; }
+
+  double last_loss = 0;
+  Throughput throughput;
+
+ private:
+  LoopRun& run_;
+  int64_t first_step_;
+  double peak_;
+  Clock::time_point last_done_ = Clock::now();
+};
+
+// What happens after a step: an evaluation, a checkpoint, the end of the run.
+struct Cadence {
+  bool evaluating = false, saving = false, stopping = false;
+};
+
+Cadence cadence_after(const LoopRun& run, int64_t first_step) {
+  const LoopConfig& cfg = run.cfg;
+  Cadence c;
+  c.stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
+  c.evaluating = run.task->has_evaluation() &&
+                 ((run.eval_every > 0 && run.step % run.eval_every == 0) || run.step == cfg.max_steps);
+  c.saving = (cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps ||
+             c.stopping;
+  return c;
+}
+
+// The evaluation after a step: its score against --target-mlm-accuracy (reaching it saves and stops the run), and
+// MLPerf's next block. Returns the measure the best worker is chosen by (minus the score).
+double evaluate_step(LoopRun& run, Cadence& cadence, bool& target_reached) {
+  const LoopConfig& cfg = run.cfg;
+  const TaskEvaluation e = evaluate(run);
+  if (cfg.target_score && e.score >= *cfg.target_score) {
+    target_reached = true;
+    if (run.dist->is_main())
+      run.log->note(run.step, fmt::format("target reached: score {:.6f} >= {} after {} samples", e.score,
+                                          *cfg.target_score, run.step * run.global_batch()));
+    cadence.saving = cadence.stopping = true;
+  } else if (run.mlperf && run.step < cfg.max_steps) {
+    run.mlperf->start("block_start", {{"samples_count", run.step * run.global_batch()}});
+  }
+  return -e.score;
+}
+
+// The run's end: the target's verdict, the logs closed, the summary line.
+void end_run(LoopRun& run, const StepRecorder& recorder, int64_t first_step, bool target_reached) {
+  const LoopConfig& cfg = run.cfg;
+  const bool main = run.dist->is_main();
+  if (main && cfg.target_score && !target_reached)
+    run.log->note(run.step, fmt::format("target not reached: best score {:.6f} < {} after {} steps", run.best_score,
+                                        *cfg.target_score, run.step));
+  if (run.mlperf)
+    run.mlperf->end("run_stop", {{"status", target_reached || !cfg.target_score ? "success" : "aborted"}});
+  if (main) run.log->finish();
+  if (main && recorder.throughput.steps > 0 && !cfg.quiet)
+    std::fprintf(stderr, "%s: %lld steps, final loss %.4f, %s\n", tool_name().c_str(),
+                 static_cast<long long>(run.step - first_step), recorder.last_loss,
+                 recorder.throughput.summary(recorder.peak() * run.dist->world()).c_str());
+}
+
+}  // namespace
+
 void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   config.validate();
   LoopRun run;
@@ -266,82 +359,33 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   run.task = &task;
   const LoopConfig& cfg = run.cfg;
   if (!setup_run(run)) return;
-  const bool main = run.dist->is_main();
-  const int world = run.dist->world();
   const int64_t first_step = run.step;
-  const double peak = peak_flops(run.device, run.precision, cfg.peak_tflops);
-  Throughput throughput;
-  double last_loss = 0;
-  auto last_done = Clock::now();
-  // A step's statistics are read once the next step is queued (one step late); the cadence below reads them at
-  // once when it needs the step finished (evaluation, checkpoint, stop, the end).
-  std::optional<StepResult> pending;
+  StepRecorder recorder(run, first_step);
+  std::optional<StepResult> pending;  // the step whose statistics are read once the next one is queued
   bool target_reached = false;
-  auto finish_step = [&](StepResult& r) {
-    read_statistics(task, r);
-    check_loss_finite(r.loss, r.step);
-    // When the step's work was done: on CUDA about when its statistics arrived (read_statistics waited for them);
-    // on the CPU, where step() computes before it returns, when it returned. A step read at once (before an
-    // evaluation or a checkpoint) would otherwise be timed from the previous one's late read, at almost nothing.
-    const auto now = run.device.is_cuda() ? Clock::now() : r.returned;
-    const double seconds = std::chrono::duration<double>(now - last_done).count();
-    last_done = now;
-    last_loss = r.loss;
-    const int64_t global_sequences = r.counts.sequences * world;
-    // Real work only: each row's FLOPs at its own length, not at the padded one (the other ranks' taken as this one's).
-    const double step_flops = r.counts.real_flops * world;
-    if (r.step - first_step > cfg.throughput_warmup_steps)
-      throughput.add(global_sequences, r.counts.tokens * world, seconds, step_flops);
-    if (main && (r.step % cfg.log_every == 0 || r.step == cfg.max_steps)) log_step(run, r, seconds, step_flops, peak);
-    if (main) run.log->progress(r.step);
-  };
   const auto profiler = StepProfiler::from_env(run.device, run.dist->rank());
   while (run.step < cfg.max_steps) {
     if (profiler) profiler->before_step(run.step + 1);
     StepResult r = step(run);
     if (profiler) profiler->after_step(r.step);
-    if (pending) finish_step(*pending);
+    if (pending) recorder.finish(*pending);
     pending = std::move(r);
-
-    // The cadence: evaluation, the best worker at the end of independent training, checkpoints, stopping.
-    bool stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
-    const bool evaluating =
-        task.has_evaluation() && ((run.eval_every > 0 && run.step % run.eval_every == 0) || run.step == cfg.max_steps);
-    bool saving =
-        (cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps || stopping;
-    if (evaluating || saving || stopping || run.step == cfg.max_steps) {
-      finish_step(*pending);  // a checkpoint never holds a step whose loss was not checked
+    Cadence cadence = cadence_after(run, first_step);
+    if (cadence.evaluating || cadence.saving || cadence.stopping || run.step == cfg.max_steps) {
+      recorder.finish(*pending);  // a checkpoint never holds a step whose loss was not checked
       pending.reset();
     }
-    double final_measure = last_loss;
-    if (evaluating) {
-      const TaskEvaluation e = evaluate(run);
-      final_measure = -e.score;
-      if (cfg.target_score && e.score >= *cfg.target_score) {
-        target_reached = true;
-        if (main)
-          run.log->note(run.step, fmt::format("target reached: score {:.6f} >= {} after {} samples", e.score,
-                                              *cfg.target_score, run.step * run.global_batch()));
-        saving = stopping = true;
-      } else if (run.mlperf && run.step < cfg.max_steps) {
-        run.mlperf->start("block_start", {{"samples_count", run.step * run.global_batch()}});
-      }
-    }
+    const double final_measure = cadence.evaluating ? evaluate_step(run, cadence, target_reached) : recorder.last_loss;
     if (run.step == cfg.max_steps && cfg.no_sync_gradients) keep_best_worker(run, final_measure);
-    if (saving)
-      save_run(run, target_reached ? "target" : run.step == cfg.max_steps ? "end" : stopping ? "stop" : "periodic");
-    if (stopping) break;
+    if (cadence.saving)
+      save_run(run, target_reached      ? "target"
+                    : run.step == cfg.max_steps ? "end"
+                    : cadence.stopping          ? "stop"
+                                                : "periodic");
+    if (cadence.stopping) break;
   }
-  if (pending) finish_step(*pending);
-  if (main && cfg.target_score && !target_reached)
-    run.log->note(run.step, fmt::format("target not reached: best score {:.6f} < {} after {} steps", run.best_score,
-                                        *cfg.target_score, run.step));
-  if (run.mlperf)
-    run.mlperf->end("run_stop", {{"status", target_reached || !cfg.target_score ? "success" : "aborted"}});
-  if (main) run.log->finish();
-  if (main && throughput.steps > 0 && !cfg.quiet)
-    std::fprintf(stderr, "%s: %lld steps, final loss %.4f, %s\n", tool_name().c_str(),
-                 static_cast<long long>(run.step - first_step), last_loss, throughput.summary(peak * world).c_str());
+  if (pending) recorder.finish(*pending);
+  end_run(run, recorder, first_step, target_reached);
 }
 
 }  // namespace bk

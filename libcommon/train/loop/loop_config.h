@@ -2,7 +2,11 @@
 // command-line flags (declared once here for every tool built on the loop). Torch-free.
 #pragma once
 
+#include "device/precision_kind.h"
 #include "launch/launcher.h"
+#include "model/kernel_switches.h"
+#include "train/optim/optimizer_kind.h"
+#include "train/optim/schedule.h"
 
 #include <cstdint>
 #include <optional>
@@ -12,17 +16,25 @@ namespace bk {
 
 class Options;
 
+enum class LrScaling { none, linear, sqrt };
+inline constexpr Choice<LrScaling> kLrScalings[] = {
+    {"none", LrScaling::none}, {"linear", LrScaling::linear}, {"sqrt", LrScaling::sqrt}};
+// The dtype gradients travel in between ranks (--allreduce-dtype); bf16 and fp16 halve the bytes sent.
+enum class WireDtype { fp32, bf16, fp16 };
+inline constexpr Choice<WireDtype> kWireDtypes[] = {
+    {"fp32", WireDtype::fp32}, {"bf16", WireDtype::bf16}, {"fp16", WireDtype::fp16}};
+
 struct LoopConfig {
   std::string output_dir;
   int64_t train_batch_size = 0;         // samples per rank per optimizer step (split over the accumulation steps)
   int64_t max_steps = 0;
   double learning_rate = 1e-4;
-  std::string optimizer = "lamb";       // lamb | adamw | acclip | madgrad
-  std::string precision = "fp32";       // fp32 | bf16 | fp16
+  OptimizerKind optimizer = OptimizerKind::lamb;
+  Precision precision = Precision::fp32;
   uint64_t seed = 12345;
   std::string log_file;                 // JSON lines; empty = OUTPUT_DIR/log.jsonl
   double warmup_proportion = 0.01;
-  std::string lr_decay = "poly";        // poly | linear
+  LrDecay lr_decay = LrDecay::poly;
   double poly_power = 0.5;
   int64_t gradient_accumulation_steps = 1;
   double weight_decay = 0.01;
@@ -40,15 +52,15 @@ struct LoopConfig {
   int64_t stop_after = 0;               // stop (with a checkpoint) after this many steps of this run; 0 = never
   bool tensorboard = true;
   bool tf32 = false;
-  std::string fused_kernels = "auto";   // auto | on | off | experimental: bertkit's CUDA kernels (model/fused_*.h)
+  FusedKernels fused_kernels = FusedKernels::automatic;  // bertkit's CUDA kernels (model/kernel_switches.h)
   bool cuda_graphs = false;             // capture the step once and replay it (train/loop/graphed_step.h)
   int64_t cuda_graph_eager_steps = 3;   // steps run eagerly before the capture (no flag: a test's eager twin sets it
                                         // past max_steps, to compare a replayed run with everything else the same)
   bool no_sync_gradients = false;
   bool local_clip = false;
   bool nccl_warmup = false;             // all-reduces of the gradient buckets' sizes before the first step (Samsung)
-  std::string allreduce_dtype = "fp32";  // fp32 | bf16 | fp16: the dtype gradients travel in between ranks
-  std::string lr_scaling = "none";      // none | linear | sqrt
+  WireDtype allreduce_dtype = WireDtype::fp32;
+  LrScaling lr_scaling = LrScaling::none;
   int prefetch = 4;                     // micro-batches prepared ahead by a background thread
   double peak_tflops = 0;               // for MFU; 0 = known GPUs only
   int64_t eval_every = 0;               // steps between evaluations of a task that has a held-out set; 0 = at the end

@@ -9,8 +9,6 @@ namespace bk {
 
 void LoopConfig::validate(bool steps_known) const {
   if (output_dir.empty()) usage_fail("--output-dir must not be empty");
-  if (allreduce_dtype != "fp32" && allreduce_dtype != "bf16" && allreduce_dtype != "fp16")
-    usage_fail("--allreduce-dtype must be fp32, bf16 or fp16, got '{}'", allreduce_dtype);
   if (train_batch_size <= 0 || (steps_known && max_steps <= 0))
     usage_fail("--train-batch-size and --max-steps must be positive");
   if (gradient_accumulation_steps <= 0)
@@ -29,24 +27,14 @@ void LoopConfig::validate(bool steps_known) const {
     usage_fail("--max-grad-norm must be a number >= 0, got {}", max_grad_norm);
   if (log_every <= 0) usage_fail("--log-every must be positive");
   if (keep_checkpoints < 1) usage_fail("--keep-checkpoints must be at least 1");
-  if (optimizer != "lamb" && optimizer != "adamw" && optimizer != "acclip" && optimizer != "madgrad")
-    usage_fail("--optimizer must be lamb, adamw, acclip or madgrad, got '{}'", optimizer);
-  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
-    usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", precision);
-  if (fused_kernels != "auto" && fused_kernels != "on" && fused_kernels != "off" && fused_kernels != "experimental")
-    usage_fail("--fused-kernels must be auto, on, off or experimental, got '{}'", fused_kernels);
   if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
-  if (lr_scaling != "none" && lr_scaling != "linear" && lr_scaling != "sqrt")
-    usage_fail("--lr-scaling must be none, linear or sqrt, got '{}'", lr_scaling);
-  if (lr_decay != "poly" && lr_decay != "linear") usage_fail("--lr-decay must be poly or linear, got '{}'", lr_decay);
   if (prefetch < 0) usage_fail("--prefetch must not be negative, got {}", prefetch);
   if (init_optimizer && init_checkpoint.empty()) usage_fail("--init-optimizer needs --init-checkpoint");
   if (loss_scale < 0) usage_fail("--loss-scale must not be negative, got {}", loss_scale);
-  if (loss_scale > 0 && precision != "fp16") usage_fail("--loss-scale is for --precision fp16");
+  if (loss_scale > 0 && precision != Precision::fp16) usage_fail("--loss-scale is for --precision fp16");
   if (steps_known && warmup_steps > max_steps)
     usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
 }
-
 
 void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool steps_from_data) {
   auto* batch = po::value(&c.train_batch_size)->value_name("B");
@@ -61,11 +49,13 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("max-steps", steps, "optimizer steps of the whole run")
     ("learning-rate", po::value(&c.learning_rate)->default_value(d.learning_rate, default_text(d.learning_rate))->value_name("LR"),
      "peak learning rate")
-    ("optimizer", po::value(&c.optimizer)->default_value(d.optimizer)->value_name("NAME"), "lamb (NVLAMB), adamw, acclip or madgrad")
-    ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"),
+    ("optimizer", choice_value("optimizer", kOptimizerKinds, c.optimizer, d.optimizer)->value_name("NAME"),
+     "lamb (NVLAMB), adamw, acclip or madgrad")
+    ("precision", choice_value("precision", kPrecisions, c.precision, d.precision)->value_name("P"),
      "fp32, bf16 (autocast) or fp16 (CUDA, loss scaling)")
     ("tf32", po::bool_switch(&c.tf32), "allow TF32 matmuls on CUDA")
-    ("fused-kernels", po::value(&c.fused_kernels)->default_value(d.fused_kernels)->value_name("auto|on|off|experimental"),
+    ("fused-kernels", choice_value("fused-kernels", kFusedKernels, c.fused_kernels, d.fused_kernels)
+                          ->value_name("auto|on|off|experimental"),
      "bertkit's own CUDA kernels for each layer's dropout, residual add and LayerNorm (CUDA, bf16/fp16): auto uses "
      "them where this build has them, on requires them; experimental adds those not yet measured on a GPU (the "
      "dense layers' biases in the kernels after them, bias + GELU, residual gradients summed in LayerNorm's, the "
@@ -89,7 +79,8 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      }), "warm-up in optimizer steps (instead of --warmup-proportion)")
     ("warmup-proportion", po::value(&c.warmup_proportion)->default_value(d.warmup_proportion, default_text(d.warmup_proportion))
      ->value_name("W"), "share of steps in linear warm-up")
-    ("lr-decay", po::value(&c.lr_decay)->default_value(d.lr_decay)->value_name("D"), "poly (NVIDIA's, power 0.5) or linear")
+    ("lr-decay", choice_value("lr-decay", kLrDecays, c.lr_decay, d.lr_decay)->value_name("D"),
+     "poly (NVIDIA's, power 0.5) or linear")
     ("weight-decay", po::value(&c.weight_decay)->default_value(d.weight_decay, default_text(d.weight_decay))->value_name("WD"),
      "except biases and LayerNorm")
     ("max-grad-norm", po::value(&c.max_grad_norm)->default_value(d.max_grad_norm, default_text(d.max_grad_norm))->value_name("N"),
@@ -115,9 +106,9 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("device", po::value(&c.device)->default_value(d.device)->value_name("D"), "cpu or cuda (LOCAL_RANK picks the GPU)")
     ("no-sync-gradients", po::bool_switch(&c.no_sync_gradients), "independent workers; the best is kept at the end")
     ("local-clip", po::bool_switch(&c.local_clip), "clip each worker's gradients before the all-reduce")
-    ("allreduce-dtype", po::value(&c.allreduce_dtype)->default_value(d.allreduce_dtype)->value_name("T"),
+    ("allreduce-dtype", choice_value("allreduce-dtype", kWireDtypes, c.allreduce_dtype, d.allreduce_dtype)->value_name("T"),
      "fp32, bf16 or fp16: the dtype gradients are all-reduced in (bf16/fp16 halve the bytes sent)")
-    ("lr-scaling", po::value(&c.lr_scaling)->default_value(d.lr_scaling)->value_name("S"),
+    ("lr-scaling", choice_value("lr-scaling", kLrScalings, c.lr_scaling, d.lr_scaling)->value_name("S"),
      "scale the rate with workers: none, linear, sqrt")
     ("prefetch", po::value(&c.prefetch)->default_value(d.prefetch)->value_name("N"),
      "micro-batches prepared ahead by a background thread")

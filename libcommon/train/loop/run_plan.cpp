@@ -55,14 +55,14 @@ std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& star
                            ? fmt::format("; up to {} tokens per step", grouped(static_cast<uint64_t>(global * data.max_length)))
                            : "";
   lines.push_back(fmt::format("processes: {} on {} ({}); global batch {} = {} x {} per micro-batch x {} accumulation{}",
-                              world, run.device.str(), cfg.precision, global, world, cfg.micro_batch_size(),
-                              cfg.gradient_accumulation_steps, tokens));
+                              world, run.device.str(), choice_name(kPrecisions, cfg.precision), global, world,
+                              cfg.micro_batch_size(), cfg.gradient_accumulation_steps, tokens));
   const auto warmup = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
   std::string checkpoints = cfg.checkpoint_every > 0 ? fmt::format("every {} steps", cfg.checkpoint_every) : "at the end";
   lines.push_back(fmt::format("schedule: {} at learning rate {:g}, {} warm-up steps then {} decay; checkpoints {} "
                               "in {}/checkpoints",
-                              cfg.optimizer, cfg.learning_rate * run.lr_scale, warmup, cfg.lr_decay, checkpoints,
-                              cfg.output_dir));
+                              choice_name(kOptimizerKinds, cfg.optimizer), cfg.learning_rate * run.lr_scale, warmup,
+                              choice_name(kLrDecays, cfg.lr_decay), checkpoints, cfg.output_dir));
   lines.push_back("start: " + start_text(run, start));
   return lines;
 }
@@ -80,14 +80,14 @@ std::string run_header_json(const LoopRun& run, const RunStart& start) {
   j["data"] = data.detail;
   j["world_size"] = run.dist->world();
   j["device"] = run.device.str();
-  j["precision"] = cfg.precision;
+  j["precision"] = choice_name(kPrecisions, cfg.precision);
   j["global_batch"] = run.global_batch();
   j["gradient_accumulation_steps"] = cfg.gradient_accumulation_steps;
   j["max_steps"] = cfg.max_steps;
-  j["optimizer"] = cfg.optimizer;
+  j["optimizer"] = choice_name(kOptimizerKinds, cfg.optimizer);
   j["learning_rate"] = cfg.learning_rate * run.lr_scale;
   j["warmup_proportion"] = run.schedule.warmup_proportion;
-  j["lr_decay"] = cfg.lr_decay;
+  j["lr_decay"] = choice_name(kLrDecays, cfg.lr_decay);
   j["seed"] = cfg.seed;
   j["start_checkpoint"] = start.checkpoint;
   j["start_step"] = start.step;

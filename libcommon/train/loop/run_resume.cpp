@@ -82,8 +82,9 @@ void init_optimizer(LoopRun& run) {
   if (ckpt.optimizer.empty())
     fail("{}: no optimizer.safetensors: --init-optimizer needs a checkpoint that {} wrote", dir, tool_name());
   const TrainingState state = TrainingState::from_json(ckpt.state, dir + "/trainer_state.json");
-  if (!state.optimizer.empty() && state.optimizer != run.cfg.optimizer)
-    fail("{}: holds {} state, and this run's --optimizer is {}", dir, state.optimizer, run.cfg.optimizer);
+  const char* optimizer = choice_name(kOptimizerKinds, run.cfg.optimizer);
+  if (!state.optimizer.empty() && state.optimizer != optimizer)
+    fail("{}: holds {} state, and this run's --optimizer is {}", dir, state.optimizer, optimizer);
   try {
     run.optimizer->load_state(ckpt.optimizer);
   } catch (const Error& e) {

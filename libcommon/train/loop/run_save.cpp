@@ -36,8 +36,8 @@ Checkpoint snapshot(LoopRun& run, const std::string& why) {
   state.max_steps = run.cfg.max_steps;
   state.train_batch_size = run.cfg.train_batch_size;
   state.learning_rate = run.cfg.learning_rate;
-  state.optimizer = run.cfg.optimizer;
-  state.precision = run.cfg.precision;
+  state.optimizer = choice_name(kOptimizerKinds, run.cfg.optimizer);
+  state.precision = choice_name(kPrecisions, run.cfg.precision);
   state.saved_because = why;
   ckpt.state = state.to_json();
   ckpt.task = run.task->description();

@@ -39,17 +39,19 @@ void start_process(LoopRun& run, const DistEnv& env) {
     const int threads = bind_self_to_numa(env.local_rank, env.local_world_size, cuda_device_numa_node(run.device));
     if (threads > 0 && std::getenv("OMP_NUM_THREADS") == nullptr) at::set_num_threads(threads);
   }
-  run.precision = parse_precision(cfg.precision, run.device);
+  check_precision(cfg.precision, run.device);
+  run.precision = cfg.precision;
   run.dist = Dist::create(env, run.device, std::chrono::seconds(cfg.launch.dist_timeout_seconds));
   if (cfg.tf32) {
     at::globalContext().setAllowTF32CuBLAS(true);
     at::globalContext().setAllowTF32CuDNN(true);
   }
-  if ((cfg.fused_kernels == "on" || cfg.fused_kernels == "experimental") && !fused_kernels_built())
+  if ((cfg.fused_kernels == FusedKernels::on || cfg.fused_kernels == FusedKernels::experimental) &&
+      !fused_kernels_built())
     usage_fail("--fused-kernels {}: this build has no CUDA kernels (nvcc was not found when it was configured)",
-               cfg.fused_kernels);
-  set_fused_kernels(cfg.fused_kernels != "off");  // auto: on where the build has the kernels
-  set_experimental_kernels(cfg.fused_kernels == "experimental");
+               choice_name(kFusedKernels, cfg.fused_kernels));
+  set_fused_kernels(cfg.fused_kernels != FusedKernels::off);  // auto: on where the build has the kernels
+  set_experimental_kernels(cfg.fused_kernels == FusedKernels::experimental);
 }
 
 // The task: the same initial weights on every rank (seeded here, then rank 0's broadcast in make_update), its
@@ -96,7 +98,7 @@ MlperfRunHeader mlperf_header(const LoopRun& run) {
   h.seed = cfg.seed;
   h.global_batch = run.global_batch();
   h.accumulation = cfg.gradient_accumulation_steps;
-  h.optimizer = cfg.optimizer;
+  h.optimizer = choice_name(kOptimizerKinds, cfg.optimizer);
   h.learning_rate = cfg.learning_rate * run.lr_scale;
   h.epsilon = run.optimizer->config().eps;
   h.beta1 = run.optimizer->config().beta1;

@@ -49,7 +49,7 @@ void check_cuda_graphs(const LoopRun& run) {
     usage_fail("--cuda-graphs: bf16 or fp32 (fp16's loss scaling decides on the host whether a step updates)");
   if (!run.optimizer->capturable())
     usage_fail("--cuda-graphs: --optimizer {} takes its step's scalars from the host; use lamb or adamw",
-               run.cfg.optimizer);
+               choice_name(kOptimizerKinds, run.cfg.optimizer));
   if (const std::string why = run.task->cuda_graphs_unsupported(); !why.empty()) usage_fail("--cuda-graphs: {}", why);
   if (!run.device.is_cuda()) usage_fail("--cuda-graphs needs --device cuda");
   if (!cuda_graphs_built())
@@ -67,8 +67,8 @@ void make_optimizer_and_sync(LoopRun& run) {
   if (cfg.init_optimizer) init_optimizer(run);
   std::vector<at::Tensor> params = run.parameters();
   run.dist->broadcast_parameters(params);
-  if (cfg.allreduce_dtype == "bf16") run.allreduce_wire = at::kBFloat16;
-  if (cfg.allreduce_dtype == "fp16") run.allreduce_wire = at::kHalf;
+  if (cfg.allreduce_dtype == WireDtype::bf16) run.allreduce_wire = at::kBFloat16;
+  if (cfg.allreduce_dtype == WireDtype::fp16) run.allreduce_wire = at::kHalf;
   const int world = run.dist->world();
   if (!cfg.no_sync_gradients && !cfg.local_clip && world > 1)
     run.sync = std::make_unique<GradientSynchronizer>(*run.dist, params, /*average=*/false, kDefaultBucketBytes,
@@ -85,11 +85,11 @@ void make_schedule(LoopRun& run) {
                                                             static_cast<double>(cfg.max_steps)
                                                       : cfg.warmup_proportion;
   run.schedule.degree = cfg.poly_power;
-  run.schedule.decay = parse_lr_decay(cfg.lr_decay);
+  run.schedule.decay = cfg.lr_decay;
   run.schedule.validate();
   const int world = run.dist->world();
-  if (cfg.lr_scaling == "linear") run.lr_scale = world;
-  else if (cfg.lr_scaling == "sqrt") run.lr_scale = std::sqrt(static_cast<double>(world));
+  if (cfg.lr_scaling == LrScaling::linear) run.lr_scale = world;
+  else if (cfg.lr_scaling == LrScaling::sqrt) run.lr_scale = std::sqrt(static_cast<double>(world));
 }
 
 }  // namespace

@@ -10,18 +10,20 @@ std::unique_ptr<Optimizer> make_optimizer(NamedTensors named_params, const Optim
     fail("optimizer: betas must lie in [0, 1), got {} and {}", config.beta1, config.beta2);
   if (!(config.eps >= 0) || !(config.weight_decay >= 0))
     fail("optimizer: eps and weight decay must be non-negative, got {} and {}", config.eps, config.weight_decay);
-  if (config.kind == "lamb") return make_lamb(std::move(named_params), config);
-  if (config.kind == "adamw") return make_adamw(std::move(named_params), config);
-  if (config.kind == "acclip") return make_acclip(std::move(named_params), config);
-  if (config.kind == "madgrad") return make_madgrad(std::move(named_params), config);
-  fail("optimizer: unknown kind '{}' (expected lamb, adamw, acclip or madgrad)", config.kind);
+  switch (config.kind) {
+    case OptimizerKind::lamb: return make_lamb(std::move(named_params), config);
+    case OptimizerKind::adamw: return make_adamw(std::move(named_params), config);
+    case OptimizerKind::acclip: return make_acclip(std::move(named_params), config);
+    case OptimizerKind::madgrad: return make_madgrad(std::move(named_params), config);
+  }
+  fail("optimizer: unknown kind");
 }
 
-OptimizerConfig training_optimizer_config(const std::string& kind) {
+OptimizerConfig training_optimizer_config(OptimizerKind kind) {
   OptimizerConfig c;
   c.kind = kind;
   c.fused = true;
-  if (kind == "acclip") {  // the published defaults
+  if (kind == OptimizerKind::acclip) {  // the published defaults
     c.beta2 = 0.99;
     c.eps = 1e-5;
   }

@@ -26,6 +26,8 @@
 // A parameter without a gradient (grad undefined) is stepped as if its gradient were zero.
 #pragma once
 
+#include "train/optim/optimizer_kind.h"
+
 #include <ATen/Tensor.h>
 
 #include <cstdint>
@@ -39,7 +41,7 @@
 namespace bk {
 
 struct OptimizerConfig {
-  std::string kind = "lamb";  // "lamb", "adamw", "acclip" or "madgrad"
+  OptimizerKind kind = OptimizerKind::lamb;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-6;
   double weight_decay = 0.01;
   double max_grad_norm = 1.0;    // LAMB: pre-normalisation threshold; AdamW: clipping threshold; <= 0: off

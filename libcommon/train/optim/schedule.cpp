@@ -27,10 +27,5 @@ double lr_at(int64_t step, double base_lr, int64_t total_steps, double warmup_pr
   return LrSchedule{base_lr, total_steps, warmup_proportion, degree, LrDecay::poly}.at(step);
 }
 
-LrDecay parse_lr_decay(const std::string& name) {
-  if (name == "poly") return LrDecay::poly;
-  if (name == "linear") return LrDecay::linear;
-  fail("unknown learning-rate decay '{}' (expected poly or linear)", name);
-}
 
 }  // namespace bk

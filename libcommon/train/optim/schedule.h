@@ -11,12 +11,15 @@
 // base_lr to base_lr * (1 - w)^degree, exactly as NVIDIA's does: the two pieces do not meet.
 #pragma once
 
+#include "util/choices.h"
+
 #include <cstdint>
 #include <string>
 
 namespace bk {
 
 enum class LrDecay { poly, linear };
+inline constexpr Choice<LrDecay> kLrDecays[] = {{"poly", LrDecay::poly}, {"linear", LrDecay::linear}};
 
 struct LrSchedule {
   double base_lr = 1e-3;
@@ -32,8 +35,5 @@ struct LrSchedule {
 
 // LrSchedule{base_lr, total_steps, warmup_proportion, degree, LrDecay::poly}.at(step).
 double lr_at(int64_t step, double base_lr, int64_t total_steps, double warmup_proportion, double degree = 0.5);
-
-// "poly" or "linear"; throws bk::Error otherwise.
-LrDecay parse_lr_decay(const std::string& name);
 
 }  // namespace bk
