@@ -56,9 +56,17 @@ std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir) {
 }
 
 std::vector<std::string> checkpoint_step_temporaries(const std::string& output_dir) {
-  return checkpoint_entries(output_dir, [](std::string_view name) {
+  std::vector<std::string> out = checkpoint_entries(output_dir, [](std::string_view name) {
     return name.size() == 13 + 11 && is_step_name(name.substr(0, 13)) && name.substr(13, 5) == ".tmp.";
   });
+  // `latest` is written under a temporary name too (io/output.h): latest.tmp.XXXXXX, a file.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(output_dir) / "checkpoints", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() == 17 && name.starts_with("latest.tmp.") && entry.is_regular_file(ec))
+      out.push_back(entry.path().string());
+  }
+  return out;
 }
 
 std::optional<std::string> latest_checkpoint(const std::string& output_dir) {

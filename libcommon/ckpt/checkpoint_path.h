@@ -15,8 +15,8 @@ namespace bk {
 // temporary step-N.tmp.* ones), in step order.
 std::vector<std::string> checkpoint_step_dirs(const std::string& output_dir);
 
-// The temporaries a save leaves when killed (step-NNNNNNNN.tmp.XXXXXX under OUTPUT_DIR/checkpoints): only these
-// are the tool's to clean up; any other file there is the user's.
+// The temporaries a save leaves when killed (step-NNNNNNNN.tmp.XXXXXX and latest.tmp.XXXXXX under
+// OUTPUT_DIR/checkpoints): only these are the tool's to clean up; any other file there is the user's.
 std::vector<std::string> checkpoint_step_temporaries(const std::string& output_dir);
 
 // The directory OUTPUT_DIR/checkpoints/latest names (a one-line file, as bert-train writes it, or a symbolic link

@@ -129,11 +129,11 @@ uint64_t count_bytes(const std::vector<StTensor>& tensors) {
 
 const std::map<std::string, std::string> kPtMetadata = {{"format", "pt"}};
 
-// Every file the conversion reads (the checkpoint as named and as resolved, a TF prefix's files, its config and
-// vocabulary) kept apart from what it writes: a directory output replaced under --force would take them along.
+// Every file the conversion reads (the checkpoint as resolved, a TF prefix's files, its config and vocabulary)
+// kept apart from what it writes: a directory output replaced under --force would take them along.
 void refuse_output_over_checkpoint(const CkptConvertConfig& cfg, const std::string& input, const std::string& vocab) {
-  std::vector<std::string> inputs = {cfg.input, input, input + ".index", tf_data_path(input), vocab,
-                                     cfg.load.config_path};
+  // What is read, not how it was named: a run's directory may hold an export (-o RUN/hf) beside its checkpoints.
+  std::vector<std::string> inputs = {input, input + ".index", tf_data_path(input), vocab, cfg.load.config_path};
   if (cfg.to == "native" || cfg.to == "hf") {
     refuse_output_over_inputs("-o", cfg.output, OutputKind::directory, inputs);
   } else if (cfg.to == "pt") {

@@ -7,6 +7,7 @@
 #include "ckpt/torch_save.h"
 #include "io/progress.h"
 #include "util/error.h"
+#include "util/printable.h"
 
 #include <algorithm>
 #include <cstring>
@@ -159,7 +160,7 @@ void order_and_check(LoadedCheckpoint& ck, const std::vector<ExpectedTensor>& ex
 void report_unmapped(const LoadedCheckpoint& ck, const std::string& input, bool allow) {
   if (ck.unmapped.empty() || allow) return;
   std::string list;
-  for (size_t i = 0; i < ck.unmapped.size() && i < 8; ++i) list += (i ? ", " : "") + ck.unmapped[i];
+  for (size_t i = 0; i < ck.unmapped.size() && i < 8; ++i) list += (i ? ", " : "") + printable_excerpt(ck.unmapped[i]);
   if (ck.unmapped.size() > 8) list += fmt::format(" (and {} more)", ck.unmapped.size() - 8);
   fail("{}: {} unmapped tensor(s): {}; --allow-unmapped drops them", input, ck.unmapped.size(), list);
 }
@@ -204,14 +205,18 @@ LoadedCheckpoint load_tf(const std::string& input, const LoadOptions& options) {
     }
     std::string out_name = m.role == TfRole::kWeight ? m.hf_name : adam_state_name(m.hf_name, m.role);
     auto [it, fresh] = claimed.emplace(out_name, t.name);
-    if (!fresh) fail("{}: tensors {} and {} both map to {}", reader.index_path(), it->second, t.name, out_name);
+    if (!fresh)
+      fail("{}: tensors {} and {} both map to {}", reader.index_path(), printable_excerpt(it->second),
+           printable_excerpt(t.name), out_name);
     std::vector<int64_t> hf_shape = t.shape;
     if (m.transpose) {
       if (t.shape.size() != 2)
-        fail("{}: tensor {}: a kernel must be 2-D, got {}", reader.index_path(), t.name, format_tf_shape(t.shape));
+        fail("{}: tensor {}: a kernel must be 2-D, got {}", reader.index_path(), printable_excerpt(t.name),
+             format_tf_shape(t.shape));
       std::reverse(hf_shape.begin(), hf_shape.end());
     }
-    check_shape(hf_shape, *by_name.at(m.hf_name), ck.config, reader.index_path(), t.name, ck.config_path, t.shape);
+    check_shape(hf_shape, *by_name.at(m.hf_name), ck.config, reader.index_path(), printable_excerpt(t.name),
+                ck.config_path, t.shape);
     plan.push_back({&t, std::move(m)});
   }
   report_unmapped(ck, reader.index_path(), options.allow_unmapped);
@@ -225,9 +230,11 @@ LoadedCheckpoint load_tf(const std::string& input, const LoadOptions& options) {
     out.name = p.mapped.role == TfRole::kWeight ? p.mapped.hf_name : adam_state_name(p.mapped.hf_name, p.mapped.role);
     StDtype dtype;
     if (!tf_to_st_dtype(t.dtype, dtype))
-      fail("{}: tensor {}: dtype {} is not supported", reader.index_path(), t.name, tf_dtype_name(t.dtype));
+      fail("{}: tensor {}: dtype {} is not supported", reader.index_path(), printable_excerpt(t.name),
+           tf_dtype_name(t.dtype));
     std::string raw = reader.read(t);
-    out.bytes = to_f32(raw, dtype, t.num_elements(), fmt::format("{}: tensor {}", reader.index_path(), t.name));
+    out.bytes = to_f32(raw, dtype, t.num_elements(),
+                       fmt::format("{}: tensor {}", reader.index_path(), printable_excerpt(t.name)));
     out.shape = t.shape;
     if (p.mapped.transpose) {
       out.bytes = transpose_f32(out.bytes, t.shape[0], t.shape[1]);

@@ -108,7 +108,7 @@ class Unpickler {
     return v;
   }
   PickleId top() {
-    if (stack_.empty()) in_.bad("an opcode needs a value on an empty stack");
+    if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) in_.bad("an opcode needs a value on an empty stack");
     return stack_.back();
   }
   std::vector<PickleId> pop_mark() {
@@ -201,7 +201,10 @@ PickleId Unpickler::rebuild_tensor(const std::vector<PickleId>& a) {
 
 PickleId Unpickler::reduce(PickleId callable, PickleId args) {
   const std::string name = value(callable).kind == Kind::global ? text_of(callable) : "";
-  const std::vector<PickleId> a = value(args).kind == Kind::tuple ? items_of(args) : std::vector<PickleId>{};
+  // By reference, never copied: a tuple memoised once may be an argument a million times. Every branch below
+  // reads `a` before it makes a value (which may move the children it lies in).
+  static const std::vector<PickleId> kNone;
+  const std::vector<PickleId>& a = value(args).kind == Kind::tuple ? items_of(args) : kNone;
   if (name == "collections.OrderedDict" || name == "builtins.dict") return make(Kind::dict);
   if (name == "torch._utils._rebuild_tensor_v2" || name == "torch._utils._rebuild_tensor") return rebuild_tensor(a);
   // nn.Parameter(tensor, requires_grad, hooks[, state]): the tensor itself.

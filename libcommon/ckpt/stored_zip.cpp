@@ -56,7 +56,7 @@ struct DirectoryPlace {
 DirectoryPlace find_directory(const ZipReader& zip) {
   const uint64_t end = find_end_record(zip);
   DirectoryPlace dir{zip.read(end + 10, 2), zip.read(end + 12, 4), zip.read(end + 16, 4)};
-  if (dir.offset == 0xffffffff || dir.count == 0xffff) {  // zip64: the locator sits just before the record
+  if (dir.offset == 0xffffffff || dir.size == 0xffffffff || dir.count == 0xffff) {  // zip64: the locator precedes it
     zip.need(end >= kZip64LocatorSize && zip.read(end - kZip64LocatorSize, 4) == 0x07064b50,
              "zip64 sizes without a zip64 locator");
     const uint64_t record = zip.read(end - kZip64LocatorSize + 8, 8);

@@ -32,8 +32,12 @@ struct ViewExtent {
   bool contiguous = true;
 };
 
+// More dimensions than any framework makes (torch's limit is 64).
+constexpr size_t kMaxRank = 64;
+
 ViewExtent view_extent(const PickledTensor& t, uint64_t element, const std::string& what) {
   if (t.offset < 0) fail("{}: a negative storage offset {}", what, t.offset);
+  if (t.sizes.size() > kMaxRank) fail("{}: {} dimensions, more than {}", what, t.sizes.size(), kMaxRank);
   ViewExtent extent;
   extent.count = 1;
   uint64_t last = static_cast<uint64_t>(t.offset), expected_stride = 1;
@@ -98,9 +102,15 @@ void swap_elements(std::string& bytes, size_t element) {
 
 // The directory name every entry sits under (ARCHIVE/data.pkl); torch.save names it after the file.
 std::string archive_name(const std::map<std::string, StoredZipEntry>& entries, const std::string& path) {
-  for (const auto& [name, entry] : entries)
-    if (name.ends_with("/data.pkl") && name.find('/') == name.size() - 9) return name.substr(0, name.size() - 9);
-  fail("{}: a zip archive without ARCHIVE/data.pkl: not a torch.save file", path);
+  std::string archive;
+  for (const auto& [name, entry] : entries) {
+    if (!name.ends_with("/data.pkl") || name.find('/') != name.size() - 9 || name.size() == 9) continue;
+    if (!archive.empty()) fail("{}: holds two pickles ({}/data.pkl and another): not one torch.save file", path,
+                               printable_excerpt(archive));
+    archive = name.substr(0, name.size() - 9);
+  }
+  if (archive.empty()) fail("{}: a zip archive without ARCHIVE/data.pkl: not a torch.save file", path);
+  return archive;
 }
 
 // The model's state dict: "model", "state_dict" or "module" when one is a dict, else the top-level dict.

@@ -168,7 +168,6 @@ struct ParallelBzip2::State {
   std::deque<SegmentPtr> segments;  // in file order, for the reader
   std::deque<SegmentPtr> jobs;      // blocks not yet taken by a worker
   bool cancel = false;
-  std::thread splitter;
   std::vector<std::thread> workers;
 
   // The reader's side.
@@ -435,17 +434,10 @@ ParallelBzip2::ParallelBzip2(std::string name, RawReader raw, int threads) : sta
     pthread_setname_np(pthread_self(), "bzip2-decode");
     s.work();
   }, stop, "bzip2 decoding");
-  std::vector<std::thread> splitter;
-  try {
-    start_threads(splitter, 1, [&s] {
-      pthread_setname_np(pthread_self(), "bzip2-split");
-      s.split();
-    }, stop, "bzip2 splitting");
-  } catch (...) {
-    for (auto& t : s.workers) t.join();  // stop() has told them to return
-    throw;
-  }
-  s.splitter = std::move(splitter.front());
+  start_threads(s.workers, 1, [&s] {
+    pthread_setname_np(pthread_self(), "bzip2-split");
+    s.split();
+  }, stop, "bzip2 splitting");
 }
 
 ParallelBzip2::~ParallelBzip2() {
@@ -455,7 +447,6 @@ ParallelBzip2::~ParallelBzip2() {
     s.cancel = true;
     s.changed.notify_all();
   }
-  s.splitter.join();
   for (auto& t : s.workers) t.join();
 }
 

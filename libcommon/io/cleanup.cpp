@@ -23,6 +23,10 @@ namespace bk {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+// While an output is being put in place (SignalsDeferred), a signal on any thread is noted, not acted on.
+std::atomic<int> g_deferring{0};
+std::atomic<int> g_pending_signal{0};
+std::atomic<bool> g_cleaning{false};  // the first handler to run cleans up; another waits for its exit
 
 constexpr int kMaxCleanup = kMaxCleanupPaths;
 constexpr size_t kMaxPath = 4096;
@@ -47,10 +51,11 @@ void write_stderr(const char* text) {
 void empty_directory(const char* dir) {
   const int fd = ::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
-  alignas(8) static char entries[1 << 14];
+  alignas(8) char entries[4096];
   for (long n; (n = ::syscall(SYS_getdents64, fd, entries, sizeof entries)) > 0;) {
     for (long at = 0; at < n;) {
       const auto* entry = reinterpret_cast<const struct dirent64*>(entries + at);
+      if (entry->d_reclen == 0) break;  // a damaged record: leave the rest rather than loop
       const char* name = entry->d_name;
       if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) ::unlinkat(fd, name, 0);
       at += entry->d_reclen;
@@ -61,6 +66,13 @@ void empty_directory(const char* dir) {
 
 extern "C" void on_signal(int sig) {
   g_interrupted = true;
+  if (g_deferring.load() > 0) {
+    g_pending_signal = sig;
+    return;
+  }
+  if (g_cleaning.exchange(true)) {
+    for (;;) ::pause();  // another thread is cleaning up and will end the process
+  }
   for (int i = 0; i < kMaxCleanup; ++i) {
     if (!g_used[i].load()) continue;
     if (g_kind[i] == CleanupKind::file) ::unlink(g_paths[i].data());
@@ -131,10 +143,18 @@ int create_temporary(std::string& path, int& slot) {
   return -1;
 }
 
+SignalsDeferred::SignalsDeferred() { ++g_deferring; }
+
+SignalsDeferred::~SignalsDeferred() {
+  if (--g_deferring == 0)
+    if (const int sig = g_pending_signal.exchange(0)) on_signal(sig);
+}
+
 void install_signal_cleanup() {
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, sig);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   // A closed terminal or ssh session (SIGHUP) would otherwise kill the process with its temporaries in place.

@@ -30,4 +30,15 @@ int create_temporary(std::string& path, int& slot);
 // True once SIGINT/SIGTERM/SIGHUP arrived (long loops may poll it; the handler itself exits the process).
 bool interrupted();
 
+// While one lives, a signal on any thread is noted instead of acted on, and acted on when the last one goes: the
+// renames that put an output of several files in place (io/staged_output.h) run as one step, never interrupted
+// half way with the old files set aside and the new ones removed.
+class SignalsDeferred {
+ public:
+  SignalsDeferred();
+  ~SignalsDeferred();
+  SignalsDeferred(const SignalsDeferred&) = delete;
+  SignalsDeferred& operator=(const SignalsDeferred&) = delete;
+};
+
 }  // namespace bk

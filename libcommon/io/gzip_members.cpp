@@ -77,7 +77,6 @@ struct GzipMembers::State {
   std::deque<std::shared_ptr<Segment>> queue;  // split, not yet taken by the sequencer
   bool split_done = false, stopping = false;
   std::exception_ptr split_error;
-  std::thread splitter;
   std::vector<std::thread> workers;
 
   // The sequencer's side (the thread that calls decode()).
@@ -255,14 +254,7 @@ GzipMembers::GzipMembers(std::string name, RawReader raw, int threads) : state_(
     s.changed.notify_all();
   };
   start_threads(s.workers, workers, [&s] { s.work(); }, stop, "gzip decoding");
-  std::vector<std::thread> splitter;
-  try {
-    start_threads(splitter, 1, [&s] { s.split(); }, stop, "gzip splitting");
-  } catch (...) {
-    for (auto& t : s.workers) t.join();  // stop() has told them to return
-    throw;
-  }
-  s.splitter = std::move(splitter.front());
+  start_threads(s.workers, 1, [&s] { s.split(); }, stop, "gzip splitting");
 }
 
 GzipMembers::~GzipMembers() {
@@ -272,7 +264,6 @@ GzipMembers::~GzipMembers() {
     s.stopping = true;
     s.changed.notify_all();
   }
-  s.splitter.join();
   for (auto& t : s.workers) t.join();
   if (s.member_open) inflateEnd(&s.z);
 }

@@ -42,6 +42,11 @@ std::string shown(const std::string& path) { return printable_excerpt(path, 400)
 
 }  // namespace
 
+bool is_or_lies_inside(const std::string& path, const std::string& dir) {
+  const auto d = file_id(dir), p = file_id(path);
+  return d && p && (*p == *d || (d->directory && lies_inside(path, *d)));
+}
+
 void refuse_output_over_inputs(const char* flag, const std::string& output, OutputKind kind,
                                const std::vector<std::string>& inputs) {
   if (output.empty() || output == "-") return;

@@ -20,4 +20,7 @@ enum class OutputKind { file, directory };
 void refuse_output_over_inputs(const char* flag, const std::string& output, OutputKind kind,
                                const std::vector<std::string>& inputs);
 
+// Whether `path` (existing) is the directory `dir` or lies inside it, by device and inode, links followed.
+bool is_or_lies_inside(const std::string& path, const std::string& dir);
+
 }  // namespace bk

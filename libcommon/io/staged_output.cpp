@@ -1,42 +1,24 @@
 #include "io/staged_output.h"
 
 #include "io/cleanup.h"
+#include "io/cleanup.h"
 #include "io/durable.h"
 #include "io/output.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
 
-#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <csignal>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace bk {
 namespace fs = std::filesystem;
 namespace {
-
-// Blocks every signal for its lifetime: the renames that put an output in place run as one step.
-class SignalsHeld {
- public:
-  SignalsHeld() {
-    sigset_t all;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &previous_);
-  }
-  ~SignalsHeld() { sigprocmask(SIG_SETMASK, &previous_, nullptr); }
-  SignalsHeld(const SignalsHeld&) = delete;
-  SignalsHeld& operator=(const SignalsHeld&) = delete;
-
- private:
-  sigset_t previous_;
-};
-
-// Once an output is in place an interrupt no longer undoes anything.
-void ignore_interrupts() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_IGN);
-}
 
 std::string parent_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
@@ -77,54 +59,50 @@ std::string StagedDirectory::file(const char* name) {
 }
 
 void StagedDirectory::commit() {
-  SignalsHeld held;
+  SignalsDeferred deferred;
   // The files (each already synced by its own commit) and the staging directory's entries reach the disk before
   // the rename that makes them the output, and the rename itself after it (io/durable.h).
   sync_directory_contents(staging_, destination_);
   const std::string parent = parent_of(destination_);
   std::error_code ec;
+  std::string old;
   if (fs::exists(destination_)) {
     // --force: the old directory goes only once the new one is complete.
-    const std::string old = staging_ + ".old";
+    old = staging_ + ".old";
     fs::rename(destination_, old, ec);
     if (ec) fail("{}: cannot move the old output aside to replace it: {}", destination_, ec.message());
-    fs::rename(staging_, destination_, ec);
-    if (ec) {
-      std::error_code back;
-      fs::rename(old, destination_, back);
-      fail("{}: cannot rename into place: {}", destination_, ec.message());
-    }
-    sync_directory(parent, destination_);
-    fs::remove_all(old, ec);
-  } else {
-    fs::rename(staging_, destination_, ec);
-    if (ec) fail("{}: cannot rename into place: {}", destination_, ec.message());
-    sync_directory(parent, destination_);
+  }
+  fs::rename(staging_, destination_, ec);
+  if (ec) {
+    std::error_code back;
+    if (!old.empty()) fs::rename(old, destination_, back);
+    fail("{}: cannot rename into place: {}", destination_, ec.message());
   }
   committed_ = true;
   parents_.commit();
   for (int slot : slots_) unregister_cleanup(slot);
   slots_.clear();
-  ignore_interrupts();
+  if (!old.empty()) fs::remove_all(old, ec);  // the new output is in place whatever the sync below says
+  sync_directory(parent, destination_);
 }
 
 StagedFiles::~StagedFiles() {
   std::error_code ignored;
-  for (const auto& [dir, staging] : staging_) fs::remove_all(staging, ignored);
+  for (const Staging& st : staging_) fs::remove_all(st.staging, ignored);
   for (int slot : slots_) unregister_cleanup(slot);
 }
 
 std::string StagedFiles::staging_dir(const std::string& dir) {
-  for (const auto& [known, staging] : staging_)
-    if (known == dir) return staging;
   created_.create(dir);
-  const std::string staging = (fs::path(dir) / fmt::format(".bertkit-staged-{}", ::getpid())).string();
-  std::error_code ec;
-  fs::remove_all(staging, ec);  // a leftover of a killed run that had this pid
-  fs::create_directory(staging, ec);
-  if (ec) fail("{}: cannot create a staging directory: {}", staging, ec.message());
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) fail("{}: cannot stat: {}", dir, std::strerror(errno));
+  for (const Staging& known : staging_)
+    if (known.device == st.st_dev && known.inode == st.st_ino) return known.staging;
+  std::string staging = (fs::path(dir) / ".bertkit-staged-XXXXXX").string();
+  if (::mkdtemp(staging.data()) == nullptr)
+    fail("{}: cannot create a staging directory: {}", dir, std::strerror(errno));
   slots_.push_back(register_cleanup_tree(staging));
-  staging_.emplace_back(dir, staging);
+  staging_.push_back({dir, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), staging});
   return staging;
 }
 
@@ -133,13 +111,17 @@ std::string StagedFiles::stage(const std::string& destination) {
     if (f.destination == destination) fail("{}: would be written twice", destination);
   const fs::path path(destination);
   if (!path.has_filename()) fail("{}: not a file name", destination);
+  struct stat st {};
+  if (::stat(destination.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail("{}: is a directory", destination);
+    if (!S_ISREG(st.st_mode)) return destination;  // a device or pipe, written in place
+  }
   const std::string temp = (fs::path(staging_dir(parent_of(destination))) / path.filename()).string();
   files_.push_back({destination, temp});
   return temp;
 }
 
-void StagedFiles::commit() {
-  SignalsHeld held;
+void StagedFiles::rename_all() {
   struct Done {
     std::string destination, aside;
   };
@@ -151,36 +133,46 @@ void StagedFiles::commit() {
       if (!it->aside.empty()) fs::rename(it->aside, it->destination, ignored);
     }
   };
-  for (const auto& f : files_) {
-    // The file staged last (a marker) appears only once the others' new names are on disk.
-    if (&f == &files_.back())
-      for (const auto& [dir, staging] : staging_) sync_directory(dir, dir);
-    std::error_code ec;
-    std::string aside;
-    if (fs::exists(f.destination, ec)) {
-      aside = f.temp + ".old";  // in the staging directory: removed with it
-      fs::rename(f.destination, aside, ec);
-      if (ec) {
-        undo();
-        fail("{}: cannot move the old file aside to replace it: {}", f.destination, ec.message());
+  try {
+    for (const auto& f : files_) {
+      // The file staged last (a marker) appears only once the others' new names are on disk.
+      if (&f == &files_.back())
+        for (const Staging& st : staging_) sync_directory(st.dir, st.dir);
+      std::error_code ec;
+      std::string aside;
+      const fs::file_status status = fs::symlink_status(f.destination, ec);
+      if (fs::exists(status)) {
+        // What stage() saw as a regular file, or nothing: a directory or a device put there since is not ours.
+        if (!fs::is_regular_file(status) && !fs::is_symlink(status))
+          fail("{}: is no longer a regular file", f.destination);
+        aside = f.temp + ".old";  // in the staging directory: removed with it
+        fs::rename(f.destination, aside, ec);
+        if (ec) fail("{}: cannot move the old file aside to replace it: {}", f.destination, ec.message());
       }
+      fs::rename(f.temp, f.destination, ec);
+      if (ec) {
+        std::error_code ignored;
+        if (!aside.empty()) fs::rename(aside, f.destination, ignored);
+        fail("{}: cannot rename into place: {}", f.destination, ec.message());
+      }
+      done.push_back({f.destination, aside});
     }
-    fs::rename(f.temp, f.destination, ec);
-    if (ec) {
-      std::error_code ignored;
-      if (!aside.empty()) fs::rename(aside, f.destination, ignored);
-      undo();
-      fail("{}: cannot rename into place: {}", f.destination, ec.message());
-    }
-    done.push_back({f.destination, aside});
+    if (!files_.empty()) sync_directory(parent_of(files_.back().destination), files_.back().destination);
+  } catch (...) {
+    undo();
+    throw;
   }
-  if (!files_.empty()) sync_directory(parent_of(files_.back().destination), files_.back().destination);
+}
+
+void StagedFiles::commit() {
+  SignalsDeferred deferred;
+  rename_all();
   created_.commit();
   std::error_code ignored;
-  for (const auto& [dir, staging] : staging_) fs::remove_all(staging, ignored);
+  for (const Staging& st : staging_) fs::remove_all(st.staging, ignored);
+  staging_.clear();
   for (int slot : slots_) unregister_cleanup(slot);
   slots_.clear();
-  ignore_interrupts();
 }
 
 }  // namespace bk

@@ -10,9 +10,8 @@
 //   an existing checkpoint, bert-finetune predict's files).
 //
 // Without commit() (an error, an early return) the temporaries are removed, and so are the directories the stage
-// made; a signal removes them too (cli/run_tool.h's cleanup table). Signals are held during the renames, and
-// ignored after them: once the output is in place, an interrupt no longer undoes anything and the run ends as it
-// would have, with its summary.
+// made; a signal removes them too (io/cleanup.h). A signal that arrives during the renames, on any thread, is
+// acted on once they are done (SignalsDeferred): the output is then in place, old or new, never half of each.
 //
 //   StagedFiles files;
 //   write_file_atomic(files.stage(out_dir + "/predictions.json"), predictions);
@@ -22,6 +21,7 @@
 
 #include "io/created_dirs.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -54,7 +54,8 @@ class StagedFiles {
   StagedFiles& operator=(const StagedFiles&) = delete;
 
   // The temporary path to write `destination` at (its missing directories are made). bk::Error when the same
-  // destination is staged twice.
+  // destination is staged twice, or names a directory. A device or pipe (/dev/null, /dev/stdout, a FIFO) is
+  // written in place, as bk::Output writes it: its own path comes back and nothing is renamed onto it.
   std::string stage(const std::string& destination);
   // Renames every staged file into place, each written file already synced (io/durable.h); the directories are
   // synced before the last one's rename and after it, so that a marker staged last never vouches for files a
@@ -66,12 +67,18 @@ class StagedFiles {
   struct Staged {
     std::string destination, temp;
   };
+  struct Staging {
+    std::string dir;      // the destinations' directory, as first named
+    uint64_t device = 0, inode = 0;  // its identity: two spellings of one directory share one staging directory
+    std::string staging;  // the hidden directory made in it
+  };
   // The staging directory in `dir`, made on first use.
   std::string staging_dir(const std::string& dir);
+  void rename_all();
 
   CreatedDirs created_;  // destroyed after the staging directories are removed
   std::vector<Staged> files_;
-  std::vector<std::pair<std::string, std::string>> staging_;  // destination directory, its staging directory
+  std::vector<Staging> staging_;
   std::vector<int> slots_;
 };
 

@@ -169,6 +169,7 @@ ShardSummary run_shard(const ShardConfig& c) {
   const std::string marker = shard_marker_path(c.prefix);
   // Refuse before reading anything: a long first pass should not end in "already exists".
   for (const auto& f : files) refuse_output_over_inputs("-o", f.path, OutputKind::file, c.inputs);
+  refuse_output_over_inputs("-o", marker, OutputKind::file, c.inputs);
   for (const auto& f : files) check_overwrite(f.path, c.force);
   check_overwrite(marker, c.force);
   // Every shard and the marker are written into a staging directory beside them and put in place together at the

@@ -20,14 +20,21 @@ int worker_threads(int requested) {
 void start_threads(std::vector<std::thread>& threads, int count, const std::function<void()>& body,
                    const std::function<void()>& stop, const char* what) {
   const size_t before = threads.size();
+  auto stop_all = [&] {
+    stop();
+    for (std::thread& t : threads) t.join();
+    threads.clear();
+  };
   try {
+    threads.reserve(before + static_cast<size_t>(count));
     for (int i = 0; i < count; ++i) threads.emplace_back(body);
   } catch (const std::system_error& e) {
     const size_t started = threads.size() - before;
-    stop();
-    for (size_t i = before; i < threads.size(); ++i) threads[i].join();
-    threads.resize(before);
+    stop_all();
     fail("cannot start {} thread {} of {}: {}; try a lower --threads", what, started + 1, count, e.code().message());
+  } catch (...) {
+    stop_all();
+    throw;
   }
 }
 

@@ -18,8 +18,9 @@ inline constexpr int kThreadsPerCore = 4;
 int worker_threads(int requested);
 
 // Appends `count` threads running `body` to `threads`. When one cannot be started (the process or the machine has
-// no thread to give), calls `stop` so that those started return, joins them, and fails with a bk::Error saying
-// how many started of `what`: the caller is left as it was before the call.
+// no thread to give, or no memory), calls `stop`, which must make every thread in `threads` return (those of earlier
+// calls too: a pool's workers and its splitter share the vector), joins them all, and fails with a bk::Error saying
+// which thread of `what` could not start: the caller is left with no thread running.
 void start_threads(std::vector<std::thread>& threads, int count, const std::function<void()>& body,
                    const std::function<void()>& stop, const char* what);
 

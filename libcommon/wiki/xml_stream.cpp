@@ -64,12 +64,15 @@ WikiDumpReader::WikiDumpReader(Input& input, size_t max_node_bytes)
   buf_.reserve(2 * kReadSize);
 }
 
+void WikiDumpReader::fail_node_too_long(uint64_t at) const {
+  fail("{}: a node at byte {} is longer than --max-node-bytes {} (not a real dump, or raise the limit)",
+       source_.name(), at, max_node_bytes_);
+}
+
 bool WikiDumpReader::read_more() {
   if (eof_) return false;
   // Everything from pos_ on is the node being read; the buffer only grows past a read while a node is open.
-  if (buf_.size() - pos_ > max_node_bytes_)
-    fail("{}: a node at byte {} is longer than --max-node-bytes {} (not a real dump, or raise the limit)",
-         source_.name(), offset_of(pos_), max_node_bytes_);
+  if (buf_.size() - pos_ > max_node_bytes_) fail_node_too_long(offset_of(pos_));
   size_t from = buf_.size();
   if (source_.read(buf_, kReadSize) == 0) eof_ = true;
   for (size_t i = from; i < buf_.size(); ++i) {
@@ -228,14 +231,11 @@ void WikiDumpReader::take_text(size_t end) {
            printable_excerpt(std::string_view(buf_).substr(i, 1)));
     }
   } else if (capture_ && end > pos_) {
-    // Checked before it grows (decoding never lengthens text). A text past one read gets room for the longest
-    // one allowed at once: only the pages written become resident, and no doubling ever holds an old copy of
-    // hundreds of MB beside a new one.
+    // Checked before it grows (decoding never lengthens text), and grown by doubling up to the limit, never past it.
     const size_t need = capture_->size() + (end - pos_);
-    if (need > max_node_bytes_)
-      fail("{}: a node at byte {} is longer than --max-node-bytes {} (not a real dump, or raise the limit)",
-           source_.name(), capture_at_, max_node_bytes_);
-    if (need > capture_->capacity() && need > kReadSize) capture_->reserve(max_node_bytes_);
+    if (need > max_node_bytes_) fail_node_too_long(capture_at_);
+    if (need > capture_->capacity())
+      capture_->reserve(std::min(max_node_bytes_, std::max(need, 2 * capture_->capacity())));
     append_xml_decoded(std::string_view(buf_).substr(pos_, end - pos_), *capture_);
   }
   pos_ = end;
@@ -246,9 +246,18 @@ size_t WikiDumpReader::find_markup() {
     const void* hit = std::memchr(buf_.data() + pos_, '<', buf_.size() - pos_);
     if (hit) return static_cast<size_t>(static_cast<const char*>(hit) - buf_.data());
     // Character data so far: taken now, but for a reference ("&#x20AC", "&am") that the next read may complete.
+    // XML's references are &#xHHHHHHHH; at the longest (entities.cpp reads at most 8 digits), so only the last
+    // kLongestReferencePrefix bytes can hold the start of one.
+    constexpr size_t kLongestReferencePrefix = 11;  // "&#x" and 8 hex digits, without the ';'
     size_t end = buf_.size();
-    const size_t amp = buf_.rfind('&');
-    if (amp != npos && amp >= pos_ &&
+    const size_t tail = std::max(pos_, buf_.size() - std::min(buf_.size(), kLongestReferencePrefix));
+    size_t amp = npos;
+    for (size_t k = buf_.size(); k-- > tail;)
+      if (buf_[k] == '&') {
+        amp = k;
+        break;
+      }
+    if (amp != npos &&
         std::all_of(buf_.begin() + static_cast<std::ptrdiff_t>(amp) + 1, buf_.end(),
                     [](char c) { return c == '#' || std::isalnum(static_cast<unsigned char>(c)); }))
       end = amp;

@@ -6,8 +6,9 @@
 // XML parser: unknown elements are skipped, and only what a dump needs is checked (well-formed tags, the root
 // element, the encoding, truncation, characters XML forbids), each error naming the file and the byte offset.
 //
-// A node (a tag, a comment, a CDATA section) is held whole while it is read, and a run of text goes into the
-// page as it is read; both are bounded by max_node_bytes: hostile input (a run of NUL bytes, /dev/zero, one 10 GB
+// A node (a tag, a comment, a CDATA section) is held whole while it is read, and an element's text goes into the
+// page as it is read; both are bounded by max_node_bytes (an element's text in all, comments between its runs
+// included): hostile input (a run of NUL bytes, /dev/zero, one 10 GB
 // text node) fails with an error naming the limit instead of taking all memory. Bytes that cannot appear in XML 1.0 at all (U+0000 to
 // U+001F except tab, newline and carriage return) fail at once, naming their byte offset.
 #pragma once
@@ -58,6 +59,7 @@ class WikiDumpReader {
   void compact();
   uint64_t offset_of(size_t index) const { return source_.skipped() + buf_start_ + index; }
   [[noreturn]] void fail_at_end();
+  [[noreturn]] void fail_node_too_long(uint64_t at) const;
   void check_declaration(std::string_view declaration, size_t at);
   void start_element(std::string_view name, bool self_closing, size_t at);
   bool end_element(std::string_view name, size_t at, WikiPage& page);  // true when a page is complete

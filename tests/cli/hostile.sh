@@ -545,4 +545,20 @@ run sent-seg -q -o "$TMP/nl"$'\n'"x"$'\x1b'"[2J/$(printf 'n%.0s' $(seq 300))" "$
 expect_rc 1 "an output name past NAME_MAX"
 CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && ! printf '%s' "$ERR" | grep -q $'\x1b' ||
   fail_case "a name with a newline and an escape is not escaped: $ERR"
+
+# 21. Review of issue 28's changes: a reference split by a read is decoded whole (wiki-clean takes text as it reads
+# it and holds back only what may start a reference); a shard name that is a directory is refused, not replaced.
+python3 -c 'import sys
+pages = "".join("<page><title>P%d</title><ns>0</ns><id>%d</id><revision><text>%s&#x41; tail</text></revision></page>"
+                % (pad, pad + 1, "a" * (1048576 - 200 - pad)) for pad in range(16))
+sys.stdout.write("<mediawiki>" + pages + "</mediawiki>")' >"$TMP/split.xml"
+run wiki-clean -q "$TMP/split.xml"
+expect_rc 0 "references across read boundaries"
+CASES=$((CASES + 1)); [ "$(printf '%s\n' "$OUT" | grep -c 'aA tail$')" -eq 16 ] || fail_case "a reference split by a read was not decoded"
+mkdir -p "$TMP/shdir/out/s_training-00000-of-00001.txt/keep"
+echo keep >"$TMP/shdir/out/s_training-00000-of-00001.txt/keep/me"
+run shard -q -n 1 -o "$TMP/shdir/out/s" "$TMP/corpus.txt"
+expect_rc 1 "a shard name that is a directory"
+expect_err "s_training-00000-of-00001.txt: is a directory" "the directory named"
+CASES=$((CASES + 1)); [ -f "$TMP/shdir/out/s_training-00000-of-00001.txt/keep/me" ] || fail_case "the directory was removed"
 finish

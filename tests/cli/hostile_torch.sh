@@ -79,6 +79,12 @@ CASES=$((CASES + 1)); [ "$(cat "$TMP/run/checkpoints/my-results.txt" 2>/dev/null
   fail_case "--force removed a user's file under checkpoints/"
 CASES=$((CASES + 1)); [ -d "$TMP/run/checkpoints/step-00000001" ] || fail_case "--force: no new checkpoint"
 
+# --force never removes a step directory the run reads from (--init-checkpoint inside the earlier run's checkpoints).
+run "${TRAIN[@]}" --output-dir "$TMP/run" --force --init-checkpoint "$TMP/run/checkpoints/step-00000001"
+expect_rc 2 "--force over the run's own --init-checkpoint"
+expect_err "^bert-train: --force would remove $TMP/run/checkpoints/step-00000001, which holds $TMP/run/checkpoints/step-00000001, an input of this run" "the input named"
+CASES=$((CASES + 1)); [ -f "$TMP/run/checkpoints/step-00000001/model.safetensors" ] || fail_case "--force removed its input"
+
 # 5. (item 15) Values no run can use are usage errors before anything is loaded.
 bad_value() {  # bad_value REGEX FLAGS...
   local want=$1; shift
@@ -144,6 +150,14 @@ run bash -c 'ulimit -f 40 && exec "$@"' _ "${PRED[@]}" -o "$TMP/p" -f --max-answ
 expect_rc 1 "predictions again, past a file-size limit"
 CASES=$((CASES + 1)); md5sum -c --quiet "$TMP/p.md5" || fail_case "a failed run changed the earlier predictions"
 OUT=$(ls -A "$TMP/p" | grep -v '^nbest_predictions.json$\|^predictions.json$' || true); expect_out "" "nothing else left in $TMP/p"
+# Two spellings of one directory share one staging directory; a device is written in place, never replaced.
+(cd "$TMP" && run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$TMP/squad.json" -o "$TMP/two" \
+   --attention padded --save-logits two/logits.jsonl; echo "$RC" >"$TMP/rc")
+RC=$(cat "$TMP/rc"); expect_rc 0 "-o and --save-logits naming one directory two ways"
+CASES=$((CASES + 1)); [ -s "$TMP/two/logits.jsonl" ] && [ -s "$TMP/two/predictions.json" ] || fail_case "a file of the two is missing"
+run "${PRED[@]}" -o "$TMP/dev" --attention padded --save-logits /dev/null
+expect_rc 0 "--save-logits /dev/null"
+CASES=$((CASES + 1)); [ -c /dev/null ] || fail_case "/dev/null is no longer a device"
 head -1 "$FIXTURES/glue/MRPC/dev.tsv" >"$TMP/empty-dev.tsv"
 run bert-finetune predict --task mrpc --checkpoint "$MRCKPT" --vocab "$VOCAB" --predict-file "$TMP/empty-dev.tsv" -o "$TMP/g"
 expect_rc 1 "an empty GLUE file"

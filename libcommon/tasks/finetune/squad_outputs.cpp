@@ -29,11 +29,8 @@ void check_squad_outputs(const SquadOutputs& o) {
       usage_fail("--save-logits {}: is where the predictions go; name another file", o.save_logits);
   }
   refuse_output_over_inputs("--save-logits", o.save_logits, OutputKind::file, o.inputs);
-  if (o.force) return;
-  std::vector<std::string> existing = paths;
-  if (!o.save_logits.empty() && o.save_logits != "-") existing.push_back(o.save_logits);
-  for (const std::string& p : existing)
-    if (fs::exists(p)) fail("{}: already exists; use --force to overwrite it", p);
+  for (const std::string& path : paths) check_overwrite(path, o.force);
+  check_overwrite(o.save_logits, o.force);
 }
 
 void write_squad_outputs(const SquadOutputs& o, const SquadPredictions& predictions, const SquadLogits& logits) {

@@ -1,6 +1,7 @@
 #include "train/loop/output_dir.h"
 
 #include "ckpt/checkpoint_path.h"
+#include "io/output_over_input.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -43,12 +44,17 @@ OutputDirLock::~OutputDirLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the lock; the file stays (removing it would race with a waiting run)
 }
 
-void claim_for_new_run(const std::string& output_dir, bool force) {
+void claim_for_new_run(const std::string& output_dir, bool force, const std::vector<std::string>& inputs) {
   const std::vector<std::string> dirs = checkpoint_step_dirs(output_dir);
   if (dirs.empty()) return;
   if (!force)
     fail("{}: holds checkpoints of an earlier run (the newest {}); --resume continues it, --force starts over and "
          "removes them", output_dir, fs::path(dirs.back()).filename().string());
+  for (const std::string& dir : dirs)
+    for (const std::string& input : inputs)
+      if (!input.empty() && is_or_lies_inside(input, dir))
+        usage_fail("--force would remove {}, which holds {}, an input of this run; start from a copy of it, or "
+                   "give another --output-dir", dir, input);
   // What the earlier run wrote there goes: its step directories, their temporaries and `latest`; a file of the
   // user's stays, and with it the folder.
   std::vector<std::string> written = checkpoint_step_temporaries(output_dir);

@@ -22,7 +22,8 @@ class OutputDirLock {
 
 // Before a new run (no --resume) writes into output_dir: bk::Error when it holds an earlier run's checkpoints,
 // unless `force`, which removes them: the step directories, their temporaries and `latest` (that run's
-// checkpoints are gone; its logs and any file of the user's under checkpoints/ stay).
-void claim_for_new_run(const std::string& output_dir, bool force);
+// checkpoints are gone; its logs and any file of the user's under checkpoints/ stay). A step directory that holds
+// one of the run's `inputs` (--init-checkpoint, --vocab) is a usage error instead: it is never removed.
+void claim_for_new_run(const std::string& output_dir, bool force, const std::vector<std::string>& inputs);
 
 }  // namespace bk

@@ -54,7 +54,7 @@ bool claim_and_restore(LoopRun& run, RunStart& start) {
   const bool main = run.dist->is_main();
   if (main) {
     run.lock = std::make_unique<OutputDirLock>(cfg.output_dir);
-    if (!cfg.resume) claim_for_new_run(cfg.output_dir, cfg.force);
+    if (!cfg.resume) claim_for_new_run(cfg.output_dir, cfg.force, {cfg.init_checkpoint, cfg.vocab});
   }
   const std::optional<std::string> latest = cfg.resume ? latest_checkpoint(cfg.output_dir) : std::nullopt;
   if (latest) {
