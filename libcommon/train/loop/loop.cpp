@@ -238,28 +238,6 @@ TaskEvaluation evaluate(LoopRun& run) {
   return e;
 }
 
-}  // namespace
-
-void add_batch_counts(StepCounts& counts, const at::Tensor& attention_mask, const TrainingTask& task) {
-  const at::Tensor lengths = attention_mask.sum(1).to(at::kLong).cpu().contiguous();
-  const int64_t* length = lengths.data_ptr<int64_t>();
-  for (int64_t i = 0; i < lengths.numel(); ++i) {
-    counts.tokens += length[i];
-    counts.real_flops += task.flops_per_sequence(length[i]);
-  }
-  counts.computed_tokens += attention_mask.numel();
-}
-
-void add_sequence_counts(StepCounts& counts, const std::vector<int64_t>& lengths, int64_t computed_tokens,
-                         const TrainingTask& task) {
-  for (int64_t length : lengths) {
-    counts.tokens += length;
-    counts.real_flops += task.flops_per_sequence(length);
-  }
-  counts.computed_tokens += computed_tokens;
-}
-
-namespace {
 
 // What the loop learns of the steps it finishes: their statistics read (a step late, once the next is queued),
 // the loss checked, the step timed, counted into the throughput and logged.
