@@ -36,6 +36,10 @@ void LoopConfig::validate(bool steps_known) const {
     usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
 }
 
+namespace {
+void add_process_options(Options& options, LoopConfig& c, const LoopConfig& d);
+}  // namespace
+
 void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool steps_from_data) {
   auto* batch = po::value(&c.train_batch_size)->value_name("B");
   if (d.train_batch_size > 0) batch->default_value(d.train_batch_size);
@@ -102,7 +106,16 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("throughput-warmup-steps", po::value(&c.throughput_warmup_steps)->default_value(d.throughput_warmup_steps)
      ->value_name("N"), "leave the first N steps out of the throughput figure")
     ("peak-tflops", po::value(&c.peak_tflops)->default_value(d.peak_tflops, default_text(d.peak_tflops))->value_name("T"),
-     "device peak for MFU (default: known GPUs)")
+     "device peak for MFU (default: known GPUs)");
+  add_process_options(options, c, d);
+}
+
+namespace {
+
+// The process side of the loop's flags: the device, how the workers share the work, the data prefetch, --dry-run,
+// and the launcher's.
+void add_process_options(Options& options, LoopConfig& c, const LoopConfig& d) {
+  options.add()
     ("device", po::value(&c.device)->default_value(d.device)->value_name("D"), "cpu or cuda (LOCAL_RANK picks the GPU)")
     ("no-sync-gradients", po::bool_switch(&c.no_sync_gradients), "independent workers; the best is kept at the end")
     ("local-clip", po::bool_switch(&c.local_clip), "clip each worker's gradients before the all-reduce")
@@ -116,5 +129,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      "resolve the config, data, processes and schedule, print the plan on stdout and exit; nothing is written");
   add_launcher_options(options, c.launch);
 }
+
+}  // namespace
 
 }  // namespace bk
