@@ -34,9 +34,11 @@ namespace {
 
 constexpr const char* kMarkerName = "bin4.json";
 constexpr size_t kBlockRows = 1024;
-
 constexpr size_t kBlocksAhead = 4;
-
+// The NVIDIA layout as NVIDIA's files are written: deflate level 4 (--gzip overrides it), chunks of about 64k tokens.
+constexpr int kNvidiaGzipLevel = 4;
+constexpr size_t kNvidiaChunkTokens = 65536;
+constexpr size_t kVarlengthChunkRows = 1024;
 
 // A block of one input's samples, as the reading thread hands it over.
 struct InputBlock {
@@ -126,67 +128,108 @@ void Bin4Config::validate() const {
   refuse_output_over_inputs("-o", output_dir, OutputKind::directory, inputs);
 }
 
-Bin4Result run_bin4(const Bin4Config& o) {
-  o.validate();
+namespace {
 
-  // Open every input once first: a missing or malformed file fails before anything is written, and the
-  // NVIDIA inputs' widths decide the output's.
+// What the inputs decide before anything is written: every input opened once (a missing or malformed file fails
+// first), the output's layout, its width (the NVIDIA inputs' widest) and its predictions per row.
+struct Bin4Plan {
   std::vector<InputInfo> inputs;
+  Hdf5Layout layout = Hdf5Layout::nvidia;
+  int widest_input = 0;
+  int max_predictions = 0;
+  uint64_t input_bytes = 0;
+};
+
+Bin4Plan plan_bin4(const Bin4Config& o) {
+  Bin4Plan plan;
   for (const auto& path : o.inputs) {
     PretrainReader reader(path);
     if (reader.layout() == Hdf5Layout::packed) fail("{}: packed rows (pack(1)) cannot be binned by length", path);
     std::error_code ec;
-    uint64_t bytes = fs::file_size(path, ec);
-    inputs.push_back({path, reader.layout(), reader.rows(), ec ? 0 : bytes, reader.seq_len(), reader.max_predictions()});
+    const uint64_t bytes = fs::file_size(path, ec);
+    plan.inputs.push_back({path, reader.layout(), reader.rows(), ec ? 0 : bytes, reader.seq_len(),
+                           reader.max_predictions()});
+    plan.input_bytes += plan.inputs.back().bytes;
   }
-  Hdf5Layout layout = inputs.front().layout;
-  if (!o.layout.empty()) parse_layout(o.layout, layout);  // a known name: validate() checked it
-  int widest_input = 0, max_predictions = o.max_predictions.value_or(0);
-  for (const auto& in : inputs) {
-    widest_input = std::max(widest_input, in.layout == Hdf5Layout::nvidia ? in.seq_len : o.bins.back());
-    if (!o.max_predictions) max_predictions = std::max(max_predictions, in.max_predictions);
+  plan.layout = plan.inputs.front().layout;
+  if (!o.layout.empty()) parse_layout(o.layout, plan.layout);  // a known name: validate() checked it
+  plan.max_predictions = o.max_predictions.value_or(0);
+  for (const auto& in : plan.inputs) {
+    plan.widest_input = std::max(plan.widest_input, in.layout == Hdf5Layout::nvidia ? in.seq_len : o.bins.back());
+    if (!o.max_predictions) plan.max_predictions = std::max(plan.max_predictions, in.max_predictions);
   }
-  if (layout == Hdf5Layout::nvidia && max_predictions == 0)
+  if (plan.layout == Hdf5Layout::nvidia && plan.max_predictions == 0)
     usage_fail("--max-predictions is needed to write the NVIDIA layout from varlength inputs");
-
-  const int K = o.shards_per_bin;
   const int directories = CreatedDirs::missing(o.output_dir) + static_cast<int>(o.bins.size());
   const int max_files = max_shard_files(directories);
-  if (static_cast<long long>(K) * static_cast<long long>(o.bins.size()) > max_files)
+  const long long files = static_cast<long long>(o.shards_per_bin) * static_cast<long long>(o.bins.size());
+  if (files > max_files)
     usage_fail("--shards-per-bin: {} bins x {} shards = {} files open at once, more than the {} this run can have "
                "(at most {} temporaries, fewer with a low ulimit -n)",
-               o.bins.size(), K, static_cast<long long>(K) * static_cast<long long>(o.bins.size()), max_files,
-               kMaxCleanupPaths);
+               o.bins.size(), o.shards_per_bin, files, max_files, kMaxCleanupPaths);
+  return plan;
+}
 
-  CreatedDirs created;  // declared before the writers, so it runs after they have removed their temporaries
-  prepare_output_dir(o.output_dir, o.force, created);
-  ChunkCompressor compressor(worker_threads(o.threads));  // outlives the writers
-  std::vector<std::vector<std::unique_ptr<PretrainWriter>>> writers(o.bins.size());
+using BinWriters = std::vector<std::vector<std::unique_ptr<PretrainWriter>>>;
+
+// OUTPUT/<bound>/part-K-of-N.hdf5 for every bin, each bin's directory made (and removed again unless the run
+// succeeds); the NVIDIA layout as NVIDIA's files are written, a varlength file in chunks of rows.
+BinWriters open_bin_writers(const Bin4Config& o, const Bin4Plan& plan, ChunkCompressor& compressor,
+                            CreatedDirs& created) {
+  BinWriters writers(o.bins.size());
   for (size_t b = 0; b < o.bins.size(); ++b) {
-    fs::path dir = fs::path(o.output_dir) / std::to_string(o.bins[b]);
+    const fs::path dir = fs::path(o.output_dir) / std::to_string(o.bins[b]);
     created.create(dir);
     PretrainWriterOptions w;
-    w.layout = layout;
-    w.seq_len = o.trim ? o.bins[b] : widest_input;
-    w.max_predictions = max_predictions;
-    w.gzip_level = o.gzip_level.value_or(layout == Hdf5Layout::nvidia ? 4 : 0);
-    w.chunk_rows = layout == Hdf5Layout::nvidia ? std::max<size_t>(64, 65536 / w.seq_len) : 1024;
+    w.layout = plan.layout;
+    w.seq_len = o.trim ? o.bins[b] : plan.widest_input;
+    w.max_predictions = plan.max_predictions;
+    w.gzip_level = o.gzip_level.value_or(plan.layout == Hdf5Layout::nvidia ? kNvidiaGzipLevel : 0);
+    w.chunk_rows = plan.layout == Hdf5Layout::nvidia
+                       ? std::max<size_t>(64, kNvidiaChunkTokens / static_cast<size_t>(w.seq_len))
+                       : kVarlengthChunkRows;
     w.overwrite = o.force;
     w.compressor = &compressor;
-    for (int k = 0; k < K; ++k)
-      writers[b].push_back(std::make_unique<PretrainWriter>((dir / shard_file_name(k, K)).string(), w));
+    for (int k = 0; k < o.shards_per_bin; ++k)
+      writers[b].push_back(std::make_unique<PretrainWriter>((dir / shard_file_name(k, o.shards_per_bin)).string(), w));
   }
+  return writers;
+}
 
-  Bin4Result result;
-  result.per_bin.assign(o.bins.size(), 0);
-  Progress progress(o.quiet);
+// One sample to its bin, to the bin's shards in turn; one longer than the last bin fails or, with --drop-long, is
+// counted and left out.
+void deal_sample(const Bin4Config& o, const Bin4Plan& plan, const InputInfo& in, uint64_t row,
+                 const PretrainSample& sample, BinWriters& writers, Bin4Result& result) {
+  const int b = bin_index(o.bins, sample.length());
+  if (b < 0) {
+    if (!o.drop_long)
+      fail("{}: row {}: {} tokens, longer than the last bin ({}); use --drop-long to skip such samples", in.path, row,
+           sample.length(), o.bins.back());
+    ++result.dropped;
+    return;
+  }
+  const auto bin = static_cast<size_t>(b);
+  auto& writer = *writers[bin][result.per_bin[bin] % static_cast<uint64_t>(o.shards_per_bin)];
+  if (plan.layout == Hdf5Layout::nvidia && sample.masked_lm_positions.size() > size_t(plan.max_predictions))
+    fail("{}: row {}: {} predictions do not fit --max-predictions {}", in.path, row, sample.masked_lm_positions.size(),
+         plan.max_predictions);
+  if (plan.layout == Hdf5Layout::nvidia && sample.length() > size_t(writer.options().seq_len))
+    fail("{}: row {}: {} tokens do not fit the output's sequence length {}", in.path, row, sample.length(),
+         writer.options().seq_len);
+  writer.append(sample);
+  ++result.per_bin[bin];
+}
+
+// Every sample of every input, dealt. The inputs' blocks are read and checked on a thread of their own, a few
+// blocks ahead of the dealing (libhdf5 is built thread-safe and serialises the two threads' calls); they arrive in
+// input order, so the deal does not change.
+void deal_samples(const Bin4Config& o, const Bin4Plan& plan, BinWriters& writers, Bin4Result& result,
+                  Progress& progress) {
+  const auto& inputs = plan.inputs;
   std::vector<uint64_t> bytes_before;  // of the inputs before each one, for the progress line
-  uint64_t input_bytes = 0;
-  for (const auto& in : inputs) bytes_before.push_back(input_bytes), input_bytes += in.bytes;
-  progress.set_total(input_bytes);
-  // The inputs' blocks are read and checked on a thread of their own, a few blocks ahead of the dealing below
-  // (libhdf5 is built thread-safe and serialises the two threads' calls; reading and building the samples runs
-  // beside the dealing, appending and writing). The blocks arrive in input order, so the deal does not change.
+  uint64_t before = 0;
+  for (const auto& in : inputs) bytes_before.push_back(before), before += in.bytes;
+  progress.set_total(plan.input_bytes);
   size_t reading = 0;
   std::unique_ptr<PretrainReader> reader;
   Prefetcher<InputBlock> blocks(kBlocksAhead, [&](InputBlock& b) {
@@ -205,44 +248,26 @@ Bin4Result run_bin4(const Bin4Config& o) {
   });
   InputBlock block;
   while (blocks.next(block)) {
-    {
-      const InputInfo& in = inputs[block.input];
-      uint64_t row = block.next_row - block.samples.size();
-      for (const auto& sample : block.samples) {
-        int b = bin_index(o.bins, sample.length());
-        if (b < 0) {
-          if (!o.drop_long)
-            fail("{}: row {}: {} tokens, longer than the last bin ({}); use --drop-long to skip such samples", in.path,
-                 row, sample.length(), o.bins.back());
-          ++result.dropped;
-        } else {
-          auto& writer = *writers[b][result.per_bin[b] % K];
-          if (layout == Hdf5Layout::nvidia && sample.masked_lm_positions.size() > size_t(max_predictions))
-            fail("{}: row {}: {} predictions do not fit --max-predictions {}", in.path, row,
-                 sample.masked_lm_positions.size(), max_predictions);
-          if (layout == Hdf5Layout::nvidia && sample.length() > size_t(writer.options().seq_len))
-            fail("{}: row {}: {} tokens do not fit the output's sequence length {}", in.path, row, sample.length(),
-                 writer.options().seq_len);
-          writer.append(sample);
-          ++result.per_bin[b];
-        }
-        ++result.samples;
-        ++row;
-      }
-      if (progress.wants_update())
-        progress.update(bytes_before[block.input] + in.bytes * block.next_row / std::max<uint64_t>(1, in.rows),
-                        fmt::format("{} samples", result.samples));
+    const InputInfo& in = inputs[block.input];
+    uint64_t row = block.next_row - block.samples.size();
+    for (const auto& sample : block.samples) {
+      deal_sample(o, plan, in, row++, sample, writers, result);
+      ++result.samples;
     }
+    if (progress.wants_update())
+      progress.update(bytes_before[block.input] + in.bytes * block.next_row / std::max<uint64_t>(1, in.rows),
+                      fmt::format("{} samples", result.samples));
   }
-  const uint64_t bytes_done = input_bytes;
-  for (auto& bin : writers)
-    for (auto& writer : bin) writer->commit();
+}
 
+// bin4.json: the layout, the counts and every bin's bounds, shards and (NVIDIA) widths.
+nlohmann::json bin4_marker(const Bin4Config& o, const Bin4Plan& plan, const BinWriters& writers,
+                           const Bin4Result& result) {
   nlohmann::json marker;
   marker["tool"] = "bin4";
   marker["version"] = BERTKIT_VERSION;
-  marker["layout"] = layout_name(layout);
-  marker["inputs"] = inputs.size();
+  marker["layout"] = layout_name(plan.layout);
+  marker["inputs"] = plan.inputs.size();
   marker["samples"] = result.samples;
   marker["dropped"] = result.dropped;
   marker["bins"] = nlohmann::json::array();
@@ -251,21 +276,39 @@ Bin4Result run_bin4(const Bin4Config& o) {
                        {"min_length", b == 0 ? 1 : o.bins[b - 1] + 1},
                        {"max_length", o.bins[b]},
                        {"samples", result.per_bin[b]},
-                       {"shards", K}};
-    if (layout == Hdf5Layout::nvidia) {
+                       {"shards", o.shards_per_bin}};
+    if (plan.layout == Hdf5Layout::nvidia) {
       bin["seq_len"] = writers[b].front()->options().seq_len;
-      bin["max_predictions"] = max_predictions;
+      bin["max_predictions"] = plan.max_predictions;
     }
     marker["bins"].push_back(bin);
   }
-  created.sync();
-  write_file_atomic((fs::path(o.output_dir) / kMarkerName).string(), marker.dump(2) + "\n", true);
-  created.commit();
+  return marker;
+}
 
-  std::string what = fmt::format("{} samples from {} file{} ({})", result.samples, inputs.size(),
-                                 inputs.size() == 1 ? "" : "s", bin_summary(o.bins, result.per_bin));
+}  // namespace
+
+Bin4Result run_bin4(const Bin4Config& o) {
+  o.validate();
+  const Bin4Plan plan = plan_bin4(o);
+  CreatedDirs created;  // declared before the writers, so it runs after they have removed their temporaries
+  prepare_output_dir(o.output_dir, o.force, created);
+  ChunkCompressor compressor(worker_threads(o.threads));  // outlives the writers
+  BinWriters writers = open_bin_writers(o, plan, compressor, created);
+  Bin4Result result;
+  result.per_bin.assign(o.bins.size(), 0);
+  Progress progress(o.quiet);
+  deal_samples(o, plan, writers, result, progress);
+  for (auto& bin : writers)
+    for (auto& writer : bin) writer->commit();
+  created.sync();
+  write_file_atomic((fs::path(o.output_dir) / kMarkerName).string(),
+                    bin4_marker(o, plan, writers, result).dump(2) + "\n", true);
+  created.commit();
+  std::string what = fmt::format("{} samples from {} file{} ({})", result.samples, plan.inputs.size(),
+                                 plan.inputs.size() == 1 ? "" : "s", bin_summary(o.bins, result.per_bin));
   if (result.dropped > 0) what += fmt::format(", {} too long dropped", result.dropped);
-  progress.finish(bytes_done, what);
+  progress.finish(plan.input_bytes, what);
   return result;
 }
 

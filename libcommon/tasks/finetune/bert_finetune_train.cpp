@@ -8,28 +8,45 @@
 
 namespace bk {
 
-void run_bert_finetune_train(FinetuneTrainConfig config) {
-  config.loop.validate(config.loop.max_steps > 0);  // before the features and the model are read
-  if (!config.loop.init_checkpoint.empty()) config.loop.init_checkpoint = resolve_checkpoint(config.loop.init_checkpoint);
-  config.task.model_dir = config.loop.init_checkpoint;
-  // The model's vocabulary: the one beside the pretrained checkpoint unless --vocab names one; it scores SQuAD's
-  // --eval-file and travels into every fine-tuned checkpoint, where predict finds it.
-  const bool span_eval = !config.task.eval_file.empty() && config.task.task.starts_with("squad");
-  if (config.task.vocab_path.empty() && span_eval) config.task.vocab_path = vocab_beside_checkpoint(config.task.model_dir);
-  config.loop.vocab = config.task.vocab_path;
-  config.task.quiet = config.loop.quiet;
-  config.task.validate();
-  FinetuneTask task(config.task);
-  // The steps follow from the features: --epochs whole passes (what a partial last batch would add is left out).
+namespace {
+
+// The task as the flags and the checkpoint resolve it: the model's directory (--init-checkpoint, a run's
+// directory followed to its checkpoint) and its vocabulary (--vocab, else the one beside that checkpoint when SQuAD's
+// --eval-file needs one to score with; it travels into every fine-tuned checkpoint, where predict finds it).
+FinetuneTaskConfig resolve_task(const FinetuneTrainConfig& config) {
+  FinetuneTaskConfig task = config.task;
+  task.model_dir = config.loop.init_checkpoint.empty() ? "" : resolve_checkpoint(config.loop.init_checkpoint);
+  const bool span_eval = !task.eval_file.empty() && task.task.starts_with("squad");
+  if (task.vocab_path.empty() && span_eval) task.vocab_path = vocab_beside_checkpoint(task.model_dir);
+  task.quiet = config.loop.quiet;
+  task.validate();
+  return task;
+}
+
+// The loop as the task resolves it: the steps follow from the features (--epochs whole passes; what a partial
+// last batch would add is left out), an evaluation after each epoch.
+LoopConfig resolve_loop(const FinetuneTrainConfig& config, const FinetuneTaskConfig& task, const FinetuneTask& run) {
+  LoopConfig loop = config.loop;
+  loop.init_checkpoint = task.model_dir;
+  loop.vocab = task.vocab_path;
   const int64_t world = detect_dist_env().world_size;
-  const int64_t per_epoch = task.steps_per_epoch(config.loop.train_batch_size * world);
+  const int64_t per_epoch = run.steps_per_epoch(loop.train_batch_size * world);
   if (per_epoch == 0)
-    fail("{}: {} features are fewer than one step of {} samples on {} processes", config.task.train_file,
-         task.train_features().size(), config.loop.train_batch_size * world, world);
-  if (config.loop.max_steps == 0) config.loop.max_steps = per_epoch * config.task.epochs;
-  config.loop.eval_every = per_epoch;
-  config.validate();
-  run_training_loop(config.loop, task);
+    fail("{}: {} features are fewer than one step of {} samples on {} processes", task.train_file,
+         run.train_features().size(), loop.train_batch_size * world, world);
+  if (loop.max_steps == 0) loop.max_steps = per_epoch * task.epochs;
+  loop.eval_every = per_epoch;
+  loop.validate();
+  return loop;
+}
+
+}  // namespace
+
+void run_bert_finetune_train(const FinetuneTrainConfig& config) {
+  config.loop.validate(config.loop.max_steps > 0);  // before the features and the model are read
+  const FinetuneTaskConfig task_config = resolve_task(config);
+  FinetuneTask task(task_config);
+  run_training_loop(resolve_loop(config, task_config, task), task);
 }
 
 }  // namespace bk

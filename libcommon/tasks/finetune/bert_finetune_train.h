@@ -20,6 +20,8 @@ struct FinetuneTrainConfig {
 // --task, --train-file, --eval-file, --epochs, then the loop's flags (add_loop_options; --max-steps optional).
 void add_bert_finetune_train_options(Options& options, FinetuneTrainConfig& config);
 
-void run_bert_finetune_train(FinetuneTrainConfig config);
+// Checks the flags before anything is read, then resolves the task and the loop from the flags, the checkpoint and
+// the features, each once.
+void run_bert_finetune_train(const FinetuneTrainConfig& config);
 
 }  // namespace bk
