@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
       ("drop-long", bk::po::bool_switch(&cfg.drop_long), "skip samples longer than the last bound instead of failing")
       ("threads,t", bk::po::value(&cfg.threads)->default_value(defaults.threads)->value_name("N"),
        "deflate threads (0 = all cores); output is the same for any N")
-      ("force,f", bk::po::bool_switch(&cfg.force), "write into an existing non-empty DIR, replacing its files");
+      ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing DIR that holds an earlier bin4 output, whole");
     opts.positional("input", -1);
     opts.epilog("Examples:\n"
                 "  bin4 --shards-per-bin 4 --trim -t 0 -o bins/ wiki_*.hdf5\n"

@@ -16,7 +16,6 @@
 #include "io/output.h"
 #include "io/output_over_input.h"
 #include "io/staged_output.h"
-#include "util/printable.h"
 
 #include <filesystem>
 #include <functional>
@@ -31,17 +30,15 @@ namespace {
 const std::set<std::string> kModelDirectoryFiles = {"model.safetensors", "optimizer.safetensors", "config.json",
                                                     "vocab.txt", "tokenizer_config.json", "special_tokens_map.json"};
 
-// --force replaces a model directory whole, so it must hold nothing else: a run's checkpoints, a README or a
-// user's notes in it are refused, never deleted.
+// --force replaces a model directory whole: a run's checkpoints, a README or notes in it are refused.
 void refuse_foreign_files(const fs::path& dir) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!kModelDirectoryFiles.count(name) || !entry.is_regular_file(ec))
-      fail("{}: holds {}, which ckpt-convert did not write; -f replaces only a model directory (model.safetensors, "
-           "config.json and the tokenizer files): give another -o", dir.string(), printable_excerpt(name));
-  }
-  if (ec) fail("{}: cannot list: {}", dir.string(), ec.message());
+  refuse_foreign_entries(
+      dir.string(),
+      [](const fs::directory_entry& entry) {
+        std::error_code ec;
+        return kModelDirectoryFiles.count(entry.path().filename().string()) > 0 && entry.is_regular_file(ec);
+      },
+      "a model directory (model.safetensors, config.json and the tokenizer files)");
 }
 
 // Where --to tf writes: -o PREFIX as TensorFlow names a checkpoint; an existing directory or a name ending in

@@ -10,6 +10,7 @@
 #include "io/created_dirs.h"
 #include "io/durable.h"
 #include "io/output.h"
+#include "io/staged_output.h"
 #include "util/prefetcher.h"
 #include "util/cpu_time.h"
 #include "util/ordered_parallel.h"
@@ -54,15 +55,31 @@ struct InputInfo {
   int seq_len, max_predictions;
 };
 
-void prepare_output_dir(const std::string& dir, bool force, CreatedDirs& created) {
+// What bin4 writes in its output directory: the marker, and a directory per bin holding only its shards.
+bool is_bin4_output(const fs::directory_entry& entry) {
   std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) fail("{}: exists and is not a directory", dir);
-    if (!fs::is_empty(dir, ec) && !force) fail("{}: output directory exists and is not empty; use --force", dir);
-    // An old marker would claim this run finished before it has; remove it first.
-    fs::remove(fs::path(dir) / kMarkerName, ec);
+  const std::string name = entry.path().filename().string();
+  if (name == kMarkerName) return entry.is_regular_file(ec);
+  if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos || !entry.is_directory(ec))
+    return false;
+  for (const auto& shard : fs::directory_iterator(entry.path(), ec)) {
+    const std::string file = shard.path().filename().string();
+    if (!shard.is_regular_file(ec) || file.rfind("part-", 0) != 0 || shard.path().extension() != ".hdf5") return false;
   }
-  created.create(dir);
+  return !ec;
+}
+
+// The output directory is built under a hidden name beside it and put in place whole when the run succeeds. An
+// existing empty directory is replaced; a non-empty one only under --force, and only when it holds nothing but an
+// earlier bin4 output (old shards mixed with new ones would be a dataset no run can use).
+bool replaces_existing_output(const Bin4Config& o) {
+  std::error_code ec;
+  if (!fs::exists(o.output_dir, ec)) return false;
+  if (!fs::is_directory(o.output_dir, ec)) fail("{}: exists and is not a directory", o.output_dir);
+  if (fs::is_empty(o.output_dir, ec)) return true;
+  if (!o.force) fail("{}: output directory exists and is not empty; use --force to replace it", o.output_dir);
+  refuse_foreign_entries(o.output_dir, is_bin4_output, "an earlier bin4 output (bin4.json and its bins' shards)");
+  return true;
 }
 
 // The most shard files one run can write: all of them are open at once, each holding a file descriptor and a
@@ -160,7 +177,8 @@ Bin4Plan plan_bin4(const Bin4Config& o) {
   }
   if (plan.layout == Hdf5Layout::nvidia && plan.max_predictions == 0)
     usage_fail("--max-predictions is needed to write the NVIDIA layout from varlength inputs");
-  const int directories = CreatedDirs::missing(o.output_dir) + static_cast<int>(o.bins.size());
+  // The output's missing parents, the staging directory, the bins and the marker.
+  const int directories = CreatedDirs::missing(o.output_dir) + static_cast<int>(o.bins.size()) + 2;
   const int max_files = max_shard_files(directories);
   const long long files = static_cast<long long>(o.shards_per_bin) * static_cast<long long>(o.bins.size());
   if (files > max_files)
@@ -175,11 +193,10 @@ using BinWriters = std::vector<std::vector<std::unique_ptr<PretrainWriter>>>;
 // OUTPUT/<bound>/part-K-of-N.hdf5 for every bin, each bin's directory made (and removed again unless the run
 // succeeds); the NVIDIA layout as NVIDIA's files are written, a varlength file in chunks of rows.
 BinWriters open_bin_writers(const Bin4Config& o, const Bin4Plan& plan, ChunkCompressor& compressor,
-                            CreatedDirs& created) {
+                            StagedDirectory& output) {
   BinWriters writers(o.bins.size());
   for (size_t b = 0; b < o.bins.size(); ++b) {
-    const fs::path dir = fs::path(o.output_dir) / std::to_string(o.bins[b]);
-    created.create(dir);
+    const fs::path dir = output.subdirectory(std::to_string(o.bins[b]).c_str());
     PretrainWriterOptions w;
     w.layout = plan.layout;
     w.seq_len = o.trim ? o.bins[b] : plan.widest_input;
@@ -188,7 +205,6 @@ BinWriters open_bin_writers(const Bin4Config& o, const Bin4Plan& plan, ChunkComp
     w.chunk_rows = plan.layout == Hdf5Layout::nvidia
                        ? std::max<size_t>(64, kNvidiaChunkTokens / static_cast<size_t>(w.seq_len))
                        : kVarlengthChunkRows;
-    w.overwrite = o.force;
     w.compressor = &compressor;
     for (int k = 0; k < o.shards_per_bin; ++k)
       writers[b].push_back(std::make_unique<PretrainWriter>((dir / shard_file_name(k, o.shards_per_bin)).string(), w));
@@ -291,20 +307,18 @@ nlohmann::json bin4_marker(const Bin4Config& o, const Bin4Plan& plan, const BinW
 Bin4Result run_bin4(const Bin4Config& o) {
   o.validate();
   const Bin4Plan plan = plan_bin4(o);
-  CreatedDirs created;  // declared before the writers, so it runs after they have removed their temporaries
-  prepare_output_dir(o.output_dir, o.force, created);
+  // Declared before the writers, so that it goes after they have removed their temporaries.
+  StagedDirectory output(o.output_dir, replaces_existing_output(o));
   ChunkCompressor compressor(worker_threads(o.threads));  // outlives the writers
-  BinWriters writers = open_bin_writers(o, plan, compressor, created);
+  BinWriters writers = open_bin_writers(o, plan, compressor, output);
   Bin4Result result;
   result.per_bin.assign(o.bins.size(), 0);
   Progress progress(o.quiet);
   deal_samples(o, plan, writers, result, progress);
   for (auto& bin : writers)
     for (auto& writer : bin) writer->commit();
-  created.sync();
-  write_file_atomic((fs::path(o.output_dir) / kMarkerName).string(),
-                    bin4_marker(o, plan, writers, result).dump(2) + "\n", true);
-  created.commit();
+  write_file_atomic(output.file(kMarkerName), bin4_marker(o, plan, writers, result).dump(2) + "\n", true);
+  output.commit();
   std::string what = fmt::format("{} samples from {} file{} ({})", result.samples, plan.inputs.size(),
                                  plan.inputs.size() == 1 ? "" : "s", bin_summary(o.bins, result.per_bin));
   if (result.dropped > 0) what += fmt::format(", {} too long dropped", result.dropped);

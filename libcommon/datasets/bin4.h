@@ -33,7 +33,7 @@ struct Bin4Config {
   std::optional<int> max_predictions; // P of NVIDIA output; none: the NVIDIA inputs' largest P
   bool drop_long = false;             // skip samples longer than the last bound instead of failing
   int threads = 1;                    // deflate workers (0 = all cores); the files are the same for any number
-  bool force = false;                 // write into an existing non-empty DIR
+  bool force = false;                 // replace an existing DIR holding an earlier bin4 output
   bool quiet = false;
   std::string output_dir;
   std::vector<std::string> inputs;

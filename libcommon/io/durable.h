@@ -20,8 +20,8 @@ void commit_temporary(const std::string& temp, const std::string& path, const st
 // directory renamed into place, or directories a run created before writing its marker file.
 void sync_directory(const std::string& dir, const std::string& name);
 
-// A directory built under a temporary name, before it is renamed into place: fsyncs every regular file directly
-// in `dir`, then `dir` itself. After the rename, sync_directory() of the parent makes the new name last.
+// A directory built under a temporary name, before it is renamed into place: fsyncs every regular file in `dir`
+// and its subdirectories, each subdirectory, then `dir` itself. After the rename, sync_directory() of the parent makes the new name last.
 void sync_directory_contents(const std::string& dir, const std::string& name);
 
 }  // namespace bk

@@ -156,6 +156,7 @@ void sync_directory_contents(const std::string& dir, const std::string& name) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
     if (entry.is_regular_file(ec)) sync_path(entry.path().string(), O_RDONLY, name, entry.path().filename().c_str());
+    else if (entry.is_directory(ec)) sync_directory_contents(entry.path().string(), name);
   if (ec) fail("{}: cannot list {} to sync it: {}", name, dir, ec.message());
   sync_directory(dir, name);
 }

@@ -1,10 +1,11 @@
 #include "io/staged_output.h"
 
 #include "io/cleanup.h"
-#include "io/cleanup.h"
 #include "io/durable.h"
 #include "io/output.h"
 #include "util/error.h"
+#include "util/printable.h"
+#include "util/tool_name.h"
 
 #include <fmt/format.h>
 
@@ -26,6 +27,16 @@ std::string parent_of(const std::string& path) {
 }
 
 }  // namespace
+
+void refuse_foreign_entries(const std::string& dir, const std::function<bool(const fs::directory_entry&)>& is_own,
+                            std::string_view replaces_only) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (!is_own(entry))
+      fail("{}: holds {}, which {} did not write; -f replaces only {}: give another -o", dir,
+           printable_excerpt(entry.path().filename().string()), tool_name(), replaces_only);
+  if (ec) fail("{}: cannot list: {}", dir, ec.message());
+}
 
 StagedDirectory::StagedDirectory(const std::string& destination, bool overwrite) : destination_(destination) {
   fs::path dest(destination);
@@ -55,6 +66,13 @@ StagedDirectory::~StagedDirectory() {
 std::string StagedDirectory::file(const char* name) {
   const std::string path = (fs::path(staging_) / name).string();
   slots_.push_back(register_cleanup(path));
+  return path;
+}
+
+std::string StagedDirectory::subdirectory(const char* name) {
+  const std::string path = (fs::path(staging_) / name).string();
+  fs::create_directory(path);
+  slots_.push_back(register_cleanup_tree(path));
   return path;
 }
 

@@ -22,10 +22,20 @@
 #include "io/created_dirs.h"
 
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bk {
+
+// --force replaces an output directory whole, so it must hold nothing the tool did not write: a run, a README or
+// notes are refused by name, never deleted. `is_own` says whether an entry is one of the tool's; `replaces_only`
+// describes them for the message ("-f replaces only <replaces_only>: give another -o").
+void refuse_foreign_entries(const std::string& dir,
+                            const std::function<bool(const std::filesystem::directory_entry&)>& is_own,
+                            std::string_view replaces_only);
 
 class StagedDirectory {
  public:
@@ -37,6 +47,9 @@ class StagedDirectory {
 
   // The path to write the directory's file `name` at.
   std::string file(const char* name);
+  // The directory `name` inside it, made now; on a signal the files written directly in it are removed with it
+  // (bin4's bins, each holding its shards).
+  std::string subdirectory(const char* name);
   void commit();
 
  private:

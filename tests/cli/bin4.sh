@@ -75,16 +75,43 @@ expect_out "[3, 2, 1, 2]" "bin4.json counts"
 
 run bin4 -q -o "$TMP/bins" "$TMP/in.hdf5"
 expect_rc 1 "existing output dir without -f"
-expect_err "^bin4: error: $TMP/bins: output directory exists and is not empty; use --force$" "existing output dir"
+expect_err "^bin4: error: $TMP/bins: output directory exists and is not empty; use --force to replace it$" \
+  "existing output dir"
 run bin4 -q -f --layout varlength -o "$TMP/bins" "$TMP/in.hdf5"
 expect_rc 0 "existing output dir with -f"
 CASES=$((CASES + 1)); [ -z "$ERR" ] || fail_case "-q printed: $ERR"
+# --force replaces the whole output: other bins leave no old shards behind for a training run to mix in.
+run bin4 -q -f --bins 96,512 --shards-per-bin 1 -o "$TMP/bins/" "$TMP/in.hdf5"
+expect_rc 0 "-f with other bins"
+OUT=$(cd "$TMP/bins" && find . | sort)
+expect_out ".
+./512
+./512/part-00000-of-00001.hdf5
+./96
+./96/part-00000-of-00001.hdf5
+./bin4.json" "-f with other bins: only the new output"
+# A failed --force run leaves the earlier output as it was; a directory with anything bin4 did not write is refused.
+before=$(cd "$TMP/bins" && find . -type f | sort | xargs md5sum)
+run bin4 -q -f --bins 128,256 -o "$TMP/bins" "$TMP/in.hdf5"
+expect_rc 1 "-f run that fails"
+CASES=$((CASES + 1))
+[ "$(cd "$TMP/bins" && find . -type f | sort | xargs md5sum)" = "$before" ] || fail_case "a failed -f run changed the output"
+[ -z "$(ls -A "$TMP" | grep partial)" ] || fail_case "a failed -f run left its staging directory: $(ls -A "$TMP")"
+echo notes >"$TMP/bins/README"
+run bin4 -q -f -o "$TMP/bins" "$TMP/in.hdf5"
+expect_rc 1 "-f over a foreign file"
+expect_err "^bin4: error: $TMP/bins: holds README, which bin4 did not write; -f replaces only an earlier bin4 output" \
+  "-f over a foreign file"
+CASES=$((CASES + 1))
+[ "$(cat "$TMP/bins/README")" = notes ] && [ -f "$TMP/bins/96/part-00000-of-00001.hdf5" ] || fail_case "-f removed files"
+rm "$TMP/bins/README"
 
 run bin4 -q --bins 128,256 -o "$TMP/short" "$TMP/in.hdf5"
 expect_rc 1 "sample longer than the last bin"
 expect_err "^bin4: error: $TMP/in.hdf5: row 5: 257 tokens, longer than the last bin \(256\); use --drop-long" "too long"
-[ ! -e "$TMP/short/bin4.json" ] || fail_case "too long: marker written"
-expect_file_absent "$TMP/short/128/part" "too long: no shard or temporary left"
+CASES=$((CASES + 1))
+[ ! -e "$TMP/short" ] || fail_case "too long: output left behind: $(find "$TMP/short")"
+[ -z "$(ls -A "$TMP" | grep partial)" ] || fail_case "too long: staging directory left: $(ls -A "$TMP")"
 run bin4 --bins 128,256 --drop-long -o "$TMP/short2" "$TMP/in.hdf5"
 expect_rc 0 "--drop-long"
 expect_err "^bin4: 8 samples from 1 file \(128: 3, 256: 2\), 3 too long dropped, " "--drop-long summary"

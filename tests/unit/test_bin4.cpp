@@ -128,7 +128,7 @@ TEST_CASE("bin4: samples are dealt round-robin to shards in input order, and --t
   CHECK(text.str().find("\"samples\": 11") != std::string::npos);
 
   SUBCASE("an existing non-empty directory needs force") {
-    CHECK_THROWS_WITH_AS(bk::run_bin4(o), (o.output_dir + ": output directory exists and is not empty; use --force").c_str(),
+    CHECK_THROWS_WITH_AS(bk::run_bin4(o), (o.output_dir + ": output directory exists and is not empty; use --force to replace it").c_str(),
                          bk::Error);
     o.force = true;
     o.layout = "varlength";
