@@ -18,8 +18,13 @@ cased=(); [ "${CASED:-0}" = 1 ] && cased=(--cased)
 mkdir -p "$out"
 features=(--task "$TASK" --vocab "$vocab" "${cased[@]}" --max-seq-length "$MAX_SEQ" --doc-stride "$DOC_STRIDE"
           --max-query-length "$MAX_QUERY")
-[ -f "$out/train.tfrecord" ] || "$BIN/bert-finetune" features "${features[@]}" -q --train -o "$out/train.tfrecord" "$train"
-"$BIN/bert-finetune" train --task "$TASK" --init-checkpoint "$ckpt" --train-file "$out/train.tfrecord" \
+# Named by what shapes them, so that a rerun with other settings makes its own features instead of reusing these.
+vocab_sum=$(cksum <"$vocab" | cut -d' ' -f1)
+train_features=$out/train-${MAX_SEQ}-${DOC_STRIDE}-${MAX_QUERY}${cased[*]:+-cased}-vocab${vocab_sum}.tfrecord
+[ -f "$train_features" ] || "$BIN/bert-finetune" features "${features[@]}" -q --train -o "$train_features" "$train"
+# The same windows for the evaluation of each epoch as for predict's below (both recorded in task.json).
+"$BIN/bert-finetune" train --task "$TASK" --init-checkpoint "$ckpt" --train-file "$train_features" \
+  --doc-stride "$DOC_STRIDE" --max-query-length "$MAX_QUERY" \
   --eval-file "$dev" --vocab "$vocab" "${cased[@]}" --output-dir "$out/run" --nproc-per-node "$NPROC" \
   --device "$DEVICE" --precision "$PRECISION" --train-batch-size "$BATCH" --learning-rate "$LR" --epochs "$EPOCHS" \
   --max-steps "$MAX_STEPS" --resume --log-every 50

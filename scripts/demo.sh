@@ -84,7 +84,7 @@ qa=(--task squad --vocab "$OUT/vocab.txt" --max-seq-length 128 --doc-stride 64 -
 "$BIN/bert-finetune" features "${qa[@]}" --train -o "$OUT/qa-train.tfrecord" demo/qa-demo.json
 OMP_NUM_THREADS=$(nproc) "$BIN/bert-finetune" train -q --task squad --init-checkpoint "$CKPT" \
   --train-file "$OUT/qa-train.tfrecord" --output-dir "$OUT/qa" --epochs 30 --train-batch-size 8 \
-  --learning-rate 3e-3 --warmup-proportion 0.05 --no-tensorboard
+  --learning-rate 3e-3 --warmup-proportion 0.05 --no-tensorboard --doc-stride 64 --max-query-length 32
 QA="$OUT/qa"
 printf '   questions it was trained on:  ' >&2
 "$BIN/bert-finetune" predict -q "${qa[@]}" --checkpoint "$QA" --predict-file demo/qa-demo.json -o "$OUT/qa-pred-train" >&2
@@ -96,6 +96,7 @@ for a in json.load(open(sys.argv[1]))["data"]:
     for p in a["paragraphs"]:
         if any(q["id"] == "demo-015" for q in p["qas"]): print(p["context"])' demo/qa-demo.json)
 echo "   Q: $question" >&2
-"$BIN/bert-finetune" predict --task squad --checkpoint "$QA" --max-seq-length 128 --doc-stride 64 --max-query-length 32 --question "$question" --context "$context" | sed 's/^/   A: /' >&2
+# The checkpoint's task.json gives the length and windows it was trained with.
+"$BIN/bert-finetune" predict --task squad --checkpoint "$QA" --question "$question" --context "$context" | sed 's/^/   A: /' >&2
 
 step "done: outputs in $OUT/"

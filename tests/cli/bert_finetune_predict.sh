@@ -136,4 +136,39 @@ run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --question "Who pate
 expect_rc 0 "interactive question"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"answer":".*","probability":[0-9.e-]+,"start_logit":[0-9.e-]+,"end_logit":[0-9.e-]+\}$' \
   || fail_case "answer JSON: $OUT"
+
+# SQuAD's windows: train takes --doc-stride and --max-query-length, makes its --eval-file's features with them and
+# records them in task.json; predict, given none, uses them. The best model's score in training is then the score
+# predict gives it on the same file, and a model of 64-token features answers a question without any flag.
+"$PYTHON" -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["data"] = d["data"][:1]; d["data"][0]["paragraphs"] = d["data"][0]["paragraphs"][:3]
+json.dump(d, open(sys.argv[2], "w"))' "$XQUAD" "$TMP/small.json"
+WINDOWS=(--doc-stride 16 --max-query-length 16)
+bert-finetune features -q --task squad --vocab "$VOCAB" --max-seq-length 64 "${WINDOWS[@]}" --train \
+  -o "$TMP/short.tfrecord" "$TMP/small.json"
+run bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/short.tfrecord" \
+  --output-dir "$TMP/short" --max-steps 4 --train-batch-size 8 --no-tensorboard --vocab "$VOCAB" "${WINDOWS[@]}" \
+  --eval-file "$TMP/small.json"
+expect_rc 0 "train with SQuAD's windows"
+run "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["doc_stride"], d["max_query_length"])' \
+  "$TMP/short/best/task.json"
+expect_out "16 16" "task.json records the windows"
+TRAINED_F1=$(sed -n 's/.*"eval_f1":\([0-9.e-]*\).*/\1/p' "$TMP/short/log.jsonl" | tail -1)
+run bert-finetune predict -q --task squad --checkpoint "$TMP/short/best" --predict-file "$TMP/small.json" -o "$TMP/short-pred"
+expect_rc 0 "predict with the recorded windows"
+CASES=$((CASES + 1))
+[ -n "$TRAINED_F1" ] && printf '%s' "$OUT" | grep -q "\"f1\": $TRAINED_F1}" \
+  || fail_case "predict's F1 ($OUT) is not the F1 training logged for its best model ($TRAINED_F1)"
+run bert-finetune predict --task squad --checkpoint "$TMP/short/best" --question "Who patented the loom?" \
+  --context "The loom was patented in 1796 by Hester Fennick, a weaver."
+expect_rc 0 "a question to a model of 64-token features, no flags"
+OUTDIR=$TMP/short2
+run bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/short.tfrecord" \
+  --output-dir "$TMP/short2" --max-steps 1 --no-tensorboard
+usage "$TMP/short.tfrecord: features of 64 tokens leave no room for the default --max-query-length 64: give train the --max-query-length \(and --doc-stride\) the features were made with" \
+  "the default query length on short features"
+OUTDIR=$TMP/x
+run bert-finetune train -q --task mrpc --init-checkpoint "$TMP/pre" --train-file "$TMP/train.tfrecord" \
+  --output-dir "$TMP/x" --doc-stride 16
+usage "--doc-stride applies to squad and squad2 only" "--doc-stride for GLUE"
 finish

@@ -134,7 +134,9 @@ def main():
             model.save_pretrained(init_dir, safe_serialization=True)
             initial = {n: p.detach().clone() for n, p in model.named_parameters()}
             ref_losses = hf_run(model, rows, squad)
-            losses, weights, _, _ = run_ours(tmp, task, task, features, init_dir)
+            # 32-token SQuAD features: a question of at most 8 pieces (task.json records the windows for predict).
+            windows = ("--max-query-length", "8") if squad else ()
+            losses, weights, _, _ = run_ours(tmp, task, task, features, init_dir, extra=windows)
             label = f"{cls.__name__} ({task})"
             if not check(len(losses) == STEPS, f"{label}: {len(losses)} steps logged, expected {STEPS}"):
                 continue

@@ -103,6 +103,16 @@ FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig&
   return summary;
 }
 
+void add_squad_window_options(Options& options, std::optional<int>& doc_stride, std::optional<int>& max_query_length) {
+  const SquadFeatureOptions squad;
+  options.add()
+    ("doc-stride", po::value<int>()->notifier([&doc_stride](int v) { doc_stride = v; })->value_name("S"),
+     fmt::format("SQuAD: pieces between the starts of a document's windows (default {})", squad.doc_stride).c_str())
+    ("max-query-length", po::value<int>()->notifier([&max_query_length](int v) { max_query_length = v; })
+       ->value_name("Q"),
+     fmt::format("SQuAD: question pieces kept (default {})", squad.max_query_length).c_str());
+}
+
 void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& c, bool training) {
   const SquadFeatureOptions squad;  // the defaults, written once in the options structs
   const GlueFeatureOptions glue;
@@ -116,11 +126,8 @@ void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& c, b
     ("cased", po::bool_switch(&c.cased), "keep case and accents (default: lower-case and strip accents)")
     ("max-seq-length", po::value<int>()->notifier([&c](int v) { c.max_seq_length = v; })->value_name("L"),
      fmt::format("tokens per feature (default {} for squad and squad2, {} for GLUE)", squad.max_seq_length,
-                 glue.max_seq_length).c_str())
-    ("doc-stride", po::value<int>()->notifier([&c](int v) { c.doc_stride = v; })->value_name("S"),
-     fmt::format("SQuAD: pieces between the starts of a document's windows (default {})", squad.doc_stride).c_str())
-    ("max-query-length", po::value<int>()->notifier([&c](int v) { c.max_query_length = v; })->value_name("Q"),
-     fmt::format("SQuAD: question pieces kept (default {})", squad.max_query_length).c_str());
+                 glue.max_seq_length).c_str());
+  add_squad_window_options(options, c.doc_stride, c.max_query_length);
   if (!training) return;
   options.add()
     ("train", po::bool_switch(&c.train),

@@ -58,4 +58,8 @@ FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig&
 // --train bound to `config` (each default from the options structs), for every subcommand that makes features.
 void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& config, bool training = true);
 
+// --doc-stride and --max-query-length (SQuAD's windows over a document), unset unless given: declared once for
+// features, train and predict.
+void add_squad_window_options(Options& options, std::optional<int>& doc_stride, std::optional<int>& max_query_length);
+
 }  // namespace bk

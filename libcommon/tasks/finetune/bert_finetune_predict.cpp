@@ -41,10 +41,19 @@ FeatureOptions with_model_length(FeatureOptions options, const FinetunePredictCo
   return options;
 }
 
+// Unset, SQuAD's windows are those the model's evaluation used in training (task.json), else run_squad.py's.
+SquadFeatureOptions with_model_windows(SquadFeatureOptions options, const FinetunePredictConfig& config,
+                                       const FinetunedModel& model) {
+  if (!config.features.doc_stride && model.fine_tuned_doc_stride > 0) options.doc_stride = model.fine_tuned_doc_stride;
+  if (!config.features.max_query_length && model.fine_tuned_max_query_length > 0)
+    options.max_query_length = model.fine_tuned_max_query_length;
+  return with_model_length(options, config, model);
+}
+
 SquadPredictSettings squad_settings(const FinetunePredictConfig& config, const Tokenization& tokenization,
                                     const FinetunedModel& model) {
   SquadPredictSettings s;
-  s.features = with_model_length(config.features.squad_options(), config, model);
+  s.features = with_model_windows(config.features.squad_options(), config, model);
   s.post.n_best_size = config.n_best_size;
   s.post.max_answer_length = config.max_answer_length;
   s.post.do_lower_case = !tokenization.cased;

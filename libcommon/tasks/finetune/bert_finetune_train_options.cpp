@@ -2,6 +2,7 @@
 
 #include "cli/options.h"
 #include "tasks/attention_option.h"
+#include "tasks/finetune/bert_finetune_features.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -39,6 +40,7 @@ void add_bert_finetune_train_options(Options& options, FinetuneTrainConfig& c) {
      "(default: vocab.txt beside --init-checkpoint)")
     ("cased", po::bool_switch(&c.task.cased), "SQuAD --eval-file: keep case and accents")
     ("epochs", po::value(&c.task.epochs)->default_value(d.task.epochs)->value_name("N"), "passes over the training features");
+  add_squad_window_options(options, c.task.doc_stride, c.task.max_query_length);
   add_attention_option(options, c.task.unpadded,
                        "classification: unpadded computes on each feature's real tokens only, padded on rows cut to the "
                        "batch's longest; SQuAD is always padded (the references' softmax spans every position)");

@@ -54,6 +54,8 @@ void FinetuneTaskConfig::validate() const {
   if (!eval_file.empty() && span && vocab_path.empty())
     usage_fail("--eval-file for {} is the dev JSON, scored by its predictions: it needs --vocab (there is no "
                "vocab.txt beside --init-checkpoint)", task);
+  if (!span && doc_stride) usage_fail("--doc-stride applies to squad and squad2 only");
+  if (!span && max_query_length) usage_fail("--max-query-length applies to squad and squad2 only");
   if (cased && !(span && !eval_file.empty()))
     usage_fail("--cased makes the features of a SQuAD --eval-file; {} has none", task);
 }

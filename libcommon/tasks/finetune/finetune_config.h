@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct FinetuneTaskConfig {
                             // the dev JSON itself, scored by its predictions as the official script scores them
   std::string vocab_path;   // SQuAD's --eval-file: the vocabulary (and case) to make its features with
   bool cased = false;
+  // SQuAD: the windows of the --eval-file's features, recorded in task.json for predict; unset = run_squad.py's.
+  std::optional<int> doc_stride, max_query_length;
   int64_t epochs = 3;       // run_classifier.py's and run_squad.py's default num_train_epochs
   bool unpadded = true;     // classification: the encoder on real tokens only (model/token_stream.h)
   bool quiet = false;

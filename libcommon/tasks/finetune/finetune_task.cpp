@@ -28,6 +28,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// SQuAD's windows: the training features' length with the stride and query length of the flags (run_squad.py's
+// defaults when unset). The evaluation during training makes its features with them and task.json records them,
+// so that predict, scoring the same file, makes the same features.
+SquadFeatureOptions squad_windows(const FinetuneTaskConfig& config, int64_t seq_len) {
+  SquadFeatureOptions o;
+  o.max_seq_length = static_cast<int>(seq_len);
+  if (config.doc_stride) o.doc_stride = *config.doc_stride;
+  if (config.max_query_length) o.max_query_length = *config.max_query_length;
+  if (!config.max_query_length && o.max_seq_length <= o.max_query_length + 3)
+    usage_fail("{}: features of {} tokens leave no room for the default --max-query-length {}: give train the "
+               "--max-query-length (and --doc-stride) the features were made with",
+               config.train_file, o.max_seq_length, o.max_query_length);
+  o.validate();
+  return o;
+}
+
 constexpr uint32_t kOrderTag = 0x46544f52;  // "FTOR": the stream of fine-tuning orders
 
 uint64_t fingerprint_of(const FeatureRows& rows, const TaskContext& c, const std::string& task) {
@@ -53,12 +69,10 @@ FinetuneTask::FinetuneTask(FinetuneTaskConfig config)
       if (train_.labels[i] < 0 || train_.labels[i] >= static_cast<float>(info_.num_labels()))
         fail("{}: record {}: label {} but {} has {} labels", config_.train_file, i, train_.labels[i], info_.name,
              info_.num_labels());
+  if (info_.kind == FinetuneKind::span) squad_windows_ = squad_windows(config_, train_.seq_len);
   if (!config_.eval_file.empty() && info_.kind == FinetuneKind::span) {
-    SquadFeatureOptions features;  // run_squad.py's defaults but the length of the training features
-    features.max_seq_length = static_cast<int>(train_.seq_len);
-    features.validate();
     squad_eval_ = load_squad_eval_set(config_.eval_file, config_.vocab_path, config_.cased, info_.name == "squad2",
-                                      features);
+                                      squad_windows_);
   } else if (!config_.eval_file.empty()) {
     eval_ = read_feature_records(config_.eval_file);
     if (!eval_.has_labels()) fail("{}: no label_ids to evaluate against", config_.eval_file);
@@ -275,6 +289,10 @@ nlohmann::json FinetuneTask::description() const {
                                : info_.kind == FinetuneKind::regression ? "regression" : "classification"},
                       {"max_seq_length", train_.seq_len}};
   if (info_.kind == FinetuneKind::classification) d["labels"] = info_.labels;
+  if (info_.kind == FinetuneKind::span) {
+    d["doc_stride"] = squad_windows_.doc_stride;
+    d["max_query_length"] = squad_windows_.max_query_length;
+  }
   return d;
 }
 

@@ -81,6 +81,7 @@ class FinetuneTask : public BertModelTask {
   const FinetuneTaskInfo& info_;
   FeatureRows train_, eval_;
   std::unique_ptr<SquadEvalSet> squad_eval_;  // SQuAD: the dev JSON, scored by its predictions
+  SquadFeatureOptions squad_windows_;          // SQuAD: the evaluation's windows, recorded in task.json
   TaskContext context_;
   BertConfig model_config_;
   std::shared_ptr<BertForQuestionAnswering> qa_;

@@ -15,6 +15,19 @@ namespace bk {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A SQuAD window setting task.json records (0 when it has none: a checkpoint from before they were recorded).
+int windows_setting(const nlohmann::json& described, const char* key, const std::string& where) {
+  if (!described.contains(key)) return 0;
+  const nlohmann::json& value = described[key];
+  if (!value.is_number_integer() || value.get<int64_t>() < 1 || value.get<int64_t>() > (1 << 20))
+    fail("{}: \"{}\" must be a positive integer, got {}", where, key, printable_excerpt(value.dump()));
+  return static_cast<int>(value.get<int64_t>());
+}
+
+}  // namespace
+
 FinetunedModel load_finetuned_model(const std::string& named, const std::string& task, const at::Device& device) {
   const std::string path = resolve_checkpoint(named);
   FinetunedModel m;
@@ -43,6 +56,8 @@ FinetunedModel load_finetuned_model(const std::string& named, const std::string&
       m.fine_tuned_length = length.get<int64_t>();
       m.max_seq_length = m.fine_tuned_length;
     }
+    m.fine_tuned_doc_stride = windows_setting(described, "doc_stride", where);
+    m.fine_tuned_max_query_length = windows_setting(described, "max_query_length", where);
   }
   const std::string weights = (dir / "model.safetensors").string();
   auto tensors = load_weights(weights);

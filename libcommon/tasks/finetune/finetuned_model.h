@@ -25,6 +25,8 @@ struct FinetunedModel {
   BertModelBase* base = nullptr;
   int64_t max_seq_length = 0;  // task.json's, else the model's max_position_embeddings
   int64_t fine_tuned_length = 0;  // task.json's max_seq_length (the features it was trained on); 0 without one
+  // SQuAD: task.json's doc_stride and max_query_length (the windows its evaluation used); 0 without them.
+  int fine_tuned_doc_stride = 0, fine_tuned_max_query_length = 0;
   at::Device device{at::kCPU};
 
   // Eval mode, no gradients: start/end logits [B, T] (spans) or logits [B, labels] (the others), float32.
