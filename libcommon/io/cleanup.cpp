@@ -27,6 +27,12 @@ std::atomic<bool> g_interrupted{false};
 std::atomic<int> g_deferring{0};
 std::atomic<int> g_pending_signal{0};
 std::atomic<bool> g_cleaning{false};  // the first handler to run cleans up; another waits for its exit
+// What the handler says after ": interrupted" (set_interrupt_note): two buffers, the one not being read written
+// and then published, so the handler never reads a half-written note. A note changes at most once per training
+// step, far slower than a handler's few writes.
+constexpr size_t kMaxNote = 256;
+std::array<std::array<char, kMaxNote>, 2> g_notes{};
+std::atomic<int> g_note{-1};  // the published buffer; -1 for none
 
 constexpr int kMaxCleanup = kMaxCleanupPaths;
 constexpr size_t kMaxPath = 4096;
@@ -84,13 +90,23 @@ extern "C" void on_signal(int sig) {
     for (int i = kMaxCleanup - 1; i >= 0; --i)
       if (g_used[i].load() && g_kind[i] != CleanupKind::file) ::rmdir(g_paths[i].data());
   write_stderr(tool_name().c_str());  // set before the handlers are installed, never changed after
-  write_stderr(sig == SIGINT ? ": interrupted\n" : sig == SIGHUP ? ": hangup\n" : ": terminated\n");
+  write_stderr(sig == SIGINT ? ": interrupted" : sig == SIGHUP ? ": hangup" : ": terminated");
+  if (const int note = g_note.load(); note >= 0) write_stderr(g_notes[static_cast<size_t>(note)].data());
+  write_stderr("\n");
   ::_exit(128 + sig);
 }
 
 }  // namespace
 
 bool interrupted() { return g_interrupted.load(); }
+
+void set_interrupt_note(std::string_view note) {
+  const size_t next = g_note.load() == 0 ? 1 : 0;
+  const size_t n = std::min(note.size(), kMaxNote - 1);
+  std::memcpy(g_notes[next].data(), note.data(), n);
+  g_notes[next][n] = '\0';
+  g_note.store(static_cast<int>(next));
+}
 
 namespace {
 int register_path(const std::string& path, CleanupKind kind) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace bk {
 
@@ -29,6 +30,11 @@ int create_temporary(std::string& path, int& slot);
 
 // True once SIGINT/SIGTERM/SIGHUP arrived (long loops may poll it; the handler itself exits the process).
 bool interrupted();
+
+// What the handler's line says after "TOOL: interrupted" (or "terminated", "hangup"), from now on: where a long
+// run stopped and how to go on (" at step 120; last checkpoint step-00000100; continue with --resume"). Cut at 255
+// bytes; one thread sets it.
+void set_interrupt_note(std::string_view note);
 
 // While one lives, a signal on any thread is noted instead of acted on, and acted on when the last one goes: the
 // renames that put an output of several files in place (io/staged_output.h) run as one step, never interrupted

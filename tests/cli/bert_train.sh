@@ -281,6 +281,32 @@ for delay in 1.0 1.7 2.4; do
   [ -z "$left" ] || fail_case "interrupted after ${delay}s: left $left"
 done
 
+# Interrupted: one line says the step, the last checkpoint and --resume; before any checkpoint, that the same
+# command starts over, and it does (the earlier run's log.jsonl is replaced, not in the way). A failed run before
+# its first checkpoint does not block the next one either.
+TINY=(bert-train --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --log-every 1000)
+(exec "${TINY[@]}" --output-dir "$TMP/stopped" --max-steps 100000 --checkpoint-every 5 2>"$TMP/stopped.err") & pid=$!
+for _ in $(seq 300); do [ -e "$TMP/stopped/checkpoints/step-00000010" ] && break; sleep 0.1; done
+kill -INT "$pid"; wait "$pid"; rc=$?
+CASES=$((CASES + 1)); [ "$rc" = 130 ] || fail_case "interrupted tiny run: exit $rc"
+line=$(tail -1 "$TMP/stopped.err")
+CASES=$((CASES + 1))
+[[ "$line" =~ ^bert-train:\ interrupted\ at\ step\ [0-9]+\;\ last\ checkpoint\ (step-[0-9]{8})\;\ continue\ with\ --resume$ ]] \
+  && [ -d "$TMP/stopped/checkpoints/${BASH_REMATCH[1]}" ] || fail_case "interrupted: the last line says where to go on: $line"
+(exec "${TINY[@]}" --output-dir "$TMP/early" --max-steps 100000 --checkpoint-every 100000 2>"$TMP/early.err") & pid=$!
+for _ in $(seq 300); do [ -s "$TMP/early/log.jsonl" ] && break; sleep 0.1; done
+kill -INT "$pid"; wait "$pid"
+CASES=$((CASES + 1))
+grep -qE "^bert-train: interrupted at step [0-9]+, before the first checkpoint; the same command starts over$" "$TMP/early.err" \
+  || fail_case "interrupted before a checkpoint: $(tail -1 "$TMP/early.err")"
+run "${TINY[@]}" --output-dir "$TMP/early" --max-steps 3 --checkpoint-every 100000
+expect_rc 0 "the same command after an interrupted run without checkpoints"
+expect_err "early/log.jsonl: replacing the log of an earlier run that left no checkpoint" "the old log replaced, said once"
+CASES=$((CASES + 1)); [ "$(grep -c '"header"' "$TMP/early/log.jsonl")" = 1 ] || fail_case "the new log holds only the new run"
+run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 1 \
+  --output-dir "$TMP/big-masked"
+expect_rc 0 "a run in the directory of a run that failed before its first checkpoint"
+
 # --output-dir naming a file: one line, not std::filesystem's text.
 : >"$TMP/a-file"
 run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 1 \

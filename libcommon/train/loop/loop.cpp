@@ -338,6 +338,7 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   const LoopConfig& cfg = run.cfg;
   if (!setup_run(run)) return;
   const int64_t first_step = run.step;
+  note_where_to_continue(run);
   StepRecorder recorder(run, first_step);
   std::optional<StepResult> pending;  // the step whose statistics are read once the next one is queued
   bool target_reached = false;
@@ -345,6 +346,7 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   while (run.step < cfg.max_steps) {
     if (profiler) profiler->before_step(run.step + 1);
     StepResult r = step(run);
+    note_where_to_continue(run);
     if (profiler) profiler->after_step(r.step);
     if (pending) recorder.finish(*pending);
     pending = std::move(r);

@@ -38,6 +38,7 @@ struct LoopRun {
   int64_t micro_batch = 0;  // micro-batches consumed
   double best_score = -std::numeric_limits<double>::infinity();
   std::unique_ptr<OutputDirLock> lock;  // rank 0: this run's claim on the output directory
+  std::string last_checkpoint;          // rank 0: the output directory's newest checkpoint (step-N); "" before one
   std::unique_ptr<TrainLog> log;  // rank 0 only
   std::unique_ptr<MlperfLog> mlperf;  // rank 0 with --mlperf-log
   int64_t eval_every = 0;             // steps between evaluations (eval_every, or from eval_every_samples)

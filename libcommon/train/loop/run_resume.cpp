@@ -10,8 +10,11 @@
 #include "train/loop/train_state.h"
 
 #include <cstdio>
+#include <filesystem>
 
 namespace bk {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -60,6 +63,7 @@ bool claim_and_restore(LoopRun& run, RunStart& start) {
   if (latest) {
     const TrainingState state = restore_run(run, *latest);
     start = {*latest, run.step};
+    run.last_checkpoint = fs::path(*latest).filename().string();
     const bool target = state.saved_because == "target";
     if (run.step >= cfg.max_steps || target) {
       if (main)

@@ -1,5 +1,6 @@
 #include "train/loop/run_save.h"
 
+#include "io/cleanup.h"
 #include "util/tool_name.h"
 #include "train/loop/checkpoint.h"
 #include "train/loop/generator_state.h"
@@ -51,6 +52,17 @@ void save_run(LoopRun& run, const std::string& why) {
   if (!run.dist->is_main()) return;
   std::string dir = save_checkpoint(run.cfg.output_dir, run.step, snapshot(run, why), run.cfg.keep_checkpoints);
   run.log->note(run.step, "saved checkpoint " + dir);
+  run.last_checkpoint = fs::path(dir).filename().string();
+  note_where_to_continue(run);
+}
+
+void note_where_to_continue(const LoopRun& run) {
+  if (!run.dist->is_main()) return;
+  if (run.last_checkpoint.empty())
+    set_interrupt_note(fmt::format(" at step {}, before the first checkpoint; the same command starts over", run.step));
+  else
+    set_interrupt_note(fmt::format(" at step {}; last checkpoint {}; continue with --resume", run.step,
+                                   run.last_checkpoint));
 }
 
 void save_best(LoopRun& run, const TaskEvaluation& evaluation) {

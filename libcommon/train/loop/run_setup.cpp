@@ -126,7 +126,13 @@ void open_outputs(LoopRun& run, const RunStart& start) {
     lo.log_file = cfg.log_file.empty() ? (fs::path(cfg.output_dir) / "log.jsonl").string() : cfg.log_file;
     if (cfg.tensorboard) lo.tensorboard_dir = (fs::path(cfg.output_dir) / "tensorboard").string();
     lo.append = cfg.resume;  // a resumed run continues the same log; a new run never appends to an old one
-    lo.overwrite = cfg.force;
+    // A new run got here with no checkpoint in the directory (claim_for_new_run), so its own log.jsonl is that of
+    // a run that failed or was stopped before its first checkpoint, or whose checkpoints --force removed: replaced,
+    // so the same command can simply be run again. A --log-file of the user's is replaced only under --force.
+    lo.overwrite = cfg.force || (!cfg.resume && cfg.log_file.empty());
+    if (lo.overwrite && !cfg.force && !cfg.quiet && fs::exists(lo.log_file))
+      std::fprintf(stderr, "%s: %s: replacing the log of an earlier run that left no checkpoint\n",
+                   tool_name().c_str(), lo.log_file.c_str());
     lo.quiet = cfg.quiet;
     lo.total_steps = cfg.max_steps;
     run.log = std::make_unique<TrainLog>(lo);
