@@ -12,6 +12,7 @@
 #include "io/output.h"
 #include "util/utf8.h"
 #include "tok/full_tokenizer.h"
+#include "tok/vocab_fit.h"
 #include "util/ordered_parallel.h"
 
 #include <fmt/format.h>
@@ -27,13 +28,14 @@ struct TokenizedLines {
   std::vector<int32_t> ids;
   std::vector<uint32_t> ends;
   std::vector<uint8_t> blank;
+  UnknownCount unknown;
 };
 
 // Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
 // after Python's str.strip() starts a new document, a line whose tokens are empty is skipped, and documents run
 // on across input files unless a blank line separates them.
 Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab, Progress& progress, uint64_t& bytes,
-                   uint64_t& lines_read) {
+                   uint64_t& lines_read, UnknownCount& unknown) {
   Corpus corpus;
   // English text makes about one token per 4 to 5 bytes: reserving one per 3 bytes of the regular input files
   // avoids copying the token array as it grows (pages never touched cost nothing).
@@ -75,9 +77,11 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
         else tokenizer->append(line, out.ids);
         out.ends[i] = static_cast<uint32_t>(out.ids.size());
       }
+      out.unknown = tokenizer->take_unknown();
       return out;
     };
     auto consume = [&](TokenizedLines& lines) {
+      unknown.add(lines.unknown);
       for (size_t i = 0, begin = 0; i < lines.ends.size(); begin = lines.ends[i], ++i) {
         if (lines.blank[i]) corpus.end_document();
         else if (lines.ends[i] > begin) corpus.add_sentence({lines.ids.data() + begin, lines.ends[i] - begin});
@@ -226,7 +230,8 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   rng.seed_words(py_seed_words(cfg.seed));
 
   uint64_t bytes = 0, lines = 0;
-  Corpus corpus = read_corpus(cfg, threads, vocab, progress, bytes, lines);
+  UnknownCount unknown;
+  Corpus corpus = read_corpus(cfg, threads, vocab, progress, bytes, lines, unknown);
   if (corpus.num_docs() == 0)
     fail("{}: no documents: the input has no line with tokens", cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs");
   progress.stage("making instances");
@@ -235,8 +240,9 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   progress.stage("writing", instances.list.size(), "instances");
   if (format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg, threads, progress);
   else write_hdf5(corpus, instances, masking, cfg, progress);
-  progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances", corpus.num_docs(),
-                                     corpus.sentence_begin.size() - 1, instances.list.size()));
+  progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances, {}", corpus.num_docs(),
+                                     corpus.sentence_begin.size() - 1, instances.list.size(), unknown.summary()));
+  if (!cfg.quiet) warn_if_vocabulary_misfits(unknown, vocab, cfg.cased);
   return instances.list.size();
 }
 

@@ -5,12 +5,14 @@
 #pragma once
 
 #include "tok/basic_tokenizer.h"
+#include "tok/vocab_fit.h"
 #include "tok/vocab.h"
 #include "tok/word_cache.h"
 #include "tok/wordpiece_matcher.h"
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace bk {
@@ -26,6 +28,7 @@ class FullTokenizer {
   }
   // Appends them instead.
   void append(std::string_view line, std::vector<int32_t>& ids) {
+    const size_t first = ids.size();
     words_.clear();
     basic_.tokenize(line, words_);
     for (size_t i = 0; i < words_.size(); ++i) {
@@ -35,7 +38,11 @@ class FullTokenizer {
       matcher_.encode_word(word, ids);
       cache_.insert(word, ids.data() + mark, ids.size() - mark);
     }
+    unknown_.add(std::span<const int32_t>(ids.data() + first, ids.size() - first), matcher_.unk_id());
   }
+
+  // The pieces made since the last call and how many were [UNK] (tok/vocab_fit.h); the count starts again.
+  UnknownCount take_unknown() { return std::exchange(unknown_, {}); }
 
   // The token strings of one line (convenience for tests and small tools; allocates).
   std::vector<std::string> tokenize(std::string_view line) {
@@ -54,6 +61,7 @@ class FullTokenizer {
   WordPieceMatcher matcher_;
   WordCache cache_;
   LineWords words_;
+  UnknownCount unknown_;
 };
 
 }  // namespace bk

@@ -9,6 +9,7 @@
 #include "io/output_over_input.h"
 #include "util/utf8.h"
 #include "tok/full_tokenizer.h"
+#include "tok/vocab_fit.h"
 #include "util/ordered_parallel.h"
 
 #include <fmt/format.h>
@@ -29,6 +30,7 @@ std::string one_input(const std::vector<std::string>& inputs) { return inputs.em
 struct EncodedBatch {
   std::string text;
   uint64_t lines = 0, tokens = 0;
+  UnknownCount unknown;
 };
 
 constexpr size_t kBatchBytes = 1 << 20;
@@ -62,6 +64,7 @@ EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const Word
     result.tokens += ids.size();
   }
   result.lines = batch.ends.size();
+  result.unknown = tokenizer.take_unknown();
   return result;
 }
 
@@ -85,6 +88,7 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
   Progress progress(config.quiet);
   progress.set_total(input.raw_size());
   uint64_t lines = 0, tokens = 0;
+  UnknownCount unknown;
 
   ordered_parallel<LineBatch, EncodedBatch>(
       worker_threads(config.threads),
@@ -95,10 +99,12 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
         output.write(result.text);
         lines += result.lines;
         tokens += result.tokens;
+        unknown.add(result.unknown);
         if (progress.wants_update()) progress.update(input.raw_offset(), fmt::format("{} lines, {} tokens", lines, tokens));
       });
   output.commit();
-  progress.finish(input.offset(), fmt::format("{} lines, {} tokens", lines, tokens));
+  progress.finish(input.offset(), fmt::format("{} lines, {} tokens, {}", lines, tokens, unknown.summary()));
+  if (!config.quiet) warn_if_vocabulary_misfits(unknown, vocab, config.cased);
 }
 
 void WordpieceDecodeConfig::validate() const {

@@ -73,10 +73,15 @@ expect_rc 1 "more predictions than --max-predictions"; expect_err "s.hdf5: row 0
 # --fill-mask.
 run bert-eval --checkpoint "$TMP/m" --vocab "$VOCAB" --top-k 2 --fill-mask "Paris is the [MASK] of France." --fill-mask "[MASK]"
 expect_rc 0 "fill-mask"
+CASES=$((CASES + 1)); [ -z "$ERR" ] || fail_case "fill-mask with the model's vocabulary warned: $ERR"
 [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 2 ] || fail_case "fill-mask: one line per text expected: $OUT"
 CASES=$((CASES + 1))
 printf '%s\n' "$OUT" | head -1 | grep -q '"tokens":\["\[CLS\]","paris","is","the","\[MASK\]","of","france",".","\[SEP\]"\],"masks":\[{"position":4,"predictions":\[{"token":' \
   || fail_case "fill-mask tokens: $OUT"
+run bert-eval --checkpoint "$TMP/m" --vocab "$VOCAB" --cased --fill-mask "Paris is the [MASK] of France."
+expect_rc 0 "fill-mask --cased"
+expect_err "^bert-eval: warning: the vocabulary $VOCAB is lower-case but the text was kept cased \([0-9.]+% \[UNK\]\): drop --cased$" \
+  "--cased on an uncased vocabulary: a warning"
 CASES=$((CASES + 1))
 run bert-eval --checkpoint "$TMP/m" --vocab "$VOCAB" --fill-mask "no mask here"
 expect_rc 1 "no [MASK]"; expect_err "has no \[MASK\]" "no [MASK] message"

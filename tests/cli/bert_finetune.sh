@@ -132,7 +132,7 @@ expect_error "$TMP/no-unk.txt.*\[UNK\].*" "vocab without [UNK]"
 # Output safety, the summary line, determinism.
 run bert-finetune features --task squad --vocab "$VOCAB" -o "$O" "$XQUAD"
 expect_rc 0 "squad defaults"
-expect_err "^bert-finetune: squad: 1190 examples, 1232 features, 0 skipped, 609\.4 kB in [0-9.]+ s \(.*/s\)\$" "summary line"
+expect_err "^bert-finetune: squad: 1190 examples, 1232 features, 0 skipped, 0\.0093% \[UNK\], 609\.4 kB in [0-9.]+ s \(.*/s\)\$" "summary line"
 cp "$O" "$TMP/first.tfrecord"
 run bert-finetune features --task squad --vocab "$VOCAB" -o "$O" "$XQUAD"
 expect_rc 1 "existing output refused"

@@ -93,8 +93,8 @@ expect_rc 0 "the checkout's Makefile.data, QUIET=1"
 expect_out "" "QUIET=1: nothing on stdout"
 expect_no_err "QUIET=1: nothing on stderr"
 CASES=$((CASES + 1))
-differ=$(cd "$TMP/checkout" && find . -type f | sort | while read -r f; do cmp -s "$f" "$TMP/installed/$f" || echo "$f"; done)
-[ -z "$differ" ] && [ "$(cd "$TMP/installed" && find . -type f | wc -l)" = "$(cd "$TMP/checkout" && find . -type f | wc -l)" ] \
+differ=$(cd "$TMP/checkout" && find . -type f -not -path './.settings/*' | sort | while read -r f; do cmp -s "$f" "$TMP/installed/$f" || echo "$f"; done)
+[ -z "$differ" ] && [ "$(cd "$TMP/installed" && find . -type f -not -path './.settings/*' | wc -l)" = "$(cd "$TMP/checkout" && find . -type f -not -path './.settings/*' | wc -l)" ] \
   || fail_case "installed and checkout runs differ: $differ"
 CASES=$((CASES + 1))
 [ "$(find "$TMP/installed" -name '*.hdf5' | wc -l)" = 13 ] || fail_case "4 phase-1 + 4 phase-2 shards, 4 bins and an eval set"

@@ -137,4 +137,23 @@ PY
   CASES=$((CASES + 1)); [[ "$OUT" =~ ^[0-9]+$ ]] || fail_case "--no-nsp samples: $OUT"
   CASES=$((CASES + 1)); [[ "$OUT" =~ ^[0-9]+$ ]] && [ "$OUT" -gt 20 ] || fail_case "--no-nsp: too few samples: $OUT"
 fi
+
+# The [UNK] share: in the summary line, and a warning naming the vocabulary when it is high (a 15-token vocabulary
+# makes most of Wikipedia's text [UNK] and still writes instances) or when the casing disagrees with it.
+printf '%s\n' '[PAD]' '[UNK]' '[CLS]' '[SEP]' '[MASK]' the a of , . and in to is was >"$TMP/v15.txt"
+run mkpretrain --vocab "$TMP/v15.txt" --max-seq-length 64 --max-predictions 10 -o "$TMP/unk.hdf5" "$SAMPLE"
+expect_rc 0 "a 15-token vocabulary"
+expect_err "^mkpretrain: [0-9]+ documents, [0-9]+ sentences, [0-9]+ instances, 70\.0% \[UNK\], " "the [UNK] share in the summary"
+expect_err "^mkpretrain: warning: 70\.0% of the 931 pieces are \[UNK\]: the vocabulary $TMP/v15.txt does not fit this text" \
+  "a warning for a vocabulary that does not fit"
+run mkpretrain --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/fits.hdf5" "$SAMPLE"
+expect_rc 0 "Google's vocabulary"
+expect_err "instances, 0\.0% \[UNK\], " "no [UNK] with the vocabulary that fits"
+CASES=$((CASES + 1)); printf '%s' "$ERR" | grep -q warning && fail_case "a warning for a vocabulary that fits: $ERR"
+run mkpretrain --cased --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/cased.hdf5" "$SAMPLE"
+expect_err "^mkpretrain: warning: the vocabulary $VOCAB is lower-case but the text was kept cased \([0-9.]+% \[UNK\]\): drop --cased$" \
+  "--cased with an uncased vocabulary"
+run mkpretrain -q --vocab "$TMP/v15.txt" --max-seq-length 64 --max-predictions 10 -o "$TMP/unk-q.hdf5" "$SAMPLE"
+expect_rc 0 "-q"
+CASES=$((CASES + 1)); [ -z "$ERR" ] || fail_case "-q printed: $ERR"
 finish

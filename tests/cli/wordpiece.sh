@@ -162,4 +162,15 @@ run wordpiece encode -q --vocab "$V" -o "$TMP/partial.txt" "$TMP/bad.txt"
 expect_rc 1 "error mid-input"
 expect_file_absent "$TMP/partial.txt" "no partial output after an error"
 
+
+# A cased vocabulary on lower-cased text: the summary line gives the [UNK] share and a warning says to give --cased.
+CASED_VOCAB=$FIXTURES/vocab/bert-base-cased-vocab.txt
+run wordpiece encode --vocab "$CASED_VOCAB" -o /dev/null "$FIXTURES/pretraining_text/sample_text.txt"
+expect_rc 0 "a cased vocabulary, lower-cased text"
+expect_err "^wordpiece: [0-9]+ lines, [0-9]+ tokens, 0\.38% \[UNK\], " "the [UNK] share in the summary"
+expect_err "^wordpiece: warning: the vocabulary $CASED_VOCAB is cased but the text was lower-cased \(0\.38% \[UNK\]\): give --cased$" \
+  "a cased vocabulary on lower-cased text: a warning"
+run wordpiece encode --cased --vocab "$CASED_VOCAB" -o /dev/null "$FIXTURES/pretraining_text/sample_text.txt"
+expect_rc 0 "a cased vocabulary, --cased"
+CASES=$((CASES + 1)); printf '%s' "$ERR" | grep -q warning && fail_case "a warning with the right casing: $ERR"
 finish

@@ -8,6 +8,7 @@
 #include "io/input.h"
 #include "io/output.h"
 #include "tok/full_tokenizer.h"
+#include "tok/vocab_fit.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -98,8 +99,10 @@ FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig&
     write_records(out, features.size(), [&](size_t i, Example& record) { features.to_example(i, record); });
     summary = {examples.examples.size(), features.size(), examples.skipped};
   }
-  progress.finish(text.size(), fmt::format("{}: {} examples, {} features, {} skipped", config.task, summary.examples,
-                                           summary.features, summary.skipped));
+  const UnknownCount unknown = tokenizer.take_unknown();
+  progress.finish(text.size(), fmt::format("{}: {} examples, {} features, {} skipped, {}", config.task,
+                                           summary.examples, summary.features, summary.skipped, unknown.summary()));
+  if (!config.quiet) warn_if_vocabulary_misfits(unknown, vocab, config.cased);
   return summary;
 }
 

@@ -7,6 +7,7 @@
 #include "tasks/finetune/predict_glue.h"
 #include "tasks/finetune/predict_squad.h"
 #include "tok/full_tokenizer.h"
+#include "tok/vocab_fit.h"
 #include "tok/vocab.h"
 #include "util/error.h"
 
@@ -101,6 +102,7 @@ void run_bert_finetune_predict(const FinetunePredictConfig& config) {
     if (config.interactive()) classify_glue_text(settings, config.text, config.text_b, model, tokenizer);
     else predict_glue_file(settings, model, tokenizer);
   }
+  if (!config.quiet) warn_if_vocabulary_misfits(tokenizer.take_unknown(), vocab, tokenization.cased);
 }
 
 }  // namespace bk

@@ -3,6 +3,7 @@
 #include "tasks/pretraining/fill_mask.h"
 #include "util/utf8.h"
 #include "tok/full_tokenizer.h"
+#include "tok/vocab_fit.h"
 
 #include <ATen/ATen.h>
 
@@ -33,6 +34,7 @@ nlohmann::ordered_json fill_mask(BertForPreTraining& model, const Vocab& vocab, 
     start = at + kMask.size();
   }
   ids.push_back(sep);
+  warn_if_vocabulary_misfits(tokenizer.take_unknown(), vocab, cased);
   std::vector<int64_t> mask_positions;
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] == mask) mask_positions.push_back(static_cast<int64_t>(i));
