@@ -3,6 +3,7 @@
 #   scripts/setup.sh            system packages + build
 #   scripts/setup.sh --python   also the Python environment of compat tests and benchmarks (and LibTorch)
 #   scripts/setup.sh --torch    only what the demo needs: the torch wheel LibTorch comes from, and matplotlib
+# BERTKIT_BUILD names the build directory (default build); BERTKIT_SETUP_BUILD=0 stops after configuring it.
 # The Python environment lives outside the checkout (BERTKIT_CACHE, default ~/.cache/bertkit) so that a fresh
 # clone reuses it; it is rebuilt when tests/requirements.txt changes.
 set -euo pipefail
@@ -70,7 +71,15 @@ if [ "$want_torch" = 1 ] || [ -n "${BERTKIT_WITH_TORCH:-}" ]; then
   torch_prefix=$("$CACHE/venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
   [ -n "$torch_prefix" ] && cmake_args+=(-DBERTKIT_WITH_TORCH=ON -DCMAKE_PREFIX_PATH="$torch_prefix")
 fi
-cmake "${cmake_args[@]}" >/dev/null
+# What configuring prints (CMake's notes, LibTorch's warnings about CUDA architectures and kineto) asks nothing of
+# the user: it goes to a log, shown only when configuring fails.
+mkdir -p "$BUILD"
+if ! cmake "${cmake_args[@]}" >"$BUILD/configure.log" 2>&1; then
+  grep -E -A6 'CMake Error' "$BUILD/configure.log" | head -40 >&2
+  echo "setup: configuring the build failed; the whole log is $BUILD/configure.log" >&2
+  exit 1
+fi
+[ "${BERTKIT_SETUP_BUILD:-1}" = 0 ] && exit 0
 if ! cmake --build "$BUILD" -- -j"$(nproc)" >"$BUILD/build.log" 2>&1; then
   grep -E 'error|Error' "$BUILD/build.log" | head -40 >&2
   echo "setup: the build failed; the whole log is $BUILD/build.log" >&2
