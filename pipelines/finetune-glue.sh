@@ -2,14 +2,16 @@
 # GLUE fine-tuning on one node, run_classifier.py's recipe: features of the task's train.tsv and dev.tsv, then
 # bert-finetune train from a pretrained checkpoint, scored on dev after every epoch, the best model kept.
 #   pipelines/finetune-glue.sh TASK GLUE_TASK_DIR VOCAB CHECKPOINT OUTDIR
-# Knobs (environment): NPROC (workers: GPUs, or processes on a CPU), DEVICE (cuda|cpu), PRECISION (bf16|fp16|fp32),
+# Knobs (environment): NPROC (workers: GPUs, or processes on a CPU; default 1), DEVICE (cuda|cpu; default cuda when
+# there is a GPU), PRECISION (bf16|fp16|fp32; default bf16 on a GPU, fp32 on the CPU),
 # CASED (1 keeps case), MAX_SEQ (128), BATCH (32 per worker), LR (2e-5), EPOCHS (3), MAX_STEPS (0: from the
 # epochs), BIN. Re-running it keeps the features and resumes training where it stopped.
 set -euo pipefail
 task=${1:?usage: finetune-glue.sh TASK GLUE_TASK_DIR VOCAB CHECKPOINT OUTDIR}
 dir=${2:?}; vocab=${3:?}; ckpt=${4:?}; out=${5:?}
 source "$(dirname "$0")/tools-dir.sh" bert-finetune
-NPROC=${NPROC:-1}; DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}; MAX_SEQ=${MAX_SEQ:-128}
+source "$(dirname "$0")/machine.sh" 1
+MAX_SEQ=${MAX_SEQ:-128}
 BATCH=${BATCH:-32}; LR=${LR:-2e-5}; EPOCHS=${EPOCHS:-3}; MAX_STEPS=${MAX_STEPS:-0}
 cased=(); [ "${CASED:-0}" = 1 ] && cased=(--cased)
 dev=dev.tsv; [ "$task" = mnli ] && dev=dev_matched.tsv

@@ -3,15 +3,16 @@
 # train from a pretrained checkpoint scored on the dev file after every epoch (official EM/F1, the best model kept),
 # then the best model's predictions on the dev file with their scores.
 #   pipelines/finetune-squad.sh TRAIN_JSON DEV_JSON VOCAB CHECKPOINT OUTDIR
-# Knobs (environment): TASK (squad | squad2), NPROC (workers: GPUs, or processes on a CPU), DEVICE (cuda|cpu),
-# PRECISION (bf16|fp16|fp32), CASED (1 keeps case), MAX_SEQ (384), DOC_STRIDE (128), MAX_QUERY (64), BATCH (32 per
+# Knobs (environment): TASK (squad | squad2), NPROC (workers: GPUs, or processes on a CPU; default 1), DEVICE
+# (cuda|cpu; default cuda when there is a GPU), PRECISION (bf16|fp16|fp32; default bf16 on a GPU, fp32 on the CPU), CASED (1 keeps case), MAX_SEQ (384), DOC_STRIDE (128), MAX_QUERY (64), BATCH (32 per
 # worker), LR (3e-5), EPOCHS (2), MAX_STEPS (0: from the epochs), NULL_THRESHOLD (squad2: 0.0), BIN.
 # Re-running it keeps the features and resumes training where it stopped.
 set -euo pipefail
 train=${1:?usage: finetune-squad.sh TRAIN_JSON DEV_JSON VOCAB CHECKPOINT OUTDIR}
 dev=${2:?}; vocab=${3:?}; ckpt=${4:?}; out=${5:?}
 source "$(dirname "$0")/tools-dir.sh" bert-finetune
-TASK=${TASK:-squad}; NPROC=${NPROC:-1}; DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}
+source "$(dirname "$0")/machine.sh" 1
+TASK=${TASK:-squad}
 MAX_SEQ=${MAX_SEQ:-384}; DOC_STRIDE=${DOC_STRIDE:-128}; MAX_QUERY=${MAX_QUERY:-64}
 BATCH=${BATCH:-32}; LR=${LR:-3e-5}; EPOCHS=${EPOCHS:-2}; MAX_STEPS=${MAX_STEPS:-0}; NULL_THRESHOLD=${NULL_THRESHOLD:-0.0}
 cased=(); [ "${CASED:-0}" = 1 ] && cased=(--cased)

@@ -4,8 +4,9 @@
 # --phase2 does, its optimizer's moments (--init-optimizer; INIT_OPTIMIZER=0 takes the weights alone). Phase 2 runs
 # its own learning-rate schedule either way.
 #   pipelines/pretrain-single-node.sh PHASE1_DATA PHASE2_DATA CONFIG OUTDIR
-# Every knob is an environment variable (defaults: NVIDIA's per-GPU phase-1/phase-2 settings for 8 GPUs):
-#   NPROC (workers: GPUs, or processes on a CPU), DEVICE (cuda|cpu), PRECISION (bf16|fp16|fp32),
+# Every knob is an environment variable (defaults: NVIDIA's phase-1/phase-2 settings for 8 GPUs):
+#   NPROC (workers: GPUs, or processes on a CPU; default every GPU, or 1), DEVICE (cuda|cpu; default cuda when
+#   there is a GPU), PRECISION (bf16|fp16|fp32; default bf16 on a GPU, fp32 on the CPU),
 #   P1_BATCH P1_ACCUM P1_STEPS P1_LR P1_WARMUP, P2_BATCH P2_ACCUM P2_STEPS P2_LR P2_WARMUP, CKPT_EVERY,
 #   INIT_OPTIMIZER (1|0), BIN.
 # Re-running it resumes both phases where they stopped.
@@ -13,7 +14,8 @@ set -euo pipefail
 p1_data=${1:?usage: pretrain-single-node.sh PHASE1_DATA PHASE2_DATA CONFIG OUTDIR}
 p2_data=${2:?}; config=${3:?}; out=${4:?}
 source "$(dirname "$0")/tools-dir.sh" bert-train
-NPROC=${NPROC:-8}; DEVICE=${DEVICE:-cuda}; PRECISION=${PRECISION:-bf16}; CKPT_EVERY=${CKPT_EVERY:-200}
+source "$(dirname "$0")/machine.sh" gpus
+CKPT_EVERY=${CKPT_EVERY:-200}
 P1_BATCH=${P1_BATCH:-8192}; P1_ACCUM=${P1_ACCUM:-128}; P1_STEPS=${P1_STEPS:-7038}; P1_LR=${P1_LR:-6e-3}; P1_WARMUP=${P1_WARMUP:-0.2843}
 INIT_OPTIMIZER=${INIT_OPTIMIZER:-1}
 P2_BATCH=${P2_BATCH:-4096}; P2_ACCUM=${P2_ACCUM:-256}; P2_STEPS=${P2_STEPS:-1563}; P2_LR=${P2_LR:-4e-3}; P2_WARMUP=${P2_WARMUP:-0.128}

@@ -25,6 +25,20 @@ expect_rc 0 "pretrain-single-node.sh"
 expect_out "phase 2 done: $TMP/pre/phase2/checkpoints/step-00000003" "phase 2 finished from phase 1"
 run env "${tiny[@]}" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/p1.hdf5" "$TMP/p2.hdf5" "$CFG" "$TMP/pre"
 expect_rc 0 "running it again resumes (nothing left to do)"
+# DEVICE, PRECISION and NPROC follow the machine when not given; on one without a GPU, cuda is refused in one line
+# that names the knobs.
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  env_of_machine=(env -u DEVICE -u PRECISION -u NPROC CUDA_VISIBLE_DEVICES= "${tiny[@]:3}")
+  run "${env_of_machine[@]}" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/p1.hdf5" "$TMP/p2.hdf5" "$CFG" "$TMP/pre-1"
+  expect_rc 0 "pretrain-single-node.sh without DEVICE, PRECISION and NPROC on a machine without a GPU"
+  expect_err "^pretrain-single-node.sh: 0 GPU\(s\) here: DEVICE=cpu PRECISION=fp32 NPROC=1 \(set DEVICE, PRECISION and NPROC to choose\)$" \
+    "the defaults the machine gave, said once"
+  run "${env_of_machine[@]}" DEVICE=cuda "$SRC/pipelines/finetune-glue.sh" mrpc "$FIXTURES/glue/MRPC" "$VOCAB" x "$TMP/none"
+  expect_rc 1 "DEVICE=cuda without a GPU"
+  expect_err "^finetune-glue.sh: error: DEVICE=cuda, but this machine shows no GPU .*; set DEVICE=cpu and PRECISION=fp32" \
+    "DEVICE=cuda without a GPU names the knobs"
+  CASES=$((CASES + 1)); [ ! -e "$TMP/none" ] || fail_case "DEVICE=cuda without a GPU: output made"
+fi
 
 # GLUE fine-tuning from that checkpoint, two workers, MRPC cut to a few steps.
 glue=(NPROC=2 DEVICE=cpu PRECISION=fp32 MAX_SEQ=64 BATCH=8 LR=1e-3 MAX_STEPS=3)
