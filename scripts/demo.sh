@@ -86,15 +86,23 @@ OMP_NUM_THREADS=$(nproc) "$BIN/bert-finetune" train -q --task squad --init-check
   --train-file "$OUT/qa-train.tfrecord" --output-dir "$OUT/qa" --epochs 30 --train-batch-size 8 \
   --learning-rate 3e-3 --warmup-proportion 0.05 --no-tensorboard --doc-stride 64 --max-query-length 32
 QA="$OUT/qa"
-printf '   questions it was trained on:  ' >&2
+printf '   the 45 questions it was trained on: ' >&2
 "$BIN/bert-finetune" predict -q "${qa[@]}" --checkpoint "$QA" --predict-file demo/qa-demo.json -o "$OUT/qa-pred-train" >&2
-printf '   held-out questions:           ' >&2
+printf '   8 questions it has never seen:      ' >&2
 "$BIN/bert-finetune" predict -q "${qa[@]}" --checkpoint "$QA" --predict-file demo/qa-demo-dev.json -o "$OUT/qa-pred-dev" >&2
+cat >&2 <<'TEXT'
+   What to expect: this model has 250 thousand parameters, was pretrained for 300 steps on 34 short articles
+   and fine-tuned on 45 questions. It learns to find the answers to the questions it was trained on (the first
+   score), but it cannot read: on new questions it scores about 0, and that is the expected result, not a fault.
+   The same tools on BERT-base pretrained on Wikipedia and fine-tuned on SQuAD's 88 thousand questions reach
+   about 81 EM / 88 F1 on SQuAD's dev set (the BERT paper, Devlin et al. 2019, table 2).
+TEXT
 question="Who patented the Fennick loom?"
 context=$("$PYTHON" -c 'import json, sys
 for a in json.load(open(sys.argv[1]))["data"]:
     for p in a["paragraphs"]:
         if any(q["id"] == "demo-015" for q in p["qas"]): print(p["context"])' demo/qa-demo.json)
+echo "   One of the trained questions, asked about its paragraph:" >&2
 echo "   Q: $question" >&2
 # The checkpoint's task.json gives the length and windows it was trained with.
 "$BIN/bert-finetune" predict --task squad --checkpoint "$QA" --question "$question" --context "$context" | sed 's/^/   A: /' >&2
