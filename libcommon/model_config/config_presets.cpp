@@ -33,13 +33,20 @@ std::vector<fs::path> bert_config_preset_dirs(const fs::path& executable) {
   return dirs;
 }
 
-std::string resolve_bert_config(const std::string& name_or_path, const std::vector<fs::path>& preset_dirs) {
+bool names_bert_config_preset(const std::string& name_or_path) {
   std::error_code ec;
   // A directory is not a config: `--output-dir bert-base --config bert-base` still means the preset.
+  if (!name_or_path.empty() && fs::exists(name_or_path, ec) && !fs::is_directory(name_or_path, ec)) return false;
+  const auto& presets = bert_config_presets();
+  return std::find(presets.begin(), presets.end(), name_or_path) != presets.end();
+}
+
+std::string resolve_bert_config(const std::string& name_or_path, const std::vector<fs::path>& preset_dirs) {
+  std::error_code ec;
   if (!name_or_path.empty() && fs::exists(name_or_path, ec) && !fs::is_directory(name_or_path, ec))
     return name_or_path;
   const auto& presets = bert_config_presets();
-  if (std::find(presets.begin(), presets.end(), name_or_path) == presets.end())
+  if (!names_bert_config_preset(name_or_path))
     fail("--config '{}': no such file, and not a preset ({})", name_or_path, fmt::join(presets, ", "));
   for (const fs::path& dir : preset_dirs) {
     const fs::path file = dir / (name_or_path + ".json");

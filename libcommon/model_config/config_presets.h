@@ -4,7 +4,7 @@
 //   bert-base, bert-large   L=12 H=768 A=12 FF=3072; L=24 H=1024 A=16 FF=4096
 //   bert-L{2,4,6,8,10,12}-H{128,256,512,768}
 //                           Google's 24 small BERTs: L layers, hidden H, H/64 heads, intermediate 4H
-// all with vocab 30522, 512 positions, 2 token types, gelu, dropout 0.1, initializer range 0.02, as
+// all with vocab 30522 (bert-train takes a preset's from --vocab or --vocab-size instead), 512 positions, 2 token types, gelu, dropout 0.1, initializer range 0.02, as
 // google-research/bert's README lists them.
 //
 // Resolution: a path that exists wins (a file named like a preset in the working directory included; a directory
@@ -25,6 +25,9 @@ const std::vector<std::string>& bert_config_presets();
 
 // Where presets are looked for, first match wins, for a program at `executable`.
 std::vector<std::filesystem::path> bert_config_preset_dirs(const std::filesystem::path& executable);
+
+// True when `name_or_path` names a preset rather than a file (as resolve_bert_config decides).
+bool names_bert_config_preset(const std::string& name_or_path);
 
 // The file `name_or_path` names, as above, searching `preset_dirs`.
 std::string resolve_bert_config(const std::string& name_or_path,

@@ -321,6 +321,25 @@ expect_rc 0 "--config bert-L2-H128"
 CASES=$((CASES + 1))
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); sys.exit(0 if (c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["intermediate_size"]) == (128, 2, 2, 512) else 1)' \
   "$TMP/preset/checkpoints/step-00000001/config.json" || fail_case "--config bert-L2-H128 trains Google's L=2 H=128 A=2"
+# A preset takes its vocabulary size from --vocab (a learned vocabulary of 3000 tokens here), or --vocab-size.
+head -3000 "$VOCAB" >"$TMP/v3k.txt"
+mkpretrain -q --vocab "$TMP/v3k.txt" --max-seq-length 64 --max-predictions 10 -o "$TMP/d3k.hdf5" \
+  "$FIXTURES/pretraining_text/sample_text.txt"
+run bert-train -q --config bert-L2-H128 --input "$TMP/d3k.hdf5" --vocab "$TMP/v3k.txt" --train-batch-size 8 \
+  --max-steps 1 --output-dir "$TMP/preset-v3k" --no-tensorboard
+expect_rc 0 "a preset with a learned vocabulary of 3000"
+run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$TMP/preset-v3k/checkpoints/step-00000001/config.json"
+expect_out "3000" "the preset's vocabulary size is --vocab's"
+run bert-train -q --config bert-L2-H128 --input "$TMP/d3k.hdf5" --vocab-size 3000 --train-batch-size 8 \
+  --max-steps 1 --output-dir "$TMP/preset-n3k" --no-tensorboard
+expect_rc 0 "a preset with --vocab-size"
+run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$TMP/preset-n3k/checkpoints/step-00000001/config.json"
+expect_out "3000" "the preset's vocabulary size is --vocab-size"
+run bert-train -q --config "$CFG" --input "$TMP/d3k.hdf5" --vocab-size 3000 --train-batch-size 8 --max-steps 1 \
+  --output-dir "$TMP/file-n3k"
+expect_rc 2 "--vocab-size with a config file"
+expect_err "^bert-train: --vocab-size sizes a preset's vocabulary; $CFG gives its own vocab_size \(30522\); try --help$" \
+  "--vocab-size with a config file: one line"
 run bert-train -q --config bert-huge --input "$TMP/data.hdf5" --train-batch-size 8 --max-steps 1 --output-dir "$TMP/preset-x"
 expect_rc 1 "--config with an unknown preset"
 expect_err "--config 'bert-huge': no such file, and not a preset \(bert-base, bert-large, bert-L2-H128" "unknown preset: the list"

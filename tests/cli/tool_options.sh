@@ -27,6 +27,7 @@ OWN = {
     "output": "stdout where the tool streams; required where the output is a directory or a seekable HDF5 file",
     "layout": "mkpretrain writes nvidia; tfrecord2hdf5 detects it from the records; bin4 keeps its input's",
     "gzip": "bin4's level follows the layout it writes",
+    "vocab-size": "wordpiece train: the size of the vocabulary to learn; bert-train: a preset's vocabulary size",
     "max-seq-length": "mkpretrain makes instances of that length; tfrecord2hdf5 takes it from the records (0)",
     "max-predictions": "the tools that make data choose it; the tools that read data take it from the data",
     "attention": "training computes the same either way (unpadded, faster); SQuAD prediction keeps run_squad.py's "

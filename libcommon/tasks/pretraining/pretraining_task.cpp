@@ -6,6 +6,7 @@
 #include "tasks/pretraining/evaluate.h"
 #include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/pretrain_loss.h"
+#include "tok/vocab.h"
 #include "train/dist/dist.h"
 #include "util/error.h"
 
@@ -14,6 +15,24 @@
 #include <fmt/ranges.h>
 
 namespace bk {
+
+namespace {
+
+// --config: a bert_config.json as it is; a preset with the vocabulary size of the data's vocabulary.
+BertConfig pretraining_model_config(const PretrainingConfig& c) {
+  BertConfig model = BertConfig::load(resolve_bert_config(c.config_path));
+  if (!names_bert_config_preset(c.config_path)) {
+    if (c.vocab_size > 0)
+      usage_fail("--vocab-size sizes a preset's vocabulary; {} gives its own vocab_size ({})", c.config_path,
+                 model.vocab_size);
+    return model;
+  }
+  if (c.vocab_size > 0) model.vocab_size = c.vocab_size;
+  else if (!c.vocab_path.empty()) model.vocab_size = static_cast<int64_t>(Vocab::load(c.vocab_path).size());
+  return model;
+}
+
+}  // namespace
 
 PretrainingTask::PretrainingTask(PretrainingConfig config) : config_(std::move(config)) {
   if (config_.no_nsp) {
@@ -25,7 +44,7 @@ PretrainingTask::~PretrainingTask() = default;
 
 void PretrainingTask::start(const TaskContext& context) {
   context_ = context;
-  model_config_ = BertConfig::load(resolve_bert_config(config_.config_path));  // a path, or a preset name
+  model_config_ = pretraining_model_config(config_);
   model_ = std::make_shared<BertForPreTraining>(model_config_);  // draws the initial weights
 
   DataLoaderConfig dc;
