@@ -91,10 +91,23 @@ std::optional<std::string> latest_checkpoint(const std::string& output_dir) {
   return (root / name).string();
 }
 
+std::string tf_prefix_in(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::string prefix;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= 6 || !name.ends_with(".index") || !entry.is_regular_file(ec)) continue;
+    if (!prefix.empty()) return "";  // two checkpoints: the user names one
+    prefix = (dir / name.substr(0, name.size() - 6)).string();
+  }
+  return prefix;
+}
+
 std::string resolve_checkpoint(const std::string& path) {
   const fs::path p(path);
   std::error_code ec;
   if (!fs::is_directory(p, ec) || fs::exists(p / "model.safetensors", ec)) return path;
+  if (std::string prefix = tf_prefix_in(p); !prefix.empty()) return prefix;
   fs::path run;
   if (fs::is_directory(p / "checkpoints", ec)) run = p;
   else if (fs::exists(p / "latest", ec) || p.filename() == "checkpoints" ||

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,9 +26,12 @@ std::vector<std::string> checkpoint_step_temporaries(const std::string& output_d
 std::optional<std::string> latest_checkpoint(const std::string& output_dir);
 
 // `path` unchanged when it is a checkpoint directory (it holds model.safetensors) or not a directory at all;
-// for a run's output directory or its checkpoints/, the checkpoint `latest` names. bk::Error when a run directory
+// for a directory holding one TF1 checkpoint (Google's downloads: bert_model.ckpt.index beside its data), its
+// prefix; for a run's output directory or its checkpoints/, the checkpoint `latest` names. bk::Error when a run directory
 // holds no complete checkpoint yet.
 std::string resolve_checkpoint(const std::string& path);
+// The prefix of the one TF1 checkpoint in `dir` (NAME for its NAME.index); empty for none or more than one.
+std::string tf_prefix_in(const std::filesystem::path& dir);
 
 // vocab.txt beside a resolved checkpoint (in its directory, or beside a TF prefix or weights file), then in the
 // run's output directory; empty when there is none.

@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "io/output.h"
 #include "ckpt/convert.h"
+#include "ckpt/tf_checkpoint.h"
 #include "model/safetensors_torch.h"
 
 #include <ATen/ATen.h>
@@ -16,8 +17,9 @@ namespace bk {
 
 std::map<std::string, at::Tensor> load_weights(const std::string& weights_path, const BertConfig* config) {
   std::map<std::string, at::Tensor> out;
-  if (is_torch_save_file(weights_path)) {
-    // ckpt-convert's reading (ckpt/convert.h): NVIDIA's names mapped, every shape checked against the config.
+  if (is_torch_save_file(weights_path) || is_tf_checkpoint(weights_path)) {
+    // ckpt-convert's reading (ckpt/convert.h): NVIDIA's and Google's names mapped, every shape checked against the
+    // config (the one given, else the bert_config.json or config.json beside the file).
     LoadOptions options;
     options.config = config;
     for (const auto& t : load_canonical_checkpoint(weights_path, options).model) out[t.name] = to_torch(t).clone();

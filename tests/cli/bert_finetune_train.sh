@@ -42,7 +42,7 @@ error "$MRPC_FEATURES: no start_positions: SQuAD training needs features made wi
 run bert-finetune train --task mnli --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
 CASES=$((CASES + 1)); [ "$RC" = 1 ] || fail_case "MRPC features for MNLI: exit $RC"
 run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
-error "$TMP: no config.json beside the checkpoint" "a checkpoint directory without config.json"
+error "$TMP: no config.json or bert_config.json beside the checkpoint" "a checkpoint directory without config.json"
 
 # bench: a pretraining checkpoint has no task head.
 printf '{"vocab_size": 99, "hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32, "max_position_embeddings": 32, "type_vocab_size": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}\n' >"$TMP/cfg.json"
@@ -73,4 +73,21 @@ run bert-finetune bench --checkpoint "$TMP/pre" --task mrpc --batch-sizes 1,x
 usage "--batch-sizes: 'x' is not a number" "bench: bad batch sizes"
 run bert-finetune bench --checkpoint "$TMP/pre" --task mrpc --batch-sizes 0
 usage "--batch-sizes: 0 is not a positive batch size" "bench: zero batch"
+
+# Google's TF1 checkpoint where a user first tries it: its directory or its prefix, read directly (bert_config.json
+# beside it), the same start as from ckpt-convert's native copy of it, byte for byte after two steps.
+K=$FIXTURES/tf_checkpoint/keras-bert-tiny
+bert-finetune features -q --task mrpc --vocab "$K/vocab.txt" --max-seq-length 16 --train -o "$TMP/k16.tfrecord" \
+  "$FIXTURES/glue/MRPC/train.tsv"
+ckpt-convert -q --to native -o "$TMP/k-native" "$K/bert_model.ckpt"
+bert-finetune train -q --task mrpc --init-checkpoint "$TMP/k-native" --train-file "$TMP/k16.tfrecord" \
+  --output-dir "$TMP/k-from-native" --max-steps 2 --no-tensorboard
+for init in "$K" "$K/bert_model.ckpt"; do
+  out=$TMP/k-from-tf-$(basename "$init")
+  run bert-finetune train -q --task mrpc --init-checkpoint "$init" --train-file "$TMP/k16.tfrecord" \
+    --output-dir "$out" --max-steps 2 --no-tensorboard
+  expect_rc 0 "--init-checkpoint $init (TF1)"
+  expect_same "$TMP/k-from-native/checkpoints/step-00000002/model.safetensors" \
+    "$out/checkpoints/step-00000002/model.safetensors" "from TF1 ($init) as from its native conversion"
+done
 finish

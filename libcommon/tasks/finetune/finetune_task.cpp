@@ -96,7 +96,7 @@ void FinetuneTask::start(const TaskContext& context) {
   context_ = context;
   const fs::path dir(config_.model_dir);
   const fs::path config = fs::is_directory(dir) ? dir / "config.json" : fs::path(config_beside_file(dir.string()));
-  if (config.empty() || !fs::exists(config)) fail("{}: no config.json beside the checkpoint", config_.model_dir);
+  if (config.empty() || !fs::exists(config)) fail("{}: no config.json or bert_config.json beside the checkpoint", config_.model_dir);
   model_config_ = BertConfig::load(config.string());
   if (train_.seq_len > model_config_.max_position_embeddings)
     fail("{}: features of {} tokens, but the model's max_position_embeddings is {}", config_.train_file,

@@ -1,6 +1,7 @@
 #include "train/loop/task.h"
 
 #include "ckpt/convert.h"
+#include "ckpt/tf_checkpoint.h"
 #include "model/model_dir.h"
 #include "train/loop/checkpoint.h"
 
@@ -10,7 +11,7 @@
 namespace bk {
 
 void TrainingTask::load_init_checkpoint(const std::string& path) {
-  if (is_torch_save_file(path)) {  // NVIDIA's .pt checkpoints, HF's pytorch_model.bin
+  if (is_torch_save_file(path) || is_tf_checkpoint(path)) {  // NVIDIA's .pt, HF's pytorch_model.bin, Google's TF1
     load_model_state(load_weights(path, &model_config()), path);
     return;
   }
