@@ -47,6 +47,32 @@ TEST_CASE("json_number: integers plain, NaN as null, other values read back exac
   }
 }
 
+TEST_CASE("train log: human lines for the first and last steps, at most one per interval between, evaluations always") {
+  ScratchDir dir;
+  std::FILE* human = std::tmpfile();
+  REQUIRE(human != nullptr);
+  {
+    bk::TrainLogOptions options;
+    options.log_file = dir / "train.jsonl";
+    options.total_steps = 100;
+    options.human = human;
+    options.human_every_seconds = 3600;
+    options.human_hidden = {"loss_scale"};
+    bk::TrainLog log(options);
+    for (int64_t step = 10; step <= 90; step += 10) log.log(step, {{"loss", 5.0}, {"loss_scale", 1}});
+    log.log(90, {{"eval_accuracy", 0.5}}, /*periodic=*/false);
+    log.log(100, {{"loss", 4.0}, {"loss_scale", 1}});
+  }
+  const std::string text = read_stream(human);
+  std::fclose(human);
+  CHECK(text.find("step 10/100: loss 5") != std::string::npos);
+  CHECK(text.find("step 20/100") == std::string::npos);
+  CHECK(text.find("step 90/100: eval_accuracy 0.5") != std::string::npos);
+  CHECK(text.find("step 100/100: loss 4") != std::string::npos);
+  CHECK(text.find("loss_scale") == std::string::npos);
+  CHECK(lines_of(dir / "train.jsonl").size() == 11);  // the file keeps every logged step
+}
+
 TEST_CASE("train log: one flushed JSON line per step, a human line, appended on resume") {
   ScratchDir dir;
   std::string path = dir / "train.jsonl";
@@ -80,7 +106,7 @@ TEST_CASE("train log: one flushed JSON line per step, a human line, appended on 
   CHECK(second["loss_scale"].is_number_integer());
   CHECK(nlohmann::json::parse(lines[2])["event"] == "saved checkpoint ckpt/step_20");
   std::string text = read_stream(human);
-  CHECK(text.find("step 10/100 loss 7.5 mlm_loss 6.75 nsp_loss 0.75 lr 0.006 seq_per_s 1234") != std::string::npos);
+  CHECK(text.find("step 10/100: loss 7.5 mlm_loss 6.75 nsp_loss 0.75 lr 0.006 seq_per_s 1234") != std::string::npos);
   CHECK(text.find("saved checkpoint ckpt/step_20") != std::string::npos);
   std::fclose(human);
 

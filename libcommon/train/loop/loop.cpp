@@ -4,6 +4,7 @@
 #include "util/tool_name.h"
 #include "train/feed/upload.h"
 #include "train/loop/loop_run.h"
+#include "train/loop/mlperf_log.h"
 #include "train/loop/run_save.h"
 #include "train/loop/run_setup.h"
 #include "train/loop/step_profiler.h"
@@ -20,9 +21,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 namespace bk {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -230,7 +234,7 @@ TaskEvaluation evaluate(LoopRun& run) {
     run.mlperf->end("eval_stop", at_samples);
     run.mlperf->event("eval_accuracy", e.score, at_samples);
   }
-  if (run.dist->is_main()) run.log->log(run.step, e.metrics);
+  if (run.dist->is_main()) run.log->log(run.step, e.metrics, /*periodic=*/false);
   if (e.score > run.best_score) {
     run.best_score = e.score;
     if (run.cfg.keep_best && !run.cfg.no_sync_gradients) save_best(run, e);
@@ -322,10 +326,14 @@ void end_run(LoopRun& run, const StepRecorder& recorder, int64_t first_step, boo
   if (run.mlperf)
     run.mlperf->end("run_stop", {{"status", target_reached || !cfg.target_score ? "success" : "aborted"}});
   if (main) run.log->finish();
-  if (main && recorder.throughput.steps > 0 && !cfg.quiet)
-    std::fprintf(stderr, "%s: %lld steps, final loss %.4f, %s\n", tool_name().c_str(),
-                 static_cast<long long>(run.step - first_step), recorder.last_loss,
-                 recorder.throughput.summary(recorder.peak() * run.dist->world()).c_str());
+  if (main && recorder.throughput.steps > 0 && !cfg.quiet) {
+    const double seconds = static_cast<double>(mlperf_now_ms() - run.init_start_ms) / 1000;
+    const std::string where =
+        run.last_checkpoint.empty() ? "" : "; checkpoint " + (fs::path(cfg.output_dir) / "checkpoints" / run.last_checkpoint).string();
+    std::fprintf(stderr, "%s: %lld steps in %.1f s, final loss %.4f, %s%s\n", tool_name().c_str(),
+                 static_cast<long long>(run.step - first_step), seconds, recorder.last_loss,
+                 recorder.throughput.summary(recorder.peak() * run.dist->world()).c_str(), where.c_str());
+  }
 }
 
 }  // namespace

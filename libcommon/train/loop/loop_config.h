@@ -48,6 +48,7 @@ struct LoopConfig {
   bool init_optimizer = false;          // also the optimizer's moments from init_checkpoint (NVIDIA's phase 2)
   std::string device = "cpu";           // cpu | cuda
   int64_t log_every = 1;
+  double log_seconds = 10;              // at most one stderr line per this many seconds (0: every logging step)
   int64_t throughput_warmup_steps = 0;  // steps left out of the throughput figure
   int64_t stop_after = 0;               // stop (with a checkpoint) after this many steps of this run; 0 = never
   bool tensorboard = true;

@@ -26,6 +26,7 @@ void LoopConfig::validate(bool steps_known) const {
   if (!(max_grad_norm >= 0 && std::isfinite(max_grad_norm)))
     usage_fail("--max-grad-norm must be a number >= 0, got {}", max_grad_norm);
   if (log_every <= 0) usage_fail("--log-every must be positive");
+  if (!(log_seconds >= 0)) usage_fail("--log-seconds must be 0 or positive, got {}", log_seconds);
   if (keep_checkpoints < 1) usage_fail("--keep-checkpoints must be at least 1");
   if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
   if (prefetch < 0) usage_fail("--prefetch must not be negative, got {}", prefetch);
@@ -69,7 +70,11 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      "micro-batches of one shape)")
     ("seed", po::value(&c.seed)->default_value(d.seed)->value_name("S"), "weights, dropout and data order")
     ("log-file", po::value(&c.log_file)->value_name("FILE"), "JSON lines, one per logging step (default OUTPUT_DIR/log.jsonl)")
-    ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"), "log every N steps")
+    ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"),
+     "log every N steps (the log file and TensorBoard)")
+    ("log-seconds", po::value(&c.log_seconds)->default_value(d.log_seconds)->value_name("S"),
+     "at most one stderr line every S seconds, with an ETA (the first, the last and evaluations always; 0: one "
+     "per logged step)")
     ("no-tensorboard", po::bool_switch()->notifier([&c](bool off) { c.tensorboard = !off; }),
      "do not write OUTPUT_DIR/tensorboard/ event files")
     ("nccl-warmup", po::bool_switch(&c.nccl_warmup),

@@ -135,6 +135,8 @@ void open_outputs(LoopRun& run, const RunStart& start) {
                    tool_name().c_str(), lo.log_file.c_str());
     lo.quiet = cfg.quiet;
     lo.total_steps = cfg.max_steps;
+    lo.human_every_seconds = cfg.log_seconds;
+    if (run.precision != Precision::fp16) lo.human_hidden = {"loss_scale", "skipped_steps"};  // fp16's alone
     run.log = std::make_unique<TrainLog>(lo);
     run.log->header(run.step, run_header_json(run, start));
   }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -64,7 +65,25 @@ void TrainLog::write_json_line(const std::string& line) {
     fail("{}: cannot write the log file: {}", options_.log_file, std::strerror(errno));
 }
 
-void TrainLog::log(int64_t step, const Scalars& fields) {
+bool TrainLog::human_line_due(int64_t step, bool periodic) {
+  const auto now = std::chrono::steady_clock::now();
+  if (first_logged_ < 0) first_logged_ = step, first_logged_time_ = now;
+  const bool due = !periodic || options_.human_every_seconds <= 0 || last_human_step_ < 0 ||
+                   step == options_.total_steps ||
+                   std::chrono::duration<double>(now - last_human_).count() >= options_.human_every_seconds;
+  if (due && periodic) last_human_step_ = step, last_human_ = now;
+  return due;
+}
+
+// ", eta 1h02m" from the pace since the first logging step; "" before there is one.
+std::string TrainLog::eta_text(int64_t step) const {
+  if (options_.total_steps <= 0 || step <= first_logged_ || step >= options_.total_steps) return "";
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_logged_time_).count();
+  const double per_step = seconds / static_cast<double>(step - first_logged_);
+  return ", eta " + duration_text(per_step * static_cast<double>(options_.total_steps - step));
+}
+
+void TrainLog::log(int64_t step, const Scalars& fields, bool periodic) {
   std::string line = fmt::format("{{\"step\":{},\"time\":{:.3f}", step, unix_time_now());
   for (const auto& [name, value] : fields) line += fmt::format(",{}:{}", json_string(name), json_number(value));
   line += "}\n";
@@ -83,9 +102,18 @@ void TrainLog::log(int64_t step, const Scalars& fields) {
   for (const auto& [name, value] : fields)
     if (name == "loss") last_summary_ = "loss " + human_number(value);
   if (options_.quiet) return;
+  if (!human_line_due(step, periodic)) {
+    draw_bar(step);
+    return;
+  }
   std::string text = options_.total_steps > 0 ? fmt::format("step {}/{}", step, options_.total_steps)
                                               : fmt::format("step {}", step);
-  for (const auto& [name, value] : fields) text += fmt::format(" {} {}", name, human_number(value));
+  if (periodic) text += eta_text(step);
+  text += ":";
+  const auto& hidden = options_.human_hidden;
+  for (const auto& [name, value] : fields)
+    if (std::find(hidden.begin(), hidden.end(), name) == hidden.end())
+      text += fmt::format(" {} {}", name, human_number(value));
   clear_bar();
   std::fprintf(human_, "%s: %s\n", tool_name().c_str(), text.c_str());
   std::fflush(human_);
