@@ -6,13 +6,51 @@
 #include <boost/make_shared.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <string_view>
 #include <typeinfo>
+#include <vector>
 #include <sstream>
 
 namespace bk {
+
+namespace {
+
+// Levenshtein distance, the row kept small: flag names are short.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The declared long flag nearest to a misspelt one, when it is near enough to be what was meant (a few letters
+// off, at most a third of the name); "" otherwise.
+std::string nearest_flag(const po::options_description& options, std::string_view given) {
+  while (given.starts_with('-')) given.remove_prefix(1);
+  given = given.substr(0, given.find('='));
+  std::string best;
+  size_t best_distance = std::max<size_t>(1, given.size() / 3) + 1;
+  for (const auto& option : options.options()) {
+    const std::string& name = option->long_name();
+    if (name.empty()) continue;
+    const size_t d = edit_distance(given, name);
+    if (d < best_distance) best = name, best_distance = d;
+  }
+  return best;
+}
+
+}  // namespace
 
 Options::Options(std::string tool, std::string synopsis, std::string description)
     : tool_(std::move(tool)),
@@ -135,11 +173,18 @@ void Options::reject_negative_unsigned(const po::parsed_options& parsed) const {
 }
 
 bool Options::parse(int argc, char** argv) {
-  auto parsed = po::command_line_parser(argc, argv)
-                    .options(options_)
-                    .positional(positional_)
-                    .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
-                    .run();
+  po::parsed_options parsed(&options_);
+  try {
+    parsed = po::command_line_parser(argc, argv)
+                 .options(options_)
+                 .positional(positional_)
+                 .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                 .run();
+  } catch (const po::unknown_option& e) {
+    const std::string near = nearest_flag(options_, e.get_option_name());
+    if (near.empty()) throw;
+    usage_fail("{} (did you mean --{}?)", e.what(), near);
+  }
   po::store(parsed, vm_);
   reject_negative_unsigned(parsed);
   if (vm_.count("help")) {
