@@ -426,6 +426,13 @@ bool LineReader::next(std::string_view& line) {
   }
 }
 
+std::string input_or_stdin(const std::string& named, std::string_view what) {
+  if (!named.empty()) return named;
+  if (::isatty(STDIN_FILENO))
+    usage_fail("no input given and stdin is a terminal; name {} (or '-' to read the terminal)", what);
+  return "-";
+}
+
 std::string read_file(const std::string& path) {
   Input in(path);
   std::string out;

@@ -73,4 +73,9 @@ class LineReader {
 // Reads a whole (small) file into a string.
 std::string read_file(const std::string& path);
 
+// The input to read when a tool may read stdin: `named` when given ("-" included, which reads a terminal all the
+// same); with none named, "-", unless stdin is a terminal: nobody types a corpus, so that is a usage error naming
+// `what` to give instead of a silent wait (zstd's rule).
+std::string input_or_stdin(const std::string& named, std::string_view what);
+
 }  // namespace bk

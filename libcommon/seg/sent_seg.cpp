@@ -47,6 +47,7 @@ void SentSegConfig::validate() const {
   static const std::regex kLang("[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*");
   if (!std::regex_match(segmenter.lang, kLang))
     usage_fail("--lang expects a locale such as en or de_CH, got '{}'", segmenter.lang);
+  input_or_stdin(input, "a text file");
   refuse_output_over_inputs("-o", output, OutputKind::file, {input});
 }
 
@@ -54,7 +55,7 @@ SentSegStats run_sent_seg(const SentSegConfig& config) {
   config.validate();
   const int threads = worker_threads(config.threads);
   SentenceSegmenter prototype(config.segmenter);
-  Input input(config.input, threads);
+  Input input(input_or_stdin(config.input, "a text file"), threads);
   DocumentReader reader(input);
   Output output(config.output, config.force);
   Progress progress(config.quiet);

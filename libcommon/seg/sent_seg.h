@@ -10,7 +10,7 @@
 namespace bk {
 
 struct SentSegConfig {
-  std::string input = "-";
+  std::string input;  // "" = stdin, unless it is a terminal (io/input.h's input_or_stdin); "-" = stdin
   std::string output = "-";
   bool force = false;
   bool quiet = false;

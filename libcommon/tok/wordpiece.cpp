@@ -25,7 +25,9 @@ void check_one_input(const std::vector<std::string>& inputs) {
   if (inputs.size() > 1) usage_fail("expected at most one INPUT, got {}", inputs.size());
 }
 
-std::string one_input(const std::vector<std::string>& inputs) { return inputs.empty() ? "-" : inputs.front(); }
+std::string one_input(const std::vector<std::string>& inputs) {
+  return input_or_stdin(inputs.empty() ? "" : inputs.front(), "a text file");
+}
 
 struct EncodedBatch {
   std::string text;
@@ -180,7 +182,8 @@ void run_wordpiece_train(const WordpieceTrainConfig& config) {
   Progress progress(config.quiet);
   if (!config.output.empty() && config.output != "-") check_overwrite(config.output, config.force);
   WordpieceTrainerStats stats;
-  const std::vector<std::string> inputs = config.inputs.empty() ? std::vector<std::string>{"-"} : config.inputs;
+  const std::vector<std::string> inputs =
+      config.inputs.empty() ? std::vector<std::string>{input_or_stdin("", "the training text")} : config.inputs;
   std::vector<std::string> vocab = train_vocab(inputs, trainer, stats, &progress);
   Output out(config.output, config.force);
   for (const auto& token : vocab) {

@@ -39,10 +39,7 @@ void WikiCleanConfig::validate() const {
     usage_fail("--format must be text, jsonl or wikiextractor, got '{}'", format);
   if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
   if (max_node_bytes < 1) usage_fail("--max-node-bytes must be positive, got {}", max_node_bytes);
-  // As zstd does: with no input named, a terminal on stdin is a mistake (nobody types a dump), not a request
-  // to wait for one. '-' names stdin explicitly and reads the terminal all the same.
-  if (input.empty() && ::isatty(STDIN_FILENO))
-    usage_fail("no input given and stdin is a terminal; name a dump file (or '-' to read the terminal)");
+  input_or_stdin(input, "a dump file");
   refuse_output_over_inputs("-o", output, OutputKind::file, {input});
 }
 
@@ -51,7 +48,7 @@ WikiCleanStats run_wiki_clean(const WikiCleanConfig& config) {
   WikiOutputFormat format = WikiOutputFormat::text;
   parse_wiki_format(config.format, format);
   const int threads = worker_threads(config.threads);
-  Input input(config.input, threads);  // a .bz2 dump decodes on `threads` workers too (io/bzip2_parallel.h)
+  Input input(input_or_stdin(config.input, "a dump file"), threads);  // a .bz2 dump decodes on `threads` workers too (io/bzip2_parallel.h)
   Output output(config.output, config.force);
   WikiDumpReader reader(input, config.max_node_bytes);
   Progress progress(config.quiet);
