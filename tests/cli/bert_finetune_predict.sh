@@ -136,6 +136,11 @@ run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --question "Who pate
 expect_rc 0 "interactive question"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"answer":".*","probability":[0-9.e-]+,"start_logit":[0-9.e-]+,"end_logit":[0-9.e-]+\}$' \
   || fail_case "answer JSON: $OUT"
+ANSWER=$OUT
+run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --question "Who patented the loom?" --context - \
+  <<<"The loom was patented in 1796 by Hester Fennick, a weaver."
+expect_rc 0 "--context - reads the paragraph from stdin"
+expect_out "$ANSWER" "the same answer as with the paragraph given on the command line"
 
 # SQuAD's windows: train takes --doc-stride and --max-query-length, makes its --eval-file's features with them and
 # records them in task.json; predict, given none, uses them. The best model's score in training is then the score

@@ -1,6 +1,7 @@
 #include "tasks/finetune/bert_finetune_predict.h"
 
 #include "ckpt/checkpoint_path.h"
+#include "io/input.h"
 #include "device/device.h"
 #include "launch/dist_env.h"
 #include "tasks/finetune/finetuned_model.h"
@@ -10,10 +11,20 @@
 #include "tok/vocab_fit.h"
 #include "tok/vocab.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 namespace bk {
 
 namespace {
+
+// --context, or with '-' the paragraph read from stdin (checked as UTF-8 as the flag's text is).
+std::string read_context(const FinetunePredictConfig& config) {
+  if (config.context != "-") return config.context;
+  std::string text = read_file("-");
+  if (const size_t at = utf8_invalid_offset(text); at != std::string_view::npos)
+    usage_fail("--context -: byte {} of stdin is not UTF-8 (the answer is printed as JSON)", at);
+  return text;
+}
 
 // The vocabulary the features are made with, and its case: --vocab and --cased, else what the fine-tuned
 // checkpoint carries (bert-finetune train writes vocab.txt and tokenizer_config.json into it).
@@ -95,7 +106,7 @@ void run_bert_finetune_predict(const FinetunePredictConfig& config) {
   FullTokenizer tokenizer(vocab, !tokenization.cased);
   if (model.info->kind == FinetuneKind::span) {
     const SquadPredictSettings settings = squad_settings(config, tokenization, model);
-    if (config.interactive()) answer_squad_question(settings, config.question, config.context, model, tokenizer);
+    if (config.interactive()) answer_squad_question(settings, config.question, read_context(config), model, tokenizer);
     else predict_squad_file(settings, model, tokenizer);
   } else {
     const GluePredictSettings settings = glue_settings(config, tokenization, model);

@@ -63,7 +63,8 @@ void add_bert_finetune_predict_options(Options& options, FinetunePredictConfig& 
     ("save-logits", po::value(&c.save_logits)->value_name("FILE"),
      "SQuAD: also write every feature's start and end logits (JSON lines)")
     ("question", po::value(&c.question)->value_name("TEXT"), "SQuAD: a question to answer from --context")
-    ("context", po::value(&c.context)->value_name("TEXT"), "SQuAD: the paragraph holding the answer")
+    ("context", po::value(&c.context)->value_name("TEXT"),
+     "SQuAD: the paragraph holding the answer ('-': read it from stdin)")
     ("text", po::value(&c.text)->value_name("TEXT"), "GLUE: a sentence to classify")
     ("text-b", po::value(&c.text_b)->value_name("TEXT"), "GLUE: the second sentence of a pair task")
     ("n-best-size", po::value(&c.n_best_size)->default_value(d.n_best_size)->value_name("N"),
