@@ -47,6 +47,14 @@ bool TFRecordReader::ensure(size_t n) {
   return true;
 }
 
+void TFRecordReader::not_a_tfrecord_file(std::string_view first_bytes) const {
+  static constexpr std::string_view kHdf5Signature("\x89HDF\r\n\x1a\n", 8);
+  if (first_bytes.starts_with(kHdf5Signature))
+    fail("{}: an HDF5 file, not a TFRecord file (HDF5 pretraining data needs no conversion: give it to bert-train, "
+         "bin4 or pack as it is)", input_.name());
+  fail("{}: not a TFRecord file (its first record's length check fails at byte 0)", input_.name());
+}
+
 void TFRecordReader::damaged(uint64_t index, uint64_t offset, const std::string& what) const {
   // Offsets count decompressed bytes; say so when that differs from the file's own offsets.
   fail("{}: record {} at {}byte {}: {}", input_.name(), index, input_.compression() == "none" ? "" : "uncompressed ",
@@ -65,8 +73,11 @@ bool TFRecordReader::next(std::string_view& record) {
     const uint64_t length = load_le64(header);
     const uint32_t stored_length_crc = load_le32(header + 8);
     const uint32_t length_crc = masked_crc32c(std::string_view(header, 8));
-    if (stored_length_crc != length_crc)
+    if (stored_length_crc != length_crc) {
+      // At the very start, the file is something else: say what, rather than call it a damaged TFRecord.
+      if (index == 0) not_a_tfrecord_file(std::string_view(header, kTFRecordHeaderSize));
       damaged(index, offset, "corrupt length field (CRC32C mismatch); cannot find the records after it");
+    }
     if (length > UINT64_MAX - 64 || !ensure(kTFRecordHeaderSize + length + kTFRecordFooterSize))
       damaged(index, offset, fmt::format("truncated record: {} data bytes declared, {} bytes of record before end "
                                          "of input", length, end_ - begin_));

@@ -44,6 +44,7 @@ class TFRecordReader {
   // Makes at least n bytes available at buffer_[begin_]; returns false if the input ends first.
   bool ensure(size_t n);
   [[noreturn]] void damaged(uint64_t index, uint64_t offset, const std::string& what) const;
+  [[noreturn]] void not_a_tfrecord_file(std::string_view first_bytes) const;
 
   Input& input_;
   TFRecordReaderOptions options_;

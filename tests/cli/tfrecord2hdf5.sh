@@ -67,4 +67,11 @@ run tfrecord2hdf5 -o "$TMP/s.hdf5" - <"$SAMPLE"
 expect_rc 0 "stdin"; expect_err "60 records, 1 output file" "stdin summary"
 run tfrecord2hdf5 -o "$TMP/two.hdf5" "$SAMPLE" "$SAMPLE"
 expect_rc 0 "two inputs into one file"; expect_err "120 records" "two inputs counted"
+
+# An HDF5 file given by mistake is named for what it is.
+run tfrecord2hdf5 -o "$TMP/again.hdf5" "$TMP/two.hdf5"
+expect_rc 1 "an HDF5 input"
+expect_err "^tfrecord2hdf5: error: $TMP/two.hdf5: an HDF5 file, not a TFRecord file \(HDF5 pretraining data needs no conversion" \
+  "an HDF5 input: what it is"
+CASES=$((CASES + 1)); [ ! -e "$TMP/again.hdf5" ] || fail_case "an HDF5 input: output left"
 finish

@@ -138,13 +138,16 @@ TEST_CASE("tfrecord: skip_corrupt skips records with a bad data CRC and counts t
   fs::remove_all(dir);
 }
 
-TEST_CASE("tfrecord: empty input is zero records; a file of only garbage fails at record 0") {
+TEST_CASE("tfrecord: empty input is zero records; a file of garbage or HDF5 is not a TFRecord file") {
   auto dir = tfrecord_temp_dir();
   write_bytes(dir / "empty", "");
   CHECK(bk::read_tfrecord_file((dir / "empty").string()).empty());
   write_bytes(dir / "text", "this is not a tfrecord file at all\n");
   CHECK(read_error(dir / "text") ==
-        (dir / "text").string() + ": record 0 at byte 0: corrupt length field (CRC32C mismatch); cannot find the records after it");
+        (dir / "text").string() + ": not a TFRecord file (its first record's length check fails at byte 0)");
+  // An HDF5 file (its signature, then anything) is named for what it is.
+  write_bytes(dir / "data.hdf5", std::string("\x89HDF\r\n\x1a\n\0\0\0\0\0\0\0\0", 16));
+  CHECK(read_error(dir / "data.hdf5").starts_with((dir / "data.hdf5").string() + ": an HDF5 file, not a TFRecord file"));
   fs::remove_all(dir);
 }
 
