@@ -106,6 +106,9 @@ std::string tf_prefix_in(const std::filesystem::path& dir) {
 std::string resolve_checkpoint(const std::string& path) {
   const fs::path p(path);
   std::error_code ec;
+  // Nothing of that name (nor a TF1 prefix's index): said first, before any other flag is looked for beside it.
+  if (!fs::exists(p, ec) && !fs::exists(path + ".index", ec))
+    fail("{}: no such checkpoint directory or file", path);
   if (!fs::is_directory(p, ec) || fs::exists(p / "model.safetensors", ec)) return path;
   if (std::string prefix = tf_prefix_in(p); !prefix.empty()) return prefix;
   fs::path run;

@@ -28,7 +28,7 @@ std::optional<std::string> latest_checkpoint(const std::string& output_dir);
 // `path` unchanged when it is a checkpoint directory (it holds model.safetensors) or not a directory at all;
 // for a directory holding one TF1 checkpoint (Google's downloads: bert_model.ckpt.index beside its data), its
 // prefix; for a run's output directory or its checkpoints/, the checkpoint `latest` names. bk::Error when a run directory
-// holds no complete checkpoint yet.
+// holds no complete checkpoint yet, or when nothing has that name (nor a TF1 prefix's .index).
 std::string resolve_checkpoint(const std::string& path);
 // The prefix of the one TF1 checkpoint in `dir` (NAME for its NAME.index); empty for none or more than one.
 std::string tf_prefix_in(const std::filesystem::path& dir);

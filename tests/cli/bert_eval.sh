@@ -16,7 +16,8 @@ run bert-eval --input x.hdf5
 expect_rc 2 "no --checkpoint"; expect_err "checkpoint.*try --help" "missing --checkpoint named"
 run bert-eval --checkpoint "$TMP/m"
 expect_rc 2 "no inputs"; expect_err "give HDF5 files with --input, or --fill-mask TEXT; try --help" "no inputs message"
-run bert-eval --checkpoint "$TMP/m" --fill-mask "a [MASK]"
+mkdir -p "$TMP/no-vocab"  # a checkpoint directory without a vocab.txt
+run bert-eval --checkpoint "$TMP/no-vocab" --fill-mask "a [MASK]"
 expect_rc 2 "--fill-mask without --vocab"; expect_err "--fill-mask needs --vocab" "--vocab named"
 run bert-eval --checkpoint "$TMP/m" --batch-size 0 x.hdf5
 expect_rc 2 "--batch-size 0"; expect_err "^bert-eval: --batch-size must be positive, got 0" "--batch-size named once"
@@ -61,6 +62,16 @@ run bert-eval -q --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --max-samples 5
 expect_rc 0 "eval"
 printf '%s' "$OUT" | grep -Eq '^\{"checkpoint":".*","device":"cpu","samples":5,"mlm_accuracy":[0-9.e-]+,"nsp_accuracy":[0-9.e-]+,"mlm_loss":[0-9.e-]+,"nsp_loss":[0-9.e-]+,"masked_predictions":[0-9]+,"seconds":' \
   || fail_case "eval JSON: $OUT"
+# A directory of HDF5 files, as bert-train takes it: the same samples, the same figures.
+mkdir -p "$TMP/sdir" && cp "$TMP/s.hdf5" "$TMP/sdir/"
+metrics() { printf '%s' "$1" | sed 's/"checkpoint":"[^"]*",//; s/,"seconds".*//'; }
+FILE_OUT=$OUT
+run bert-eval -q --checkpoint "$TMP/m" --input "$TMP/sdir" --max-samples 5
+expect_rc 0 "eval of a directory"
+CASES=$((CASES + 1)); [ "$(metrics "$OUT")" = "$(metrics "$FILE_OUT")" ] || fail_case "a directory evaluates as its file: $OUT"
+run bert-eval --checkpoint "$TMP/nosuch" --fill-mask "a [MASK]"
+expect_rc 1 "--checkpoint that does not exist"
+expect_err "^bert-eval: error: $TMP/nosuch: no such checkpoint directory or file$" "--checkpoint that does not exist: said first"
 CASES=$((CASES + 1))
 "$PYTHON" -c 'import h5py, sys
 with h5py.File(sys.argv[1]) as f, h5py.File(sys.argv[2], "w") as g:

@@ -4,6 +4,7 @@
 #include "launch/dist_env.h"
 
 #include "tasks/pretraining/fill_mask.h"
+#include "tasks/pretraining/inputs.h"
 #include "tok/vocab.h"
 #include "ckpt/checkpoint_path.h"
 
@@ -159,7 +160,12 @@ void run_bert_eval(const BertEvalConfig& options) {
     return;
   }
   Progress progress(options.quiet);
-  EvalTotals totals = evaluate_pretraining(*model, options.settings, &progress);
+  // Directories (of HDF5 files, or bin4's) are read as bert-train reads them: their files in its order.
+  EvalSettings settings = options.settings;
+  settings.inputs.clear();
+  for (const auto& source : resolve_pretrain_inputs(options.settings.inputs).sources)
+    for (const auto& file : source) settings.inputs.push_back(file.path);
+  EvalTotals totals = evaluate_pretraining(*model, settings, &progress);
   // An accuracy of 0.0 over nothing would read as a result.
   if (totals.samples == 0) fail("{}: no samples to evaluate", fmt::join(options.settings.inputs, ", "));
   nlohmann::ordered_json out;
@@ -169,7 +175,7 @@ void run_bert_eval(const BertEvalConfig& options) {
   for (const auto& [k, v] : metrics.items()) out[k] = v;
   std::cout << out.dump() << std::endl;
   uint64_t input_bytes = 0;
-  for (const auto& path : options.settings.inputs) {
+  for (const auto& path : settings.inputs) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec) input_bytes += size;
