@@ -37,6 +37,9 @@ for tool in $expected; do
 done
 CASES=$((CASES + 1))
 [ -f "$P/share/man/man5/bertkit-formats.5" ] || fail_case "bertkit-formats(5) is not installed"
+CASES=$((CASES + 1))
+[ -x "$P/share/bertkit/plot_loss.py" ] && cmp -s "$P/share/bertkit/plot_loss.py" "$SRC/scripts/plot_loss.py" \
+  || fail_case "plot_loss.py is not installed (executable) as PREFIX/share/bertkit/plot_loss.py"
 
 # bert-finetune hands train/predict/bench to its LibTorch half in PREFIX/libexec/bertkit.
 if [ $torch = 1 ]; then
@@ -74,7 +77,7 @@ for f in Makefile.data demo/enwiki-demo.xml configs/bert-base.json pipelines/too
   CASES=$((CASES + 1)); [ -f "$P/share/bertkit/$f" ] || fail_case "PREFIX/share/bertkit/$f is not installed"
 done
 for f in "$SRC"/pipelines/*.sh "$SRC"/pipelines/*.sbatch; do
-  [ "${f##*/}" = tools-dir.sh ] && continue
+  case "${f##*/}" in tools-dir.sh | machine.sh) continue ;; esac  # sourced by the others
   CASES=$((CASES + 1)); [ -x "$P/share/bertkit/pipelines/${f##*/}" ] || fail_case "pipelines/${f##*/} is not installed executable"
 done
 
