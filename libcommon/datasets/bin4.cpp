@@ -309,16 +309,20 @@ Bin4Result run_bin4(const Bin4Config& o) {
   const Bin4Plan plan = plan_bin4(o);
   // Declared before the writers, so that it goes after they have removed their temporaries.
   StagedDirectory output(o.output_dir, replaces_existing_output(o));
-  ChunkCompressor compressor(worker_threads(o.threads));  // outlives the writers
-  BinWriters writers = open_bin_writers(o, plan, compressor, output);
   Bin4Result result;
-  result.per_bin.assign(o.bins.size(), 0);
   Progress progress(o.quiet);
-  deal_samples(o, plan, writers, result, progress);
-  for (auto& bin : writers)
-    for (auto& writer : bin) writer->commit();
-  write_file_atomic(output.file(kMarkerName), bin4_marker(o, plan, writers, result).dump(2) + "\n", true);
-  output.commit();
+  try {
+    ChunkCompressor compressor(worker_threads(o.threads));  // outlives the writers
+    BinWriters writers = open_bin_writers(o, plan, compressor, output);
+    result.per_bin.assign(o.bins.size(), 0);
+    deal_samples(o, plan, writers, result, progress);
+    for (auto& bin : writers)
+      for (auto& writer : bin) writer->commit();
+    write_file_atomic(output.file(kMarkerName), bin4_marker(o, plan, writers, result).dump(2) + "\n", true);
+    output.commit();
+  } catch (const Error& e) {
+    throw Error(output.as_destination(e.what()));  // the shard as the user knows it, not its staging name
+  }
   std::string what = fmt::format("{} samples from {} file{} ({})", result.samples, plan.inputs.size(),
                                  plan.inputs.size() == 1 ? "" : "s", bin_summary(o.bins, result.per_bin));
   if (result.dropped > 0) what += fmt::format(", {} too long dropped", result.dropped);

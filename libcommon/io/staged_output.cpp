@@ -69,6 +69,12 @@ std::string StagedDirectory::file(const char* name) {
   return path;
 }
 
+std::string StagedDirectory::as_destination(std::string message) const {
+  for (size_t at = message.find(staging_); at != std::string::npos; at = message.find(staging_, at))
+    message.replace(at, staging_.size(), destination_), at += destination_.size();
+  return message;
+}
+
 std::string StagedDirectory::subdirectory(const char* name) {
   const std::string path = (fs::path(staging_) / name).string();
   fs::create_directory(path);
@@ -81,6 +87,7 @@ void StagedDirectory::commit() {
   // The files (each already synced by its own commit) and the staging directory's entries reach the disk before
   // the rename that makes them the output, and the rename itself after it (io/durable.h).
   sync_directory_contents(staging_, destination_);
+  parents_.sync();  // the missing parents it made: their entries too, before the output is put in place
   const std::string parent = parent_of(destination_);
   std::error_code ec;
   std::string old;

@@ -51,6 +51,9 @@ class StagedDirectory {
   // (bin4's bins, each holding its shards).
   std::string subdirectory(const char* name);
   void commit();
+  // `message` with the staging directory's path written as the destination's, for errors that name a file being
+  // written: the user knows the output by its own name.
+  std::string as_destination(std::string message) const;
 
  private:
   CreatedDirs parents_;  // destroyed after the body of ~StagedDirectory has removed the staging directory

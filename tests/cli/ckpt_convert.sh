@@ -196,7 +196,12 @@ for delay in 0.3 0.6 0.9; do
   [ -z "$left" ] || fail_case "interrupted after ${delay}s: left $left"
   CASES=$((CASES + 1))
   if [ "$rc" = 0 ]; then [ -f "$TMP/intr-$delay/model.safetensors" ] || fail_case "exit 0 without a complete output"
-  else [ "$rc" = 143 ] && [ ! -e "$TMP/intr-$delay" ] || fail_case "interrupted: exit $rc, output $(ls "$TMP/intr-$delay" 2>&1)"; fi
+  # 143: stopped before the output was put in place (nothing there), or during the renames, which finish first
+  # (the signal is acted on after them: the output is then complete).
+  elif [ "$rc" = 143 ] && [ -e "$TMP/intr-$delay" ]; then
+    [ -f "$TMP/intr-$delay/model.safetensors" ] && [ -f "$TMP/intr-$delay/config.json" ] \
+      || fail_case "interrupted during the renames: an incomplete output: $(ls "$TMP/intr-$delay" 2>&1)"
+  else [ "$rc" = 143 ] || fail_case "interrupted: exit $rc, output $(ls "$TMP/intr-$delay" 2>&1)"; fi
 done
 # The same for --to tf, into a new directory and into an existing one (the files are staged beside their names).
 for delay in 0.3 0.6 0.9; do
