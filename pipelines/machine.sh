@@ -19,7 +19,7 @@ if [ -z "${DEVICE:-}" ]; then
   _bk_chosen+=("DEVICE=$DEVICE")
 fi
 if [ "$DEVICE" = cuda ] && [ "$_bk_gpus" = 0 ]; then
-  echo "${0##*/}: error: DEVICE=cuda, but this machine shows no GPU (nvidia-smi lists none); set DEVICE=cpu and PRECISION=fp32 (NPROC: processes) to run on the CPU" >&2
+  echo "${0##*/}: error: DEVICE=cuda, but no GPU is visible here (nvidia-smi, the NVIDIA driver, CUDA_VISIBLE_DEVICES); set DEVICE=cpu and PRECISION=fp32 (NPROC: processes) to run on the CPU" >&2
   exit 1
 fi
 if [ -z "${PRECISION:-}" ]; then

@@ -75,13 +75,13 @@ fi
 # the user: it goes to a log, shown only when configuring fails.
 mkdir -p "$BUILD"
 if ! cmake "${cmake_args[@]}" >"$BUILD/configure.log" 2>&1; then
-  grep -E -A6 'CMake Error' "$BUILD/configure.log" | head -40 >&2
+  { grep -E -A6 'CMake Error' "$BUILD/configure.log" || tail -20 "$BUILD/configure.log"; } | head -40 >&2
   echo "setup: configuring the build failed; the whole log is $BUILD/configure.log" >&2
   exit 1
 fi
 [ "${BERTKIT_SETUP_BUILD:-1}" = 0 ] && exit 0
 if ! cmake --build "$BUILD" -- -j"$(nproc)" >"$BUILD/build.log" 2>&1; then
-  grep -E 'error|Error' "$BUILD/build.log" | head -40 >&2
+  { grep -E 'error|Error' "$BUILD/build.log" || tail -20 "$BUILD/build.log"; } | head -40 >&2
   echo "setup: the build failed; the whole log is $BUILD/build.log" >&2
   exit 1
 fi

@@ -47,6 +47,9 @@ StagedDirectory::StagedDirectory(const std::string& destination, bool overwrite)
     fail("{}: names the current directory (or its parent); give the output directory a name of its own", destination);
   if (fs::exists(dest) && !overwrite) fail("{}: already exists; use -f/--force to replace it", destination);
   if (fs::exists(dest) && !fs::is_directory(dest)) fail("{}: exists and is not a directory", destination);
+  // A link to a directory (data kept on a bigger disk): the output replaces the directory it points at, built
+  // beside it on that disk; the link stays.
+  if (std::error_code link_ec; fs::is_symlink(dest, link_ec)) dest = fs::canonical(dest);
   destination_ = dest.string();
   parents_.create(parent_of(destination_));  // missing parents are made, and removed again unless committed
   staging_ = temporary_sibling(destination_, ".", fmt::format(".partial-{}", ::getpid()));
@@ -77,8 +80,8 @@ std::string StagedDirectory::as_destination(std::string message) const {
 
 std::string StagedDirectory::subdirectory(const char* name) {
   const std::string path = (fs::path(staging_) / name).string();
+  slots_.push_back(register_cleanup_tree(path));  // first, so that a signal between the two leaves nothing
   fs::create_directory(path);
-  slots_.push_back(register_cleanup_tree(path));
   return path;
 }
 

@@ -110,9 +110,10 @@ print(f"{len(includes)} sources, {sum(len(e) for e in edges.values())} arrows be
 for p in problems:
     print("PROBLEM " + p)
 PY
-)
+) || fail_case "the layout check itself failed: $report"
 CASES=$((CASES + 1))
 echo "$report" | head -1
+[[ "$report" == *" sources, "* ]] || fail_case "the layout check printed no summary: $report"
 problems=$(echo "$report" | sed -n 's/^PROBLEM //p')
 [ -z "$problems" ] || fail_case "$problems"
 finish

@@ -41,6 +41,7 @@ TEST_CASE("wiki-clean config: defaults pass, a bad format or thread count is nam
 
 TEST_CASE("sent-seg config: defaults pass, a bad thread count or locale is named") {
   bk::SentSegConfig c;
+  c.input = "-";  // named: no terminal check, whatever stdin is when the tests run
   CHECK_NOTHROW(c.validate());
   CHECK(usage_of(c, [](auto& b) { b.segmenter.lang = "de_CH"; }) == "accepted");
   CHECK(usage_of(c, [](auto& b) { b.threads = -2; }) == "--threads must be 0 (all cores) or positive, got -2");
@@ -71,6 +72,7 @@ TEST_CASE("shard config: what a run is given passes, each bad value or combinati
 
 TEST_CASE("wordpiece configs: defaults pass, each bad value is named") {
   bk::WordpieceEncodeConfig e;
+  e.inputs = {"-"};  // named: no terminal check, whatever stdin is when the tests run
   CHECK_NOTHROW(e.validate());
   CHECK(usage_of(e, [](auto& b) { b.format = "ids"; }) == "accepted");
   CHECK(usage_of(e, [](auto& b) { b.format = "json"; }) == "--format must be tokens or ids, got 'json'");

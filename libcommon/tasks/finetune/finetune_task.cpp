@@ -30,16 +30,20 @@ namespace {
 
 // SQuAD's windows: the training features' length with the stride and query length of the flags (run_squad.py's
 // defaults when unset). The evaluation during training makes its features with them and task.json records them,
-// so that predict, scoring the same file, makes the same features.
-SquadFeatureOptions squad_windows(const FinetuneTaskConfig& config, int64_t seq_len) {
+// so that predict, scoring the same file, makes the same features. Without --eval-file, features too short for
+// the default query length leave them unrecorded (predict then needs its own flags) instead of failing the run.
+std::optional<SquadFeatureOptions> squad_windows(const FinetuneTaskConfig& config, int64_t seq_len) {
   SquadFeatureOptions o;
   o.max_seq_length = static_cast<int>(seq_len);
   if (config.doc_stride) o.doc_stride = *config.doc_stride;
   if (config.max_query_length) o.max_query_length = *config.max_query_length;
-  if (!config.max_query_length && o.max_seq_length <= o.max_query_length + 3)
-    usage_fail("{}: features of {} tokens leave no room for the default --max-query-length {}: give train the "
-               "--max-query-length (and --doc-stride) the features were made with",
-               config.train_file, o.max_seq_length, o.max_query_length);
+  if (o.max_seq_length <= o.max_query_length + 3) {
+    if (!config.max_query_length && config.eval_file.empty()) return std::nullopt;
+    usage_fail("{}: features of {} tokens leave no room for {} --max-query-length {} (it must be below {}): give "
+               "train the --max-query-length (and --doc-stride) the features were made with", config.train_file,
+               o.max_seq_length, config.max_query_length ? "a" : "the default", o.max_query_length,
+               o.max_seq_length - 3);
+  }
   o.validate();
   return o;
 }
@@ -72,7 +76,7 @@ FinetuneTask::FinetuneTask(FinetuneTaskConfig config)
   if (info_.kind == FinetuneKind::span) squad_windows_ = squad_windows(config_, train_.seq_len);
   if (!config_.eval_file.empty() && info_.kind == FinetuneKind::span) {
     squad_eval_ = load_squad_eval_set(config_.eval_file, config_.vocab_path, config_.cased, info_.name == "squad2",
-                                      squad_windows_);
+                                      *squad_windows_);
   } else if (!config_.eval_file.empty()) {
     eval_ = read_feature_records(config_.eval_file);
     if (!eval_.has_labels()) fail("{}: no label_ids to evaluate against", config_.eval_file);
@@ -289,9 +293,9 @@ nlohmann::json FinetuneTask::description() const {
                                : info_.kind == FinetuneKind::regression ? "regression" : "classification"},
                       {"max_seq_length", train_.seq_len}};
   if (info_.kind == FinetuneKind::classification) d["labels"] = info_.labels;
-  if (info_.kind == FinetuneKind::span) {
-    d["doc_stride"] = squad_windows_.doc_stride;
-    d["max_query_length"] = squad_windows_.max_query_length;
+  if (squad_windows_) {
+    d["doc_stride"] = squad_windows_->doc_stride;
+    d["max_query_length"] = squad_windows_->max_query_length;
   }
   return d;
 }

@@ -21,6 +21,7 @@
 #include "tasks/finetune/squad_dataset.h"
 
 #include <memory>
+#include <optional>
 
 namespace bk {
 
@@ -81,7 +82,7 @@ class FinetuneTask : public BertModelTask {
   const FinetuneTaskInfo& info_;
   FeatureRows train_, eval_;
   std::unique_ptr<SquadEvalSet> squad_eval_;  // SQuAD: the dev JSON, scored by its predictions
-  SquadFeatureOptions squad_windows_;          // SQuAD: the evaluation's windows, recorded in task.json
+  std::optional<SquadFeatureOptions> squad_windows_;  // SQuAD: the evaluation's windows, recorded in task.json
   TaskContext context_;
   BertConfig model_config_;
   std::shared_ptr<BertForQuestionAnswering> qa_;

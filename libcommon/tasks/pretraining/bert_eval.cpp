@@ -155,7 +155,7 @@ void run_bert_eval(const BertEvalConfig& options) {
       fail("{}: {} tokens, but the model's vocab_size is {}", vocab_path, vocab.size(), model->config().vocab_size);
     const bool cased = options.cased || tokenizer_lower_case(vocab_path) == false;
     for (const auto& text : options.fill_mask_texts)
-      std::cout << fill_mask(*model, vocab, text, options.top_k, cased).dump() << '\n';
+      std::cout << fill_mask(*model, vocab, text, options.top_k, cased, options.quiet).dump() << '\n';
     std::cout.flush();
     return;
   }

@@ -14,8 +14,8 @@ void BertTrainConfig::validate() const {
     usage_fail("--eval-every-samples, --target-mlm-accuracy and --mlperf-log need --eval-input");
   if (!data.eval_inputs.empty() && data.eval_samples == 0) usage_fail("--eval-samples must be positive");
   // 2^24 tokens: far past any WordPiece vocabulary, and an embedding a GPU could still hold at small widths.
-  if (data.vocab_size < 0 || data.vocab_size > (int64_t{1} << 24))
-    usage_fail("--vocab-size must be from 1 to 16777216, got {}", data.vocab_size);
+  if (data.vocab_size && (*data.vocab_size < 1 || *data.vocab_size > (int64_t{1} << 24)))
+    usage_fail("--vocab-size must be from 1 to 16777216, got {}", *data.vocab_size);
   if (loop.target_score && (*loop.target_score <= 0 || *loop.target_score > 1))
     usage_fail("--target-mlm-accuracy must be in (0, 1], got {}", *loop.target_score);
 }
@@ -45,7 +45,7 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
     ("vocab", po::value(&c.loop.vocab)->value_name("FILE"),
      "the data's vocabulary, written into every checkpoint with its tokenizer files, so that bert-eval, "
      "ckpt-convert and bert-finetune find it (default: the one beside --init-checkpoint, if any)")
-    ("vocab-size", po::value(&c.data.vocab_size)->value_name("N"),
+    ("vocab-size", optional_value(c.data.vocab_size)->value_name("N"),
      "a preset --config's vocabulary size (default: --vocab's size, else 30522)")
     ("no-nsp", po::bool_switch(&c.data.no_nsp), "masked-LM loss only, no next-sentence loss (mkpretrain --no-nsp data)")
     ("global-data-order", po::bool_switch(&c.data.global_data_order),

@@ -12,7 +12,7 @@
 namespace bk {
 
 nlohmann::ordered_json fill_mask(BertForPreTraining& model, const Vocab& vocab, const std::string& text,
-                                 int64_t top_k, bool cased) {
+                                 int64_t top_k, bool cased, bool quiet) {
   if (const size_t bad = utf8_invalid_offset(text); bad != std::string::npos)
     fail("--fill-mask text: invalid UTF-8 at byte {}", bad);
   const int32_t cls = vocab.require("[CLS]"), sep = vocab.require("[SEP]");
@@ -34,7 +34,7 @@ nlohmann::ordered_json fill_mask(BertForPreTraining& model, const Vocab& vocab, 
     start = at + kMask.size();
   }
   ids.push_back(sep);
-  warn_if_vocabulary_misfits(tokenizer.take_unknown(), vocab, cased);
+  if (!quiet) warn_if_vocabulary_misfits(tokenizer.take_unknown(), vocab, cased);
   std::vector<int64_t> mask_positions;
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] == mask) mask_positions.push_back(static_cast<int64_t>(i));

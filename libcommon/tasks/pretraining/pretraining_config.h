@@ -14,7 +14,7 @@ struct PretrainingConfig {
   // A preset's vocabulary size: vocab_size if set (--vocab-size), else the size of vocab_path (--vocab), else the
   // preset's 30522. A bert_config.json gives its own.
   std::string vocab_path;
-  int64_t vocab_size = 0;
+  std::optional<int64_t> vocab_size;
   std::vector<std::string> inputs;   // as tasks/pretraining/inputs.h resolves them
   int64_t max_predictions = 0;       // masked positions per sample in the data; 0: from the data
   bool global_data_order = false;    // see DataLoaderConfig::global_order

@@ -22,12 +22,12 @@ namespace {
 BertConfig pretraining_model_config(const PretrainingConfig& c) {
   BertConfig model = BertConfig::load(resolve_bert_config(c.config_path));
   if (!names_bert_config_preset(c.config_path)) {
-    if (c.vocab_size > 0)
+    if (c.vocab_size)
       usage_fail("--vocab-size sizes a preset's vocabulary; {} gives its own vocab_size ({})", c.config_path,
                  model.vocab_size);
     return model;
   }
-  if (c.vocab_size > 0) model.vocab_size = c.vocab_size;
+  if (c.vocab_size) model.vocab_size = *c.vocab_size;
   else if (!c.vocab_path.empty()) model.vocab_size = static_cast<int64_t>(Vocab::load(c.vocab_path).size());
   return model;
 }

@@ -59,7 +59,8 @@ void save_run(LoopRun& run, const std::string& why) {
 void note_where_to_continue(const LoopRun& run) {
   if (!run.dist->is_main()) return;
   if (run.last_checkpoint.empty())
-    set_interrupt_note(fmt::format(" at step {}, before the first checkpoint; the same command starts over", run.step));
+    set_interrupt_note(fmt::format(" at step {}, before the first checkpoint; the same command{} starts over", run.step,
+                                   run.cfg.log_file.empty() ? "" : " with --force (its --log-file exists)"));
   else
     set_interrupt_note(fmt::format(" at step {}; last checkpoint {}; continue with --resume", run.step,
                                    run.last_checkpoint));

@@ -10,6 +10,7 @@
 #include "train/loop/loop_run.h"
 #include "train/loop/run_plan.h"
 #include "train/loop/run_resume.h"
+#include "train/loop/run_save.h"
 #include "train/loop/run_update.h"
 
 #include <ATen/ATen.h>
@@ -167,6 +168,7 @@ bool setup_run(LoopRun& run) {
     return false;
   }
   if (!claim_and_restore(run, start)) return false;
+  note_where_to_continue(run);  // from here an interrupt says where the run stands
   open_outputs(run, start);
   return true;
 }
