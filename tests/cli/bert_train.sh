@@ -353,6 +353,9 @@ run bert-train -q --config bert-L2-H128 --input "$TMP/d3k.hdf5" --vocab-size 300
 expect_rc 0 "a preset with --vocab-size"
 run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$TMP/preset-n3k/checkpoints/step-00000001/config.json"
 expect_out "3000" "the preset's vocabulary size is --vocab-size"
+run bert-train -q --config bert-L2-H128 --input "$TMP/d3k.hdf5" --init-checkpoint "$TMP/preset-v3k" --train-batch-size 8 \
+  --max-steps 1 --output-dir "$TMP/preset-phase2" --no-tensorboard
+expect_rc 0 "phase 2 of a preset from its phase 1, no --vocab: the size of the vocab.txt beside the checkpoint"
 run bert-train -q --config "$CFG" --input "$TMP/d3k.hdf5" --vocab-size 3000 --train-batch-size 8 --max-steps 1 \
   --output-dir "$TMP/file-n3k"
 expect_rc 2 "--vocab-size with a config file"

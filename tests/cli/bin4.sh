@@ -105,6 +105,14 @@ expect_err "^bin4: error: $TMP/bins: holds README, which bin4 did not write; -f 
 CASES=$((CASES + 1))
 [ "$(cat "$TMP/bins/README")" = notes ] && [ -f "$TMP/bins/96/part-00000-of-00001.hdf5" ] || fail_case "-f removed files"
 rm "$TMP/bins/README"
+# DIR a link to a directory (the data on a bigger disk): the output replaces what it points at; the link stays.
+mkdir "$TMP/disk" && mv "$TMP/bins" "$TMP/disk/bins" && ln -s "$TMP/disk/bins" "$TMP/bins"
+run bin4 -q -f --bins 64,512 --shards-per-bin 1 -o "$TMP/bins" "$TMP/in.hdf5"
+expect_rc 0 "-f into a link to a directory"
+CASES=$((CASES + 1))
+[ -L "$TMP/bins" ] && [ -f "$TMP/disk/bins/64/part-00000-of-00001.hdf5" ] && [ ! -e "$TMP/disk/bins/96" ] \
+  || fail_case "-f into a link: the link replaced or the target not: $(ls -la "$TMP" "$TMP/disk/bins")"
+rm "$TMP/bins" && mv "$TMP/disk/bins" "$TMP/bins"
 
 run bin4 -q --bins 128,256 -o "$TMP/short" "$TMP/in.hdf5"
 expect_rc 1 "sample longer than the last bin"
