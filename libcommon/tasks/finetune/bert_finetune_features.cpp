@@ -109,10 +109,9 @@ FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig&
 void add_squad_window_options(Options& options, std::optional<int>& doc_stride, std::optional<int>& max_query_length) {
   const SquadFeatureOptions squad;
   options.add()
-    ("doc-stride", po::value<int>()->notifier([&doc_stride](int v) { doc_stride = v; })->value_name("S"),
+    ("doc-stride", optional_value(doc_stride)->value_name("S"),
      fmt::format("SQuAD: pieces between the starts of a document's windows (default {})", squad.doc_stride).c_str())
-    ("max-query-length", po::value<int>()->notifier([&max_query_length](int v) { max_query_length = v; })
-       ->value_name("Q"),
+    ("max-query-length", optional_value(max_query_length)->value_name("Q"),
      fmt::format("SQuAD: question pieces kept (default {})", squad.max_query_length).c_str());
 }
 
@@ -127,7 +126,7 @@ void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& c, b
     ("vocab", vocab, training ? "WordPiece vocabulary (one token per line)"
                               : "WordPiece vocabulary (default: vocab.txt beside --checkpoint)")
     ("cased", po::bool_switch(&c.cased), "keep case and accents (default: lower-case and strip accents)")
-    ("max-seq-length", po::value<int>()->notifier([&c](int v) { c.max_seq_length = v; })->value_name("L"),
+    ("max-seq-length", optional_value(c.max_seq_length)->value_name("L"),
      fmt::format("tokens per feature (default {} for squad and squad2, {} for GLUE)", squad.max_seq_length,
                  glue.max_seq_length).c_str());
   add_squad_window_options(options, c.doc_stride, c.max_query_length);
