@@ -162,6 +162,24 @@ void CkptConvertConfig::validate() const {
     usage_fail("--keep-optimizer needs --to native or tf (hf and pt output hold the model only)");
 }
 
+namespace {
+
+// --vocab, and the casing --do-lower-case asserts, against the vocabulary the checkpoint was made with
+// (tok/vocab_stamp.h): a converted model must not carry another model's tokenizer.
+void check_given_vocabulary(const CkptConvertConfig& cfg, const std::string& input) {
+  if (cfg.vocab.empty() && cfg.lower_case.empty()) return;
+  const auto model_vocab = checkpoint_vocab_stamp(input);
+  const std::string vocab = cfg.vocab.empty() ? vocab_beside_checkpoint(input) : cfg.vocab;
+  if (!model_vocab || vocab.empty()) return;
+  std::optional<bool> lower;
+  if (!cfg.lower_case.empty()) lower = cfg.lower_case == "true";
+  StampedVocab given = vocab_file_stamp(vocab, lower);
+  if (lower) given.where += " with --do-lower-case " + cfg.lower_case;
+  check_same_vocabulary(given, *model_vocab, lower.has_value(), cfg.allow_vocab_mismatch);
+}
+
+}  // namespace
+
 void run_ckpt_convert(const CkptConvertConfig& cfg) {
   cfg.validate();
   if (cfg.list) {
@@ -174,6 +192,7 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   // The tokenizer travels with the model (hf must have it: transformers would build an empty one without a word).
   const std::string vocab = cfg.vocab.empty() ? vocab_beside_checkpoint(input) : cfg.vocab;
   refuse_output_over_checkpoint(cfg, input, vocab);
+  check_given_vocabulary(cfg, input);
   if (cfg.to == "pt") check_overwrite(cfg.output, cfg.force);
   std::optional<TfOutput> tf_out;
   if (cfg.to == "tf") {

@@ -17,6 +17,7 @@ struct CkptConvertConfig {
   int64_t pad_vocab = 0;     // 0 or 1: none
   std::string vocab;         // empty: vocab.txt beside the input (required for hf)
   std::string lower_case;    // "true", "false" or empty: from the vocabulary (ckpt/tokenizer_files.h)
+  bool allow_vocab_mismatch = false;  // warn instead of refusing a --vocab or casing other than the model's
   bool force = false;
   bool quiet = false;
   PtWriter write_pt;         // required for --to pt

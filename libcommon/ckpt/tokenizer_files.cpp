@@ -3,25 +3,25 @@
 #include "ckpt/checkpoint_path.h"
 #include "io/input.h"
 #include "tok/vocab.h"
+#include "tok/vocab_fit.h"
 #include "util/error.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 namespace bk {
+namespace fs = std::filesystem;
 namespace {
 
 const char* const kSpecialTokens[][2] = {
     {"unk_token", "[UNK]"}, {"sep_token", "[SEP]"}, {"pad_token", "[PAD]"}, {"cls_token", "[CLS]"}, {"mask_token", "[MASK]"}};
 
-// A cased vocabulary: some word piece other than the bracketed specials holds an ASCII capital.
-bool vocab_has_capitals(const Vocab& vocab) {
-  for (size_t id = 0; id < vocab.size(); ++id) {
-    const std::string_view token = vocab.token(static_cast<int32_t>(id));
-    if (token.size() > 2 && token.front() == '[' && token.back() == ']') continue;
-    for (char c : token)
-      if (c >= 'A' && c <= 'Z') return true;
-  }
-  return false;
+// do_lower_case for a vocabulary file: a tokenizer_config.json beside it, else the vocabulary's own casing.
+bool default_lower_case(const std::string& vocab_path, const Vocab& vocab) {
+  if (auto beside = tokenizer_lower_case(vocab_path)) return *beside;
+  return !vocabulary_is_cased(vocab);
 }
 
 }  // namespace
@@ -37,9 +37,7 @@ TokenizerFiles read_tokenizer_files(const std::string& vocab_path, std::optional
          vocab.size(), vocab_size);
   for (const auto& [key, token] : kSpecialTokens) vocab.require(token);
   files.vocab_bytes = read_file(vocab_path);
-  if (lower_case) files.lower_case = *lower_case;
-  else if (auto beside = tokenizer_lower_case(vocab_path)) files.lower_case = *beside;
-  else files.lower_case = !vocab_has_capitals(vocab);
+  files.lower_case = lower_case ? *lower_case : default_lower_case(vocab_path, vocab);
   return files;
 }
 
@@ -68,14 +66,32 @@ NamedFiles tokenizer_file_set(const TokenizerFiles& files) {
 }
 
 NamedFiles training_tokenizer_files(const std::string& vocab, const std::string& checkpoint, int64_t vocab_size,
-                                    int64_t max_length) {
-  if (!vocab.empty()) return tokenizer_file_set(read_tokenizer_files(vocab, std::nullopt, vocab_size, max_length));
+                                    int64_t max_length, std::optional<bool> lower_case) {
+  if (!vocab.empty()) return tokenizer_file_set(read_tokenizer_files(vocab, lower_case, vocab_size, max_length));
   if (checkpoint.empty()) return {};
   const std::string beside = vocab_beside_checkpoint(checkpoint);
   if (beside.empty()) return {};
   // Found, not named: a vocabulary that does not fit (an HF directory padded to a multiple of 8) is left behind.
   if (static_cast<int64_t>(Vocab::load(beside).size()) != vocab_size) return {};
-  return tokenizer_file_set(read_tokenizer_files(beside, std::nullopt, vocab_size, max_length));
+  return tokenizer_file_set(read_tokenizer_files(beside, lower_case, vocab_size, max_length));
+}
+
+StampedVocab vocab_file_stamp(const std::string& vocab_path, std::optional<bool> lower_case) {
+  const Vocab vocab = Vocab::load(vocab_path);
+  return {vocab_stamp(vocab, lower_case ? *lower_case : default_lower_case(vocab_path, vocab)), vocab_path};
+}
+
+std::optional<StampedVocab> checkpoint_vocab_stamp(const std::string& resolved) {
+  const std::string beside = vocab_beside_checkpoint(resolved);
+  if (!beside.empty()) return vocab_file_stamp(beside, std::nullopt);
+  const fs::path state = fs::path(resolved) / "trainer_state.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(state, ec)) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(read_file(state.string()), nullptr, false);
+  if (!j.is_object() || !j.contains("vocab") || !j["vocab"].is_string()) return std::nullopt;
+  if (auto stamp = parse_vocab_stamp(j["vocab"].get<std::string>()))
+    return StampedVocab{*stamp, fmt::format("{} (the vocabulary of its training data)", resolved)};
+  return std::nullopt;
 }
 
 }  // namespace bk

@@ -3,6 +3,8 @@
 // BERT's WordPiece tokenizer with the model's case handling instead of a silently empty one.
 #pragma once
 
+#include "tok/vocab_stamp.h"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,8 +20,8 @@ struct TokenizerFiles {
 };
 
 // Reads the vocabulary and decides do_lower_case: `lower_case` when given, else a tokenizer_config.json beside
-// the vocabulary, else from the vocabulary itself (Google's cased vocabularies hold upper-case word pieces, the
-// uncased ones none). bk::Error naming the file when a BERT special token is missing or the size is not the
+// the vocabulary, else from the vocabulary itself (tok/vocab_fit.h: Google's cased vocabularies hold upper-case
+// word pieces, the uncased ones none). bk::Error naming the file when a BERT special token is missing or the size is not the
 // model's vocab_size.
 TokenizerFiles read_tokenizer_files(const std::string& vocab_path, std::optional<bool> lower_case,
                                     int64_t vocab_size, int64_t max_length);
@@ -36,6 +38,13 @@ NamedFiles tokenizer_file_set(const TokenizerFiles& files);
 // does not fit the model), else the vocabulary beside `checkpoint` (the one the run starts or resumes from) when it
 // fits the model; empty when there is none.
 NamedFiles training_tokenizer_files(const std::string& vocab, const std::string& checkpoint, int64_t vocab_size,
-                                    int64_t max_length);
+                                    int64_t max_length, std::optional<bool> lower_case = std::nullopt);
+
+// A vocabulary file's stamp (tok/vocab_stamp.h), cased as `lower_case` says, else as read_tokenizer_files decides.
+StampedVocab vocab_file_stamp(const std::string& vocab_path, std::optional<bool> lower_case);
+
+// The vocabulary a resolved checkpoint was made with: the vocab.txt beside it (vocab_beside_checkpoint), else the
+// stamp its trainer_state.json records (bert-train records its data's); nullopt when it says neither.
+std::optional<StampedVocab> checkpoint_vocab_stamp(const std::string& resolved);
 
 }  // namespace bk

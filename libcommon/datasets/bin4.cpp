@@ -5,6 +5,7 @@
 #include "util/error.h"
 #include "io/progress.h"
 #include "io/cleanup.h"
+#include "datasets/shared_vocab_stamp.h"
 #include "hdf5/hdf5_reader.h"
 #include "hdf5/hdf5_writer.h"
 #include "io/created_dirs.h"
@@ -155,6 +156,7 @@ struct Bin4Plan {
   int widest_input = 0;
   int max_predictions = 0;
   uint64_t input_bytes = 0;
+  SharedVocabStamp vocab;  // the inputs' vocabulary, passed on to every shard
 };
 
 Bin4Plan plan_bin4(const Bin4Config& o) {
@@ -162,6 +164,7 @@ Bin4Plan plan_bin4(const Bin4Config& o) {
   for (const auto& path : o.inputs) {
     PretrainReader reader(path);
     if (reader.layout() == Hdf5Layout::packed) fail("{}: packed rows (pack(1)) cannot be binned by length", path);
+    plan.vocab.add(reader);
     std::error_code ec;
     const uint64_t bytes = fs::file_size(path, ec);
     plan.inputs.push_back({path, reader.layout(), reader.rows(), ec ? 0 : bytes, reader.seq_len(),
@@ -206,6 +209,7 @@ BinWriters open_bin_writers(const Bin4Config& o, const Bin4Plan& plan, ChunkComp
                        ? std::max<size_t>(64, kNvidiaChunkTokens / static_cast<size_t>(w.seq_len))
                        : kVarlengthChunkRows;
     w.compressor = &compressor;
+    w.vocab_stamp = plan.vocab.text();
     for (int k = 0; k < o.shards_per_bin; ++k)
       writers[b].push_back(std::make_unique<PretrainWriter>((dir / shard_file_name(k, o.shards_per_bin)).string(), w));
   }

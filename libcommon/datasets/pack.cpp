@@ -1,6 +1,7 @@
 #include "datasets/pack.h"
 
 #include "io/progress.h"
+#include "datasets/shared_vocab_stamp.h"
 #include "hdf5/hdf5_reader.h"
 #include "hdf5/hdf5_writer.h"
 #include "io/output_over_input.h"
@@ -106,6 +107,7 @@ PackResult run_pack(const PackConfig& config) {
   config.validate();
   std::vector<PretrainSample> samples;
   int input_seq_len = 0, most_predictions = 0;
+  SharedVocabStamp vocab;  // the inputs' vocabulary, passed on to the output
   Progress progress(config.quiet);
   uint64_t input_bytes = 0;
   for (const auto& path : config.inputs) {
@@ -119,6 +121,7 @@ PackResult run_pack(const PackConfig& config) {
   for (const auto& path : config.inputs) {
     PretrainReader reader(path);
     if (reader.layout() == Hdf5Layout::packed) fail("{}: already packed (it has next_sentence_positions)", path);
+    vocab.add(reader);
     input_seq_len = std::max(input_seq_len, reader.seq_len());
     std::error_code ec;
     const uint64_t bytes = std::filesystem::file_size(path, ec);
@@ -162,6 +165,7 @@ PackResult run_pack(const PackConfig& config) {
   w.gzip_level = config.gzip_level;
   w.chunk_rows = std::max<size_t>(64, 65536 / static_cast<size_t>(result.seq_len));
   w.overwrite = config.force;
+  w.vocab_stamp = vocab.text();
   PretrainWriter writer(config.output, w);
   progress.stage("writing", rows.size(), "rows");
   for (size_t r = 0; r < rows.size(); ++r) {

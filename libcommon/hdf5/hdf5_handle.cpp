@@ -112,3 +112,43 @@ void Hdf5TempFile::commit() {
 }
 
 }  // namespace bk
+
+namespace bk {
+
+void write_string_attribute(hid_t object, const char* name, const std::string& value, const std::string& where) {
+  hdf5_quiet();
+  Hid type = hid_type(H5Tcopy(H5T_C_S1));
+  Hid space = hid_space(H5Screate(H5S_SCALAR));
+  const bool typed = type.valid() && H5Tset_size(type, H5T_VARIABLE) >= 0 && H5Tset_cset(type, H5T_CSET_UTF8) >= 0;
+  Hid attribute = typed && space.valid() ? hid_attribute(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT))
+                                         : Hid();
+  const char* text = value.c_str();
+  if (!attribute.valid() || H5Awrite(attribute, type, &text) < 0 || !attribute.close())
+    fail("{}: cannot write the attribute {}: {}", where, name, hdf5_last_error());
+}
+
+std::optional<std::string> read_string_attribute(hid_t object, const char* name) {
+  hdf5_quiet();
+  if (H5Aexists(object, name) <= 0) return std::nullopt;
+  Hid attribute = hid_attribute(H5Aopen(object, name, H5P_DEFAULT));
+  Hid type = attribute.valid() ? hid_type(H5Aget_type(attribute)) : Hid();
+  Hid space = attribute.valid() ? hid_space(H5Aget_space(attribute)) : Hid();
+  if (!type.valid() || !space.valid() || H5Tget_class(type) != H5T_STRING ||
+      H5Sget_simple_extent_type(space) != H5S_SCALAR)
+    return std::nullopt;
+  if (H5Tis_variable_str(type) > 0) {
+    char* text = nullptr;
+    if (H5Aread(attribute, type, &text) < 0 || text == nullptr) return std::nullopt;
+    std::string value(text);
+    H5free_memory(text);
+    return value;
+  }
+  const size_t size = H5Tget_size(type);
+  if (size == 0 || size > 65536) return std::nullopt;  // an attribute's own limit is 64 KiB
+  std::string value(size, '\0');
+  if ( H5Aread(attribute, type, value.data()) < 0) return std::nullopt;
+  value.resize(std::strlen(value.c_str()));  // fixed-length strings are padded with NULs
+  return value;
+}
+
+}  // namespace bk

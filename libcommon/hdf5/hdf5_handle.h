@@ -8,6 +8,7 @@
 
 #include <hdf5.h>
 
+#include <optional>
 #include <string>
 
 namespace bk {
@@ -62,6 +63,13 @@ inline Hid hid_dataset(hid_t id) { return Hid(id, H5Dclose); }
 inline Hid hid_space(hid_t id) { return Hid(id, H5Sclose); }
 inline Hid hid_type(hid_t id) { return Hid(id, H5Tclose); }
 inline Hid hid_plist(hid_t id) { return Hid(id, H5Pclose); }
+inline Hid hid_attribute(hid_t id) { return Hid(id, H5Aclose); }
+
+// A scalar UTF-8 string attribute (variable-length, as h5py writes a Python str) on a file, group or dataset.
+// Writing fails (bk::Error) naming `where`; reading gives nullopt when there is no such attribute or it is not a
+// scalar string, fixed-length or variable.
+void write_string_attribute(hid_t object, const char* name, const std::string& value, const std::string& where);
+std::optional<std::string> read_string_attribute(hid_t object, const char* name);
 
 // Fails (bk::Error) unless `path` can take an HDF5 file: not "-" (HDF5 needs seeks, so no stdout), not a
 // directory, device, FIFO or socket (a temporary renamed onto one would replace the node), and not an existing

@@ -167,9 +167,14 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
     if (type.valid() && H5Tget_class(type) == H5T_VLEN) layout_ = Hdf5Layout::varlength;
     else if (exists(kDatasetNextSentencePositions)) layout_ = Hdf5Layout::packed;
   }
+  // Unmasked instances: both prediction datasets absent, sample_ids there instead.
+  masked_ = exists(kDatasetMaskedPositions) || exists(kDatasetMaskedIds) || !exists(kDatasetSampleIds);
   std::vector<std::string> missing;
-  for (const char* name : nvidia_names)
-    if (!(layout_ == Hdf5Layout::varlength && name == kDatasetInputMask) && !exists(name)) missing.push_back(name);
+  for (const char* name : nvidia_names) {
+    const bool prediction = name == kDatasetMaskedPositions || name == kDatasetMaskedIds;
+    if (!(layout_ == Hdf5Layout::varlength && name == kDatasetInputMask) && !(prediction && !masked_) && !exists(name))
+      missing.push_back(name);
+  }
   if (!missing.empty()) {
     // The names come from the file: escaped and cut (util/printable.h), at most 20 of them, so that a damaged or
     // hostile file cannot put binary bytes or megabytes into the one-line error.
@@ -182,11 +187,17 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
          missing.size() > 1 ? "s" : "", fmt::join(missing, ", "), found.empty() ? "nothing" : found);
   }
 
+  vocab_stamp_ = read_string_attribute(file_, kAttributeVocab).value_or("");
   bool vlen = layout_ == Hdf5Layout::varlength;
   input_ids_ = open_dataset(kDatasetInputIds, vlen, true);
   segment_ids_ = open_dataset(kDatasetSegmentIds, vlen, true);
-  positions_ = open_dataset(kDatasetMaskedPositions, vlen, true);
-  masked_ids_ = open_dataset(kDatasetMaskedIds, vlen, true);
+  if (masked_) {
+    positions_ = open_dataset(kDatasetMaskedPositions, vlen, true);
+    masked_ids_ = open_dataset(kDatasetMaskedIds, vlen, true);
+  } else {
+    if (layout_ == Hdf5Layout::packed) fail("{}: packed rows without masked_lm_positions", path);
+    sample_ids_ = open_dataset(kDatasetSampleIds, false, false);
+  }
   next_sentence_ = open_dataset(kDatasetNextSentence, false, true);
   if (!vlen) input_mask_ = open_dataset(kDatasetInputMask, false, true);
   if (layout_ == Hdf5Layout::packed) {
@@ -202,7 +213,8 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
   };
   if (!vlen) {
     if (input_ids_.width == 0) fail("{}: dataset input_ids must be 2-D [rows, seq_len]", path);
-    if (positions_.width == 0) fail("{}: dataset masked_lm_positions must be 2-D [rows, max_predictions]", path);
+    if (masked_ && positions_.width == 0)
+      fail("{}: dataset masked_lm_positions must be 2-D [rows, max_predictions]", path);
     if (input_mask_.width != input_ids_.width) shape_error(input_mask_, input_ids_);
     if (segment_ids_.width != input_ids_.width) shape_error(segment_ids_, input_ids_);
     if (masked_ids_.width != positions_.width) shape_error(masked_ids_, positions_);
@@ -325,8 +337,8 @@ void PretrainReader::read_nvidia(std::vector<PretrainSample>& out, uint64_t firs
   auto ids = read_fixed(input_ids_, first, count);
   auto mask = read_fixed(input_mask_, first, count);
   auto segments = read_fixed(segment_ids_, first, count);
-  auto positions = read_fixed(positions_, first, count);
-  auto masked = read_fixed(masked_ids_, first, count);
+  auto positions = masked_ ? read_fixed(positions_, first, count) : std::vector<int64_t>();
+  auto masked = masked_ ? read_fixed(masked_ids_, first, count) : std::vector<int64_t>();
   auto labels = read_fixed(next_sentence_, first, count);
   for (uint64_t r = 0; r < count; ++r) {
     const int64_t* m = &mask[r * L];
@@ -343,16 +355,25 @@ void PretrainReader::read_nvidia(std::vector<PretrainSample>& out, uint64_t firs
       s.input_ids[j] = narrow(ids[r * L + j]);
       s.segment_ids[j] = narrow(segments[r * L + j]);
     }
-    take_predictions(&positions[r * P], &masked[r * P], P, s);
+    if (masked_) take_predictions(&positions[r * P], &masked[r * P], P, s);
     s.next_sentence_label = narrow(labels[r]);
+  }
+  if (!masked_) read_sample_ids(out, first, count);
+}
+
+void PretrainReader::read_sample_ids(std::vector<PretrainSample>& out, uint64_t first, uint64_t count) {
+  const auto ids = read_fixed(sample_ids_, first, count);
+  for (uint64_t r = 0; r < count; ++r) {
+    if (ids[r] < 0) row_error(first + r, fmt::format("sample_ids: {} is negative", ids[r]));
+    out[r].sample_id = ids[r];
   }
 }
 
 void PretrainReader::read_varlength(std::vector<PretrainSample>& out, uint64_t first, uint64_t count) {
   auto ids = read_vlen(input_ids_, first, count);
   auto segments = read_vlen(segment_ids_, first, count);
-  auto positions = read_vlen(positions_, first, count);
-  auto masked = read_vlen(masked_ids_, first, count);
+  auto positions = masked_ ? read_vlen(positions_, first, count) : std::vector<std::vector<int64_t>>(count);
+  auto masked = masked_ ? read_vlen(masked_ids_, first, count) : std::vector<std::vector<int64_t>>(count);
   auto labels = read_fixed(next_sentence_, first, count);
   auto copy = [](const std::vector<int64_t>& from, std::vector<int32_t>& to) {
     to.resize(from.size());
@@ -366,6 +387,7 @@ void PretrainReader::read_varlength(std::vector<PretrainSample>& out, uint64_t f
     copy(masked[r], s.masked_lm_ids);
     s.next_sentence_label = narrow(labels[r]);
   }
+  if (!masked_) read_sample_ids(out, first, count);
 }
 
 void PretrainReader::read_packed(std::vector<PretrainSample>& out, uint64_t first, uint64_t count) {

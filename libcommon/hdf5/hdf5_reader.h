@@ -27,6 +27,11 @@ class PretrainReader {
   int seq_len() const { return seq_len_; }            // L of the NVIDIA layout; 0 for varlength
   int max_predictions() const { return max_pred_; }   // P of the NVIDIA layout; 0 for varlength
   int max_sequences() const { return max_seqs_; }     // S, the samples a row may hold, of the packed layout; else 1
+  // False for unmasked instances (mkpretrain --masking none): samples without predictions, with a sample_id.
+  bool masked() const { return masked_; }
+  // The root attribute bertkit_vocab: the stamp (tok/vocab_stamp.h) of the vocabulary the ids are of, as bertkit's
+  // writers record it; empty when the file has none (Google's, NVIDIA's).
+  const std::string& vocab_stamp() const { return vocab_stamp_; }
 
   // Replaces `out` with the next up to max_rows samples; returns false (and leaves `out` empty) at the end.
   bool read_block(std::vector<PretrainSample>& out, size_t max_rows = 1024);
@@ -50,8 +55,12 @@ class PretrainReader {
   Hdf5Layout layout_ = Hdf5Layout::nvidia;
   uint64_t rows_ = 0, next_row_ = 0;
   int seq_len_ = 0, max_pred_ = 0, max_seqs_ = 1;
+  bool masked_ = true;
+  std::string vocab_stamp_;
   Dataset input_ids_, input_mask_, segment_ids_, positions_, masked_ids_, next_sentence_;
   Dataset token_positions_, next_sentence_positions_, next_sentence_weights_;  // the packed layout's
+  Dataset sample_ids_;                                                        // unmasked files
+  void read_sample_ids(std::vector<PretrainSample>& out, uint64_t first, uint64_t count);
 };
 
 }  // namespace bk

@@ -14,6 +14,8 @@
 //              (positions within the row, 0-padded), next_sentence_positions i4 [N,S] (where each sample's [CLS]
 //              is), next_sentence_labels i1 [N,S], next_sentence_weights i4 [N,S] (1 for a sample, 0 for a slot
 //              without one).
+// Unmasked files, in the nvidia and varlength layouts (mkpretrain --masking none): the same datasets without
+// masked_lm_positions and masked_lm_ids, and sample_ids i8 [N], the identity each sample's masks are drawn from.
 // In memory only the real tokens and the real predictions are kept; input_mask is implied by the length.
 #pragma once
 
@@ -40,6 +42,9 @@ struct PretrainSample {
   // A packed row: the lengths of the samples it holds, in order (they sum to length()), and each one's
   // next_sentence_label; masked_lm_positions count from the row's start. Empty for a row of one sample.
   std::vector<int32_t> pack_lengths, pack_labels;
+  // An unmasked sample (mkpretrain --masking none): no predictions yet, and the identity its masks are drawn from
+  // at every epoch (pretraining_data/dynamic_masks.h); -1 in masked files.
+  int64_t sample_id = -1;
 
   size_t length() const { return input_ids.size(); }  // = sum(input_mask) in the NVIDIA layout
   size_t sequences() const { return pack_lengths.empty() ? 1 : pack_lengths.size(); }
@@ -47,12 +52,16 @@ struct PretrainSample {
 };
 
 // The names of the datasets, in the order NVIDIA's loader lists them.
+// The root attribute holding the vocabulary stamp (tok/vocab_stamp.h) of the vocabulary the ids are of.
+inline constexpr const char* kAttributeVocab = "bertkit_vocab";
 inline constexpr const char* kDatasetInputIds = "input_ids";
 inline constexpr const char* kDatasetInputMask = "input_mask";
 inline constexpr const char* kDatasetSegmentIds = "segment_ids";
 inline constexpr const char* kDatasetMaskedPositions = "masked_lm_positions";
 inline constexpr const char* kDatasetMaskedIds = "masked_lm_ids";
 inline constexpr const char* kDatasetNextSentence = "next_sentence_labels";
+// Unmasked files (no masked_lm_positions, no masked_lm_ids): each sample's identity, int64 [N].
+inline constexpr const char* kDatasetSampleIds = "sample_ids";
 // The packed layout's own datasets.
 inline constexpr const char* kDatasetPositions = "positions";
 inline constexpr const char* kDatasetNextSentencePositions = "next_sentence_positions";

@@ -18,15 +18,19 @@ PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOpti
   const uint64_t S = packed ? static_cast<uint64_t>(options_.max_sequences) : 1;
   if (packed && (options_.max_sequences < 1 || options_.max_sequences > 127))
     fail("{}: the packed layout holds 1 to 127 samples per row, not {}", path, options_.max_sequences);
+  if (packed && !options_.masked) fail("{}: the packed layout holds masked samples only", path);
+  if (!options_.masked) options_.max_predictions = 0;
   if (options_.layout != Hdf5Layout::varlength) {
-    if (options_.seq_len < 1 || options_.max_predictions < 1)
+    if (options_.seq_len < 1 || (options_.masked && options_.max_predictions < 1))
       fail("{}: the {} layout needs seq_len and max_predictions of at least 1", path, layout_name(options_.layout));
     const uint64_t L = options_.seq_len, P = options_.max_predictions;
     create_column(input_ids_, kDatasetInputIds, H5T_STD_I32LE, H5T_NATIVE_INT32, L);
     create_column(input_mask_, kDatasetInputMask, H5T_STD_I8LE, H5T_NATIVE_INT8, L);
     create_column(segment_ids_, kDatasetSegmentIds, H5T_STD_I8LE, H5T_NATIVE_INT8, L);
-    create_column(positions_, kDatasetMaskedPositions, H5T_STD_I32LE, H5T_NATIVE_INT32, P);
-    create_column(masked_ids_, kDatasetMaskedIds, H5T_STD_I32LE, H5T_NATIVE_INT32, P);
+    if (options_.masked) {
+      create_column(positions_, kDatasetMaskedPositions, H5T_STD_I32LE, H5T_NATIVE_INT32, P);
+      create_column(masked_ids_, kDatasetMaskedIds, H5T_STD_I32LE, H5T_NATIVE_INT32, P);
+    }
     ids_flat_.assign(n * L, 0);
     mask_flat_.assign(n * L, 0);
     segments_flat_.assign(n * L, 0);
@@ -47,8 +51,10 @@ PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOpti
     vlen_file_i8_ = hid_type(H5Tvlen_create(H5T_STD_I8LE));
     create_column(input_ids_, kDatasetInputIds, vlen_file_i16_, vlen_i16_, 0);
     create_column(segment_ids_, kDatasetSegmentIds, vlen_file_i8_, vlen_i8_, 0);
-    create_column(positions_, kDatasetMaskedPositions, vlen_file_i16_, vlen_i16_, 0);
-    create_column(masked_ids_, kDatasetMaskedIds, vlen_file_i16_, vlen_i16_, 0);
+    if (options_.masked) {
+      create_column(positions_, kDatasetMaskedPositions, vlen_file_i16_, vlen_i16_, 0);
+      create_column(masked_ids_, kDatasetMaskedIds, vlen_file_i16_, vlen_i16_, 0);
+    }
     ids_rows_.resize(n);
     segments_rows_.resize(n);
     positions_rows_.resize(n);
@@ -56,6 +62,11 @@ PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOpti
   }
   create_column(next_sentence_, kDatasetNextSentence, H5T_STD_I8LE, H5T_NATIVE_INT8, packed ? S : 0);
   labels_.assign(n * S, 0);
+  if (!options_.masked) {
+    create_column(sample_ids_, kDatasetSampleIds, H5T_STD_I64LE, H5T_NATIVE_INT64, 0);
+    sample_ids_flat_.assign(n, 0);
+  }
+  if (!options_.vocab_stamp.empty()) write_string_attribute(file_.file(), kAttributeVocab, options_.vocab_stamp, path);
 }
 
 PretrainWriter::~PretrainWriter() = default;
@@ -96,6 +107,11 @@ void PretrainWriter::append(const PretrainSample& s) {
     row_error(fmt::format("a row of {} packed samples cannot be written in the {} layout", s.sequences(),
                           layout_name(options_.layout)));
   if (!packed) labels_[r] = static_cast<int8_t>(s.next_sentence_label);
+  if (!options_.masked) {
+    if (!s.masked_lm_positions.empty()) row_error("an unmasked file takes samples without predictions");
+    if (s.sample_id < 0) row_error("an unmasked file needs each sample's sample_id");
+    sample_ids_flat_[r] = s.sample_id;
+  }
   if (options_.layout != Hdf5Layout::varlength) {
     const size_t L = options_.seq_len, P = options_.max_predictions;
     if (s.length() > L) row_error(fmt::format("{} tokens do not fit the sequence length {}", s.length(), L));
@@ -105,8 +121,8 @@ void PretrainWriter::append(const PretrainSample& s) {
     std::fill(&ids_flat_[r * L], &ids_flat_[r * L] + L, 0);
     std::fill(&mask_flat_[r * L], &mask_flat_[r * L] + L, 0);
     std::fill(&segments_flat_[r * L], &segments_flat_[r * L] + L, 0);
-    std::fill(&positions_flat_[r * P], &positions_flat_[r * P] + P, 0);
-    std::fill(&masked_flat_[r * P], &masked_flat_[r * P] + P, 0);
+    std::fill_n(positions_flat_.data() + r * P, P, 0);  // P is 0 for an unmasked file: nothing
+    std::fill_n(masked_flat_.data() + r * P, P, 0);
     for (size_t j = 0; j < s.length(); ++j) {
       ids_flat_[r * L + j] = s.input_ids[j];
       mask_flat_[r * L + j] = 1;
@@ -126,8 +142,10 @@ void PretrainWriter::append(const PretrainSample& s) {
       }
     };
     to_i16(s.input_ids, ids_rows_[r], kDatasetInputIds);
-    to_i16(s.masked_lm_positions, positions_rows_[r], kDatasetMaskedPositions);
-    to_i16(s.masked_lm_ids, masked_rows_[r], kDatasetMaskedIds);
+    if (options_.masked) {
+      to_i16(s.masked_lm_positions, positions_rows_[r], kDatasetMaskedPositions);
+      to_i16(s.masked_lm_ids, masked_rows_[r], kDatasetMaskedIds);
+    }
     segments_rows_[r].assign(s.segment_ids.begin(), s.segment_ids.end());
   }
   if (++buffered_ == options_.chunk_rows) flush();
@@ -196,8 +214,10 @@ void PretrainWriter::flush() {
     write_fixed(input_ids_, ids_flat_.data());
     write_fixed(input_mask_, mask_flat_.data());
     write_fixed(segment_ids_, segments_flat_.data());
-    write_fixed(positions_, positions_flat_.data());
-    write_fixed(masked_ids_, masked_flat_.data());
+    if (options_.masked) {
+      write_fixed(positions_, positions_flat_.data());
+      write_fixed(masked_ids_, masked_flat_.data());
+    }
     if (options_.layout == Hdf5Layout::packed) {
       write_fixed(token_positions_, token_positions_flat_.data());
       write_fixed(next_sentence_positions_, nsp_positions_flat_.data());
@@ -211,10 +231,13 @@ void PretrainWriter::flush() {
     };
     write_rows(input_ids_, ids_rows_);
     write_rows(segment_ids_, segments_rows_);
-    write_rows(positions_, positions_rows_);
-    write_rows(masked_ids_, masked_rows_);
+    if (options_.masked) {
+      write_rows(positions_, positions_rows_);
+      write_rows(masked_ids_, masked_rows_);
+    }
   }
   write_fixed(next_sentence_, labels_.data());
+  if (!options_.masked) write_fixed(sample_ids_, sample_ids_flat_.data());
   written_ += buffered_;
   buffered_ = 0;
 }
@@ -225,7 +248,7 @@ void PretrainWriter::commit() {
   if (options_.compressor) options_.compressor->flush();
   flush();
   for (Column* column : {&input_ids_, &input_mask_, &segment_ids_, &positions_, &masked_ids_, &next_sentence_,
-                         &token_positions_, &next_sentence_positions_, &next_sentence_weights_})
+                         &token_positions_, &next_sentence_positions_, &next_sentence_weights_, &sample_ids_})
     column->dataset.close();
   file_.commit();
 }

@@ -24,10 +24,16 @@ struct PretrainWriterOptions {
   int gzip_level = 0;         // 0 = uncompressed, 1..9 = deflate level
   size_t chunk_rows = 256;    // rows per HDF5 chunk, and rows buffered in memory between writes
   bool overwrite = false;     // replace an existing file (the tools' --force)
+  // false: unmasked instances (nvidia and varlength layouts): no masked_lm_* datasets, each sample's sample_id in
+  // sample_ids instead (hdf5_sample.h); max_predictions is ignored.
+  bool masked = true;
   // Not owned. With gzip_level > 0, full chunks of the NVIDIA and packed layouts are deflated on its workers and
   // stored as they are (the bytes HDF5's filter would write); commit() flushes it, so it must outlive the writer's
   // appends. Null: HDF5 compresses on the calling thread.
   ChunkCompressor* compressor = nullptr;
+  // The stamp (tok/vocab_stamp.h) of the vocabulary the ids are of, stored as the root attribute bertkit_vocab;
+  // empty: not known (none is stored).
+  std::string vocab_stamp;
 };
 
 class PretrainWriter {
@@ -65,6 +71,8 @@ class PretrainWriter {
   size_t buffered_ = 0;
   Column input_ids_{}, input_mask_{}, segment_ids_{}, positions_{}, masked_ids_{}, next_sentence_{};
   Column token_positions_{}, next_sentence_positions_{}, next_sentence_weights_{};  // the packed layout's
+  Column sample_ids_{};                                                              // unmasked files
+  std::vector<int64_t> sample_ids_flat_;
   Hid vlen_i16_, vlen_i8_, vlen_file_i16_, vlen_file_i8_;  // varlength memory and file types
   // NVIDIA and packed layouts: flat row-major buffers of chunk_rows rows.
   std::vector<int32_t> ids_flat_, positions_flat_, masked_flat_, token_positions_flat_, nsp_positions_flat_,

@@ -13,6 +13,7 @@
 #include "util/utf8.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab_fit.h"
+#include "tok/vocab_stamp.h"
 #include "util/ordered_parallel.h"
 
 #include <fmt/format.h>
@@ -150,8 +151,9 @@ void write_tfrecord(const Corpus& corpus, const Instances& instances, const Mask
 }
 
 void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
-                const MkpretrainConfig& cfg, Progress& progress) {
+                const MkpretrainConfig& cfg, const std::string& vocab_stamp, Progress& progress) {
   PretrainWriterOptions options;
+  options.vocab_stamp = vocab_stamp;
   parse_layout(cfg.hdf5_layout, options.layout);  // a known name: validate() checked it
   options.seq_len = cfg.instances.max_seq_length;
   options.max_predictions = cfg.instances.max_predictions;
@@ -239,7 +241,7 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   const Instances instances = create_instances(corpus, ic, masking, rng);
   progress.stage("writing", instances.list.size(), "instances");
   if (format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg, threads, progress);
-  else write_hdf5(corpus, instances, masking, cfg, progress);
+  else write_hdf5(corpus, instances, masking, cfg, vocab_stamp(vocab, !cfg.cased).text(), progress);
   progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances, {}", corpus.num_docs(),
                                      corpus.sentence_begin.size() - 1, instances.list.size(), unknown.summary()));
   if (!cfg.quiet) warn_if_vocabulary_misfits(unknown, vocab, cfg.cased);

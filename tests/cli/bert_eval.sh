@@ -116,6 +116,10 @@ expect_rc 0 "fill-mask with a cased tokenizer_config.json"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q '"tokens":\["\[CLS\]","\[UNK\]","is"' \
   || fail_case "do_lower_case false beside the vocabulary keeps case (Paris is not in the uncased vocabulary): $OUT"
 run bert-eval --checkpoint "$TMP/rundir" --input "$TMP/s.hdf5" -q
+expect_rc 1 "lower-cased data for a model its tokenizer_config.json calls cased"
+expect_err "s.hdf5 is uncased but .*step-00000004/vocab.txt is cased" "the casing named"
+rm "$TMP/rundir/checkpoints/step-00000004/tokenizer_config.json"
+run bert-eval --checkpoint "$TMP/rundir" --input "$TMP/s.hdf5" -q
 expect_rc 0 "evaluation on a run directory"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q '"checkpoint":"[^"]*rundir/checkpoints/step-00000004"' \
   || fail_case "the resolved checkpoint reported: $OUT"

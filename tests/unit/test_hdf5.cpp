@@ -360,3 +360,40 @@ TEST_CASE("hdf5: a packed row whose positions do not restart with each sample is
   CHECK(error_of([&] { read_all(path); }) ==
         path + ": row 0: positions: value 3 at column 3 (expected 0: positions restart at 0 with each packed sample)");
 }
+
+TEST_CASE("hdf5: the vocabulary stamp attribute, as the writer stores it and as another writer may") {
+  auto dir = hdf5_temp_dir();
+  bk::PretrainWriterOptions o;
+  o.seq_len = 16;
+  o.max_predictions = 3;
+  o.vocab_stamp = "fnv1a64:0123456789abcdef:30522:uncased";
+  const auto stamped = (dir / "stamped.hdf5").string();
+  write_all(stamped, o, {make_sample(5, 1, 0)});
+  CHECK(bk::PretrainReader(stamped).vocab_stamp() == o.vocab_stamp);
+  o.vocab_stamp.clear();
+  const auto plain = (dir / "plain.hdf5").string();
+  write_all(plain, o, {make_sample(5, 1, 0)});
+  CHECK(bk::PretrainReader(plain).vocab_stamp().empty());
+  // A fixed-length string (numpy's bytes_ through h5py) reads the same; a number is no stamp.
+  const auto fixed = raw_nvidia(dir / "fixed.hdf5", false, {1, 1, 1, 1, 1, 1, 1, 0});
+  hid_t f = H5Fopen(fixed.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, 40);
+  hid_t space = H5Screate(H5S_SCALAR);
+  hid_t a = H5Acreate2(f, "bertkit_vocab", type, space, H5P_DEFAULT, H5P_DEFAULT);
+  char text[40] = "fnv1a64:0123456789abcdef:30522:cased";
+  H5Awrite(a, type, text);
+  H5Aclose(a);
+  a = H5Acreate2(f, "other", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  const int32_t one = 1;
+  H5Awrite(a, H5T_NATIVE_INT32, &one);
+  H5Aclose(a);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Fclose(f);
+  CHECK(bk::PretrainReader(fixed).vocab_stamp() == "fnv1a64:0123456789abcdef:30522:cased");
+  f = H5Fopen(fixed.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  CHECK_FALSE(bk::read_string_attribute(f, "other"));
+  CHECK_FALSE(bk::read_string_attribute(f, "missing"));
+  H5Fclose(f);
+}

@@ -1,6 +1,7 @@
 #include "tasks/finetune/bert_finetune_predict.h"
 
 #include "ckpt/checkpoint_path.h"
+#include "ckpt/tokenizer_files.h"
 #include "io/input.h"
 #include "device/device.h"
 #include "launch/dist_env.h"
@@ -26,8 +27,9 @@ std::string read_context(const FinetunePredictConfig& config) {
   return text;
 }
 
-// The vocabulary the features are made with, and its case: --vocab and --cased, else what the fine-tuned
-// checkpoint carries (bert-finetune train writes vocab.txt and tokenizer_config.json into it).
+// The vocabulary the features are made with, and its case: what the fine-tuned checkpoint carries (bert-finetune
+// train writes vocab.txt and tokenizer_config.json into it), or --vocab and --cased, which must agree with it
+// (tok/vocab_stamp.h).
 struct Tokenization {
   std::string vocab_path;
   bool cased = false;
@@ -35,10 +37,15 @@ struct Tokenization {
 
 Tokenization resolve_tokenization(const FinetunePredictConfig& config) {
   Tokenization t{config.features.vocab_path, config.features.cased};
-  if (t.vocab_path.empty() && !config.checkpoint.empty()) {
-    t.vocab_path = vocab_beside_checkpoint(resolve_checkpoint(config.checkpoint));
-    if (t.vocab_path.empty()) usage_fail("--vocab is required: there is no vocab.txt beside {}", config.checkpoint);
-    if (tokenizer_lower_case(t.vocab_path) == false) t.cased = true;
+  if (config.checkpoint.empty()) return t;
+  const std::string checkpoint = resolve_checkpoint(config.checkpoint);
+  if (t.vocab_path.empty()) t.vocab_path = vocab_beside_checkpoint(checkpoint);
+  if (t.vocab_path.empty()) usage_fail("--vocab is required: there is no vocab.txt beside {}", config.checkpoint);
+  if (const auto model_vocab = checkpoint_vocab_stamp(checkpoint)) {
+    t.cased = t.cased || !model_vocab->stamp.lower_case;
+    StampedVocab given = vocab_file_stamp(t.vocab_path, !t.cased);
+    if (config.features.cased) given.where += " with --cased";
+    check_same_vocabulary(given, *model_vocab, true, config.allow_vocab_mismatch);
   }
   return t;
 }

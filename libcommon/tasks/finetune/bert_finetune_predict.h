@@ -43,6 +43,7 @@ struct FinetunePredictConfig {
   std::string device = "cpu";
   bool force = false;
   bool quiet = false;
+  bool allow_vocab_mismatch = false;  // warn instead of refusing --vocab or --cased other than the model's
 
   bool interactive() const { return !question.empty() || !context.empty() || !text.empty() || !text_b.empty(); }
   // bk::UsageError naming the flag: a missing or contradictory input, a value the reference rejects.

@@ -1,6 +1,7 @@
 #include "tasks/finetune/bert_finetune_predict.h"
 
 #include "cli/options.h"
+#include "tok/vocab_stamp.h"
 #include "tasks/finetune/finetune_config.h"
 #include "tasks/attention_option.h"
 #include "util/utf8.h"
@@ -60,6 +61,7 @@ void add_bert_finetune_predict_options(Options& options, FinetunePredictConfig& 
      "the SQuAD JSON or GLUE TSV file to predict (\"-\" = stdin)")
     ("output-dir,o", po::value(&c.output_dir)->value_name("DIR"), "where the prediction files go")
     ("force,f", po::bool_switch(&c.force), "replace prediction files that exist")
+    (kAllowVocabMismatchFlag, po::bool_switch(&c.allow_vocab_mismatch), kAllowVocabMismatchHelp)
     ("save-logits", po::value(&c.save_logits)->value_name("FILE"),
      "SQuAD: also write every feature's start and end logits (JSON lines)")
     ("question", po::value(&c.question)->value_name("TEXT"), "SQuAD: a question to answer from --context")

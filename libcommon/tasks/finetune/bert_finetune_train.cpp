@@ -5,6 +5,7 @@
 #include "train/loop/loop.h"
 #include "util/error.h"
 #include "ckpt/checkpoint_path.h"
+#include "ckpt/tokenizer_files.h"
 
 namespace bk {
 
@@ -12,12 +13,15 @@ namespace {
 
 // The task as the flags and the checkpoint resolve it: the model's directory (--init-checkpoint, a run's
 // directory followed to its checkpoint) and its vocabulary (--vocab, else the one beside that checkpoint when SQuAD's
-// --eval-file needs one to score with; it travels into every fine-tuned checkpoint, where predict finds it).
+// --eval-file needs one to score with; it travels into every fine-tuned checkpoint, where predict finds it). The
+// eval file's text is cased as the model was trained unless --cased says so.
 FinetuneTaskConfig resolve_task(const FinetuneTrainConfig& config) {
   FinetuneTaskConfig task = config.task;
   task.model_dir = config.loop.init_checkpoint.empty() ? "" : resolve_checkpoint(config.loop.init_checkpoint);
   const bool span_eval = !task.eval_file.empty() && task.task.starts_with("squad");
   if (task.vocab_path.empty() && span_eval) task.vocab_path = vocab_beside_checkpoint(task.model_dir);
+  if (span_eval && !task.model_dir.empty())
+    if (const auto model_vocab = checkpoint_vocab_stamp(task.model_dir)) task.cased |= !model_vocab->stamp.lower_case;
   task.quiet = config.loop.quiet;
   task.validate();
   return task;
@@ -29,6 +33,12 @@ LoopConfig resolve_loop(const FinetuneTrainConfig& config, const FinetuneTaskCon
   LoopConfig loop = config.loop;
   loop.init_checkpoint = task.model_dir;
   loop.vocab = task.vocab_path;
+  // The vocabulary and casing the evaluation's text is tokenized with: the loop compares them with the model's
+  // and writes that casing into the fine-tuned checkpoints.
+  if (!task.eval_file.empty() && !task.vocab_path.empty() && task.task.starts_with("squad")) {
+    loop.data_vocab_stamp = vocab_file_stamp(task.vocab_path, !task.cased).stamp.text();
+    loop.data_vocab_source = task.cased ? task.vocab_path + " with --cased" : task.vocab_path;
+  }
   const int64_t world = detect_dist_env().world_size;
   const int64_t per_epoch = run.steps_per_epoch(loop.train_batch_size * world);
   if (per_epoch == 0)

@@ -11,10 +11,9 @@
 namespace bk {
 
 // google-research/bert's run_classifier.py / run_squad.py defaults (AdamW-style Adam with weight decay 0.01, linear
-// decay after a 10% warm-up, batch 32); the learning rate of HF's examples (5e-5).
+// decay after a 10% warm-up, batch 32; the learning rate, 5e-5, is the task's: train/loop/lr_recipe.h).
 FinetuneTrainConfig::FinetuneTrainConfig() {
   loop.optimizer = OptimizerKind::adamw;
-  loop.learning_rate = 5e-5;
   loop.lr_decay = LrDecay::linear;
   loop.warmup_proportion = 0.1;
   loop.train_batch_size = 32;

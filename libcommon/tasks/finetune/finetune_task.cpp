@@ -1,5 +1,6 @@
 #include "tasks/finetune/finetune_task.h"
 
+#include "tasks/lr_recipe.h"
 #include "ckpt/convert.h"
 #include "util/tool_name.h"
 #include "util/py_random.h"
@@ -143,6 +144,8 @@ void FinetuneTask::load_init_checkpoint(const std::string& path) {
 }
 
 BertModelBase& FinetuneTask::bert() const { return *model_; }
+
+LearningRate FinetuneTask::default_learning_rate(OptimizerKind, int64_t) const { return finetuning_learning_rate(); }
 
 double FinetuneTask::flops_per_sequence(int64_t seq_len) const {
   return model_config_.training_flops_per_sequence(seq_len, 0);

@@ -54,6 +54,7 @@ class FinetuneTask : public BertModelTask {
   void start(const TaskContext& context) override;
   const BertConfig& model_config() const override { return model_config_; }
   void load_init_checkpoint(const std::string& path) override;
+  LearningRate default_learning_rate(OptimizerKind optimizer, int64_t global_batch) const override;
   double flops_per_sequence(int64_t seq_len) const override;
 
   const std::vector<std::string>& loss_terms() const override { return terms_; }

@@ -7,6 +7,7 @@
 #include "tasks/pretraining/inputs.h"
 #include "tok/vocab.h"
 #include "ckpt/checkpoint_path.h"
+#include "ckpt/tokenizer_files.h"
 
 #include "util/error.h"
 #include "io/progress.h"
@@ -136,35 +137,58 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
   return totals;
 }
 
+namespace {
+
+// --fill-mask: the text tokenized as the model was trained (its vocabulary and casing) unless --cased says so; a
+// vocabulary or casing other than the model's is refused (tok/vocab_stamp.h).
+void run_fill_mask(const BertEvalConfig& options, const std::string& checkpoint, const at::Device& device) {
+  const std::string vocab_path = options.vocab.empty() ? vocab_beside_checkpoint(checkpoint) : options.vocab;
+  if (vocab_path.empty()) usage_fail("--fill-mask needs --vocab: there is no vocab.txt beside {}", checkpoint);
+  const std::optional<StampedVocab> model_vocab = checkpoint_vocab_stamp(checkpoint);
+  const bool cased = options.cased || (model_vocab && !model_vocab->stamp.lower_case);
+  if (model_vocab) {
+    StampedVocab text = vocab_file_stamp(vocab_path, !cased);
+    if (options.cased) text.where += " with --cased";
+    check_same_vocabulary(text, *model_vocab, true, options.allow_vocab_mismatch);
+  }
+  auto model = load_model_dir(checkpoint, options.config);
+  model->to(device);
+  model->eval();
+  const Vocab vocab = Vocab::load(vocab_path);
+  if (static_cast<int64_t>(vocab.size()) != model->config().vocab_size)
+    fail("{}: {} tokens, but the model's vocab_size is {}", vocab_path, vocab.size(), model->config().vocab_size);
+  for (const auto& text : options.fill_mask_texts)
+    std::cout << fill_mask(*model, vocab, text, options.top_k, cased, options.quiet).dump() << '\n';
+  std::cout.flush();
+}
+
+// The files --input names, as bert-train reads them (directories of HDF5 files, or bin4's, in its order); data of
+// another vocabulary than the model's is refused.
+std::vector<std::string> eval_input_files(const BertEvalConfig& options, const std::string& checkpoint) {
+  const PretrainInputs inputs = resolve_pretrain_inputs(options.settings.inputs);
+  if (inputs.vocab)
+    if (const auto model_vocab = checkpoint_vocab_stamp(checkpoint))
+      check_same_vocabulary(*inputs.vocab, *model_vocab, true, options.allow_vocab_mismatch);
+  std::vector<std::string> files;
+  for (const auto& source : inputs.sources)
+    for (const auto& file : source) files.push_back(file.path);
+  return files;
+}
+
+}  // namespace
+
 void run_bert_eval(const BertEvalConfig& options) {
   options.validate();
   const at::Device device = choose_device(options.device, detect_dist_env());
   set_up_cuda_runtime(device);
   const std::string checkpoint = resolve_checkpoint(options.checkpoint);
-  std::string vocab_path;
-  if (!options.fill_mask_texts.empty()) {
-    vocab_path = options.vocab.empty() ? vocab_beside_checkpoint(checkpoint) : options.vocab;
-    if (vocab_path.empty()) usage_fail("--fill-mask needs --vocab: there is no vocab.txt beside {}", checkpoint);
-  }
+  if (!options.fill_mask_texts.empty()) return run_fill_mask(options, checkpoint, device);
   auto model = load_model_dir(checkpoint, options.config);
   model->to(device);
   model->eval();
-  if (!options.fill_mask_texts.empty()) {
-    const Vocab vocab = Vocab::load(vocab_path);
-    if (static_cast<int64_t>(vocab.size()) != model->config().vocab_size)
-      fail("{}: {} tokens, but the model's vocab_size is {}", vocab_path, vocab.size(), model->config().vocab_size);
-    const bool cased = options.cased || tokenizer_lower_case(vocab_path) == false;
-    for (const auto& text : options.fill_mask_texts)
-      std::cout << fill_mask(*model, vocab, text, options.top_k, cased, options.quiet).dump() << '\n';
-    std::cout.flush();
-    return;
-  }
-  Progress progress(options.quiet);
-  // Directories (of HDF5 files, or bin4's) are read as bert-train reads them: their files in its order.
   EvalSettings settings = options.settings;
-  settings.inputs.clear();
-  for (const auto& source : resolve_pretrain_inputs(options.settings.inputs).sources)
-    for (const auto& file : source) settings.inputs.push_back(file.path);
+  settings.inputs = eval_input_files(options, checkpoint);
+  Progress progress(options.quiet);
   EvalTotals totals = evaluate_pretraining(*model, settings, &progress);
   // An accuracy of 0.0 over nothing would read as a result.
   if (totals.samples == 0) fail("{}: no samples to evaluate", fmt::join(options.settings.inputs, ", "));

@@ -48,6 +48,7 @@ struct BertEvalConfig {
   int64_t top_k = 5;
   bool cased = false;
   bool quiet = false;
+  bool allow_vocab_mismatch = false;  // warn instead of refusing data or a vocabulary of another vocabulary
 
   // bk::UsageError for values or combinations no run can use.
   void validate() const;

@@ -1,6 +1,7 @@
 #include "tasks/pretraining/bert_eval.h"
 
 #include "cli/options.h"
+#include "tok/vocab_stamp.h"
 #include "util/error.h"
 
 namespace bk {
@@ -32,8 +33,9 @@ void add_bert_eval_options(Options& options, BertEvalConfig& c) {
     ("device", po::value(&c.device)->default_value(d.device)->value_name("DEV"), "cpu, cuda or cuda:N")
     ("fill-mask", po::value(&c.fill_mask_texts)->value_name("TEXT"), "print the top-k tokens for each [MASK] in TEXT (repeatable)")
     ("vocab", po::value(&c.vocab)->value_name("FILE"), "WordPiece vocabulary for --fill-mask (default: vocab.txt beside the checkpoint)")
+    (kAllowVocabMismatchFlag, po::bool_switch(&c.allow_vocab_mismatch), kAllowVocabMismatchHelp)
     ("top-k", po::value(&c.top_k)->default_value(d.top_k)->value_name("K"), "predictions per [MASK] for --fill-mask")
-    ("cased", po::bool_switch(&c.cased), "--fill-mask: keep case and accents (default: lower-case and strip accents, unless a tokenizer_config.json beside the vocabulary says do_lower_case false)");
+    ("cased", po::bool_switch(&c.cased), "--fill-mask: keep case and accents (default: as the model was trained: its tokenizer_config.json, else its vocabulary's casing)");
 }
 
 }  // namespace bk

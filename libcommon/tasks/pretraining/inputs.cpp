@@ -1,5 +1,6 @@
 #include "tasks/pretraining/inputs.h"
 
+#include "datasets/shared_vocab_stamp.h"
 #include "hdf5/hdf5_reader.h"
 #include "util/error.h"
 #include "util/json_read.h"
@@ -89,13 +90,16 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
     fail("{}: plain HDF5 inputs and bin4 directories cannot be mixed", plain.front());
   if (bins.empty()) bins.push_back(plain);
   // Every file is opened now, so a bad one fails before training starts.
+  SharedVocabStamp vocab;
   for (const auto& list : bins) {
     auto& source = resolved.sources.emplace_back();
     for (const auto& path : list) {
       const PretrainReader reader(path);
+      vocab.add(reader);
       source.push_back({path, reader.rows(), reader.seq_len(), reader.max_predictions()});
     }
   }
+  resolved.vocab = vocab.stamp();
   return resolved;
 }
 

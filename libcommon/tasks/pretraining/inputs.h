@@ -10,7 +10,9 @@
 #pragma once
 
 #include "tasks/pretraining/sampler.h"
+#include "tok/vocab_stamp.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@ namespace bk {
 struct PretrainInputs {
   std::vector<std::vector<SampleFile>> sources;  // one source, or one per bin
   std::vector<int> bin_bounds;                   // bin4: each bin's max_length; empty otherwise
+  std::optional<StampedVocab> vocab;             // the vocabulary the files record, if any (files of two fail)
 };
 
 PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs);

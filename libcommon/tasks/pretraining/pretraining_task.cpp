@@ -1,5 +1,6 @@
 #include "tasks/pretraining/pretraining_task.h"
 
+#include "tasks/lr_recipe.h"
 #include "model_config/config_presets.h"
 #include "model/bert.h"
 #include "model/token_stream.h"
@@ -117,6 +118,10 @@ TaskEvaluation PretrainingTask::evaluate() {
 }
 
 BertModelBase& PretrainingTask::bert() const { return *model_; }
+
+LearningRate PretrainingTask::default_learning_rate(OptimizerKind optimizer, int64_t global_batch) const {
+  return pretraining_learning_rate(model_config_, optimizer, global_batch, data_summary().max_length);
+}
 
 double PretrainingTask::flops_per_sequence(int64_t seq_len) const {
   return model_config_.training_flops_per_sequence(seq_len, loader_ ? loader_->max_predictions() : config_.max_predictions);

@@ -28,7 +28,7 @@ struct LoopConfig {
   std::string output_dir;
   int64_t train_batch_size = 0;         // samples per rank per optimizer step (split over the accumulation steps)
   int64_t max_steps = 0;
-  double learning_rate = 1e-4;
+  std::optional<double> learning_rate;  // unset: the task's recipe (TrainingTask::default_learning_rate), chosen by setup_run
   OptimizerKind optimizer = OptimizerKind::lamb;
   Precision precision = Precision::fp32;
   uint64_t seed = 12345;
@@ -45,6 +45,10 @@ struct LoopConfig {
   bool force = false;                   // a new run in a directory with an earlier run's checkpoints removes them
   std::string init_checkpoint;
   std::string vocab;  // the tokenizer copied into every checkpoint (empty: the one beside the checkpoint started from)
+  // The vocabulary the training data was made with (tok/vocab_stamp.h, as the task's files record it) and the file
+  // that records it; trainer_state.json keeps it. Empty: not known.
+  std::string data_vocab_stamp, data_vocab_source;
+  bool allow_vocab_mismatch = false;    // a warning instead of an error when the vocabularies differ
   bool init_optimizer = false;          // also the optimizer's moments from init_checkpoint (NVIDIA's phase 2)
   std::string device = "cpu";           // cpu | cuda
   int64_t log_every = 1;

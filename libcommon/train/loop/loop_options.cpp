@@ -1,6 +1,7 @@
 #include "train/loop/loop_config.h"
 
 #include "cli/options.h"
+#include "tok/vocab_stamp.h"
 #include "util/error.h"
 
 #include <cmath>
@@ -17,8 +18,8 @@ void LoopConfig::validate(bool steps_known) const {
     usage_fail("--train-batch-size {} is not a multiple of --gradient-accumulation-steps {}", train_batch_size,
                gradient_accumulation_steps);
   // NaN fails every comparison, so each range is written as what passes.
-  if (!(learning_rate > 0 && std::isfinite(learning_rate)))
-    usage_fail("--learning-rate must be a positive number, got {}", learning_rate);
+  if (learning_rate && !(*learning_rate > 0 && std::isfinite(*learning_rate)))
+    usage_fail("--learning-rate must be a positive number, got {}", *learning_rate);
   if (!(warmup_proportion >= 0 && warmup_proportion <= 1))
     usage_fail("--warmup-proportion must be in [0, 1], got {}", warmup_proportion);
   if (!(weight_decay >= 0 && std::isfinite(weight_decay)))
@@ -52,8 +53,8 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("output-dir", po::value(&c.output_dir)->required()->value_name("DIR"), "checkpoints, log.jsonl and tensorboard/ go here")
     ("train-batch-size", batch, "samples per process per optimizer step (split over the accumulation steps)")
     ("max-steps", steps, "optimizer steps of the whole run")
-    ("learning-rate", po::value(&c.learning_rate)->default_value(d.learning_rate, default_text(d.learning_rate))->value_name("LR"),
-     "peak learning rate")
+    ("learning-rate", optional_value(c.learning_rate)->value_name("LR"),
+     "peak learning rate (default: the recipe that fits the model, optimizer and batch; the banner says which)")
     ("optimizer", choice_value("optimizer", kOptimizerKinds, c.optimizer, d.optimizer)->value_name("NAME"),
      "lamb (NVLAMB), adamw, acclip or madgrad")
     ("precision", choice_value("precision", kPrecisions, c.precision, d.precision)->value_name("P"),
@@ -104,6 +105,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("force", po::bool_switch(&c.force),
      "start a new run in an OUTPUT_DIR that holds an earlier run's checkpoints, removing them")
     ("init-checkpoint", po::value(&c.init_checkpoint)->value_name("DIR"), "start from these weights (every tensor must match; a fine-tuning head may be missing)")
+    (kAllowVocabMismatchFlag, po::bool_switch(&c.allow_vocab_mismatch), kAllowVocabMismatchHelp)
     ("init-optimizer", po::bool_switch(&c.init_optimizer),
      "also take the optimizer's moments from --init-checkpoint (NVIDIA's phase 2), with this run's schedule")
     ("stop-after", po::value(&c.stop_after)->default_value(d.stop_after)->value_name("N"),

@@ -33,6 +33,8 @@ struct LoopRun {
   std::unique_ptr<GradientSynchronizer> sync;
   at::ScalarType allreduce_wire = at::ScalarType::Undefined;  // --allreduce-dtype (Undefined: the gradients')
   LrSchedule schedule;
+  double learning_rate = 0;          // the peak: --learning-rate, else the task's recipe (TrainingTask::default_learning_rate)
+  std::string learning_rate_source;  // where it comes from, for the banner
   double lr_scale = 1;
   int64_t step = 0;         // optimizer steps done (skipped fp16 steps included)
   int64_t micro_batch = 0;  // micro-batches consumed

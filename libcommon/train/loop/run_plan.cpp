@@ -59,10 +59,11 @@ std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& star
                               cfg.micro_batch_size(), cfg.gradient_accumulation_steps, tokens));
   const auto warmup = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
   std::string checkpoints = cfg.checkpoint_every > 0 ? fmt::format("every {} steps", cfg.checkpoint_every) : "at the end";
-  lines.push_back(fmt::format("schedule: {} at learning rate {:g}, {} warm-up steps then {} decay; checkpoints {} "
-                              "in {}/checkpoints",
-                              choice_name(kOptimizerKinds, cfg.optimizer), cfg.learning_rate * run.lr_scale, warmup,
-                              choice_name(kLrDecays, cfg.lr_decay), checkpoints, cfg.output_dir));
+  lines.push_back(fmt::format("schedule: {} at learning rate {:g} ({}), {} warm-up steps then {} decay; checkpoints "
+                              "{} in {}/checkpoints",
+                              choice_name(kOptimizerKinds, cfg.optimizer), run.learning_rate * run.lr_scale,
+                              run.learning_rate_source, warmup, choice_name(kLrDecays, cfg.lr_decay), checkpoints,
+                              cfg.output_dir));
   lines.push_back("start: " + start_text(run, start));
   return lines;
 }
@@ -85,7 +86,8 @@ std::string run_header_json(const LoopRun& run, const RunStart& start) {
   j["gradient_accumulation_steps"] = cfg.gradient_accumulation_steps;
   j["max_steps"] = cfg.max_steps;
   j["optimizer"] = choice_name(kOptimizerKinds, cfg.optimizer);
-  j["learning_rate"] = cfg.learning_rate * run.lr_scale;
+  j["learning_rate"] = run.learning_rate * run.lr_scale;
+  j["learning_rate_source"] = run.learning_rate_source;
   j["warmup_proportion"] = run.schedule.warmup_proportion;
   j["lr_decay"] = choice_name(kLrDecays, cfg.lr_decay);
   j["seed"] = cfg.seed;

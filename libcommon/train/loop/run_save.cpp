@@ -36,11 +36,12 @@ Checkpoint snapshot(LoopRun& run, const std::string& why) {
   state.seed = run.cfg.seed;
   state.max_steps = run.cfg.max_steps;
   state.train_batch_size = run.cfg.train_batch_size;
-  state.learning_rate = run.cfg.learning_rate;
+  state.learning_rate = run.learning_rate;
   state.optimizer = choice_name(kOptimizerKinds, run.cfg.optimizer);
   state.precision = choice_name(kPrecisions, run.cfg.precision);
   state.saved_because = why;
   ckpt.state = state.to_json();
+  if (!run.cfg.data_vocab_stamp.empty()) ckpt.state["vocab"] = run.cfg.data_vocab_stamp;
   ckpt.task = run.task->description();
   ckpt.tokenizer = run.tokenizer;
   return ckpt;

@@ -55,6 +55,18 @@ void start_process(LoopRun& run, const DistEnv& env) {
   set_experimental_kernels(cfg.fused_kernels == FusedKernels::experimental);
 }
 
+// --learning-rate, else the recipe that fits the task's model, optimizer and global batch (TrainingTask::default_learning_rate).
+void choose_learning_rate(LoopRun& run) {
+  if (run.cfg.learning_rate) {
+    run.learning_rate = *run.cfg.learning_rate;
+    run.learning_rate_source = "--learning-rate";
+    return;
+  }
+  const LearningRate lr = run.task->default_learning_rate(run.cfg.optimizer, run.global_batch());
+  run.learning_rate = lr.value;
+  run.learning_rate_source = lr.source;
+}
+
 // The task: the same initial weights on every rank (seeded here, then rank 0's broadcast in make_update), its
 // data, and --init-checkpoint's weights.
 void start_task(LoopRun& run) {
@@ -80,15 +92,35 @@ void start_task(LoopRun& run) {
   if (!cfg.init_checkpoint.empty()) run.task->load_init_checkpoint(cfg.init_checkpoint);
   run.task->model().to(run.device);
   run.task->model().train();
+  choose_learning_rate(run);
+}
+
+// The vocabularies the run joins (tok/vocab_stamp.h): the data's and --vocab's against the checkpoint it starts
+// from, the data's against --vocab's (whose casing the data decides). Every rank checks, so that all fail alike,
+// before anything is written.
+void check_vocabularies(const LoopConfig& cfg, const RunStart& start) {
+  std::optional<StampedVocab> data;
+  if (auto stamp = parse_vocab_stamp(cfg.data_vocab_stamp)) data = StampedVocab{*stamp, cfg.data_vocab_source};
+  std::optional<StampedVocab> given;
+  if (!cfg.vocab.empty())
+    given = vocab_file_stamp(cfg.vocab, data ? std::optional<bool>(data->stamp.lower_case) : std::nullopt);
+  const auto from = start.checkpoint.empty() ? std::nullopt : checkpoint_vocab_stamp(start.checkpoint);
+  if (data && given) check_same_vocabulary(*data, *given, false, cfg.allow_vocab_mismatch);
+  if (data && from) check_same_vocabulary(*data, *from, true, cfg.allow_vocab_mismatch);
+  if (given && from && !data) check_same_vocabulary(*given, *from, false, cfg.allow_vocab_mismatch);
 }
 
 // Rank 0: the tokenizer every checkpoint carries (the run's --vocab, else the one beside the checkpoint it starts
-// from), read before anything is written so that --dry-run fails on a vocabulary the run could not use.
+// from, cased as the data says), read before anything is written so that --dry-run fails on a vocabulary the run
+// could not use.
 void read_tokenizer(LoopRun& run, const RunStart& start) {
+  check_vocabularies(run.cfg, start);
   if (!run.dist->is_main()) return;
   const BertConfig model_config = run.task->model_config();
+  const auto data = parse_vocab_stamp(run.cfg.data_vocab_stamp);
   run.tokenizer = training_tokenizer_files(run.cfg.vocab, start.checkpoint, model_config.vocab_size,
-                                           model_config.max_position_embeddings);
+                                           model_config.max_position_embeddings,
+                                           data ? std::optional<bool>(data->lower_case) : std::nullopt);
 }
 
 MlperfRunHeader mlperf_header(const LoopRun& run) {
@@ -100,7 +132,7 @@ MlperfRunHeader mlperf_header(const LoopRun& run) {
   h.global_batch = run.global_batch();
   h.accumulation = cfg.gradient_accumulation_steps;
   h.optimizer = choice_name(kOptimizerKinds, cfg.optimizer);
-  h.learning_rate = cfg.learning_rate * run.lr_scale;
+  h.learning_rate = run.learning_rate * run.lr_scale;
   h.epsilon = run.optimizer->config().eps;
   h.beta1 = run.optimizer->config().beta1;
   h.beta2 = run.optimizer->config().beta2;

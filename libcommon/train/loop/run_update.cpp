@@ -79,7 +79,7 @@ void make_optimizer_and_sync(LoopRun& run) {
 // The learning rate: warm-up and decay over --max-steps, scaled with the world when --lr-scaling asks.
 void make_schedule(LoopRun& run) {
   const LoopConfig& cfg = run.cfg;
-  run.schedule.base_lr = cfg.learning_rate;
+  run.schedule.base_lr = run.learning_rate;
   run.schedule.total_steps = cfg.max_steps;
   run.schedule.warmup_proportion = cfg.warmup_steps >= 0 ? static_cast<double>(cfg.warmup_steps) /
                                                             static_cast<double>(cfg.max_steps)

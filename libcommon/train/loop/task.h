@@ -16,6 +16,7 @@
 // model of the best score in OUTPUT_DIR/best.
 #pragma once
 
+#include "train/loop/learning_rate.h"
 #include "train/optim/optimizer.h"
 
 #include <ATen/Tensor.h>
@@ -134,6 +135,9 @@ class TrainingTask {
   // --init-checkpoint: the weights to start from. By default a strict load of a checkpoint directory's
   // model.safetensors (every tensor present, no other); a fine-tuning task lets its head be missing.
   virtual void load_init_checkpoint(const std::string& path);
+  // The peak learning rate without --learning-rate (the task's recipe: tasks/lr_recipe.h), after start();
+  // bk::UsageError when the task has no recipe for the optimizer.
+  virtual LearningRate default_learning_rate(OptimizerKind optimizer, int64_t global_batch) const = 0;
   // Model FLOPs of one training sequence (forward + backward) of seq_len tokens, for MFU.
   virtual double flops_per_sequence(int64_t seq_len) const = 0;
 

@@ -1,0 +1,21 @@
+#include "datasets/shared_vocab_stamp.h"
+
+#include "hdf5/hdf5_reader.h"
+#include "util/error.h"
+
+namespace bk {
+
+void SharedVocabStamp::add(const PretrainReader& reader) {
+  // A stamp of a form this version does not know is left alone rather than misread.
+  const std::optional<VocabStamp> mine = parse_vocab_stamp(reader.vocab_stamp());
+  if (!mine) return;
+  if (!stamp_) {
+    stamp_ = StampedVocab{*mine, reader.path()};
+    return;
+  }
+  if (!mine->same_tokens(stamp_->stamp) || mine->lower_case != stamp_->stamp.lower_case)
+    fail("{} ({}) and {} ({}) were made with different vocabularies; give files of one vocabulary", stamp_->where,
+         stamp_->stamp.describe(), reader.path(), mine->describe());
+}
+
+}  // namespace bk

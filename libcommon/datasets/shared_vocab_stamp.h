@@ -1,0 +1,27 @@
+// The vocabulary several pretraining HDF5 files share (their bertkit_vocab attributes, tok/vocab_stamp.h), gathered
+// as the files are opened, by the tools that read many: bin4, pack, bert-train and bert-eval. Torch-free.
+#pragma once
+
+#include "tok/vocab_stamp.h"
+
+#include <optional>
+#include <string>
+
+namespace bk {
+
+class PretrainReader;
+
+// A file without a stamp (Google's, NVIDIA's, tfrecord2hdf5's) goes with any; two files with different stamps are
+// a bk::Error naming both, since their ids are of different vocabularies (or the same tokens cased differently).
+class SharedVocabStamp {
+ public:
+  void add(const PretrainReader& reader);
+  const std::optional<StampedVocab>& stamp() const { return stamp_; }
+  // The stamp's text for a writer (PretrainWriterOptions::vocab_stamp); empty when no file had one.
+  std::string text() const { return stamp_ ? stamp_->stamp.text() : std::string(); }
+
+ private:
+  std::optional<StampedVocab> stamp_;
+};
+
+}  // namespace bk

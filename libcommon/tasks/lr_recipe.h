@@ -1,0 +1,35 @@
+// The peak learning rate a run takes when --learning-rate is not given: the published recipe that fits the model
+// and the optimizer, scaled to the run's global batch, and where it comes from, for the start banner. Torch-free.
+//
+// Pretraining (bert-train):
+//   BERT-base and larger (hidden >= 768, >= 12 layers), LAMB: NVIDIA DeepLearningExamples' BERT recipe
+//     (scripts/run_pretraining.sh): 6e-3 at global batch 65536 for rows of up to 128 tokens (phase 1), 4e-3 at
+//     32768 for longer rows (phase 2).
+//   BERT-base and larger, AdamW: the BERT paper's (Devlin et al. 2019, appendix A.2): 1e-4 at batch 256.
+//   Smaller models (Google's 24 small BERTs, the demo's), LAMB: kSmallLambRate at batch 32, and AdamW:
+//     kSmallAdamwRate at batch 32, measured on this project's demo corpus (DESIGN.md section 4).
+// A smaller global batch than the recipe's scales the rate by the square root of the ratio (the LAMB paper's rule,
+// You et al. 2020); a larger one keeps the recipe's rate. acclip and madgrad have no published BERT recipe: a run
+// with them must give --learning-rate.
+// Fine-tuning (bert-finetune): 5e-5, the default of Google's run_classifier.py and run_squad.py.
+#pragma once
+
+#include "model_config/bert_config.h"
+#include "train/loop/learning_rate.h"
+#include "train/optim/optimizer_kind.h"
+
+#include <cstdint>
+#include <string>
+
+namespace bk {
+
+inline constexpr double kSmallLambRate = 1e-2;
+inline constexpr double kSmallAdamwRate = 1e-3;
+
+// bk::UsageError for an optimizer without a recipe. max_length: the longest row the data holds (0: not known,
+// taken as phase 1).
+LearningRate pretraining_learning_rate(const BertConfig& model, OptimizerKind optimizer, int64_t global_batch,
+                                       int64_t max_length);
+LearningRate finetuning_learning_rate();
+
+}  // namespace bk
