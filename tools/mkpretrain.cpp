@@ -32,8 +32,11 @@ int main(int argc, char** argv) {
                              ->default_value(d.short_seq_prob, bk::default_text(d.short_seq_prob))
                              ->value_name("Y"),
        "probability of a shorter target length")
-      ("dupe-factor", bk::po::value(&ic.dupe_factor)->default_value(d.dupe_factor)->value_name("D"),
-       "passes over the documents, each with other masks")
+      ("dupe-factor", bk::optional_value(cfg.dupe_factor)->value_name("D"),
+       "passes over the documents, each with other masks (default 10; 1 with --masking none)")
+      ("masking", bk::choice_value("masking", bk::kMkpretrainMasking, cfg.unmasked, defaults.unmasked)->value_name("M"),
+       "static: masks drawn here, as create_pretraining_data.py does; none: the same instances unmasked, for "
+       "bert-train to mask at every epoch (HDF5 only)")
       ("seed", bk::po::value(&cfg.seed)->default_value(defaults.seed)->value_name("S"),
        "random seed (an integer of any size, as Python's)")
       ("format", bk::po::value(&cfg.format)->value_name("FORMAT"),

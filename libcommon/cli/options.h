@@ -67,16 +67,28 @@ po::typed_value<T>* optional_value(std::optional<T>& target) {
   return po::value<T>()->notifier([&target](const T& value) { target = value; });
 }
 
+// The value `name` stands for among `choices`; "--FLAG must be a, b or c, got 'x'" (UsageError, exit 2) otherwise.
+template <typename T, size_t N>
+T parse_choice(const char* flag, const Choice<T> (&choices)[N], const std::string& name) {
+  const std::optional<T> value = find_choice(choices, name);
+  if (!value) throw UsageError("--" + std::string(flag) + " must be " + choice_list(choices) + ", got '" + name + "'");
+  return *value;
+}
+
 // A flag that takes one of `choices` by name (util/choices.h) into `target`, its default the name of `fallback`
-// (the tool's default); "--FLAG must be a, b or c, got 'x'" (exit 2) for any other name.
+// (the tool's default).
 template <typename T, size_t N>
 po::typed_value<std::string>* choice_value(const char* flag, const Choice<T> (&choices)[N], T& target, T fallback) {
-  return po::value<std::string>()->default_value(choice_name(choices, fallback))->notifier([&target, &choices, flag](
-      const std::string& name) {
-    const std::optional<T> value = find_choice(choices, name);
-    if (!value) throw UsageError("--" + std::string(flag) + " must be " + choice_list(choices) + ", got '" + name + "'");
-    target = *value;
-  });
+  return po::value<std::string>()->default_value(choice_name(choices, fallback))->notifier(
+      [&target, &choices, flag](const std::string& name) { target = parse_choice(flag, choices, name); });
+}
+
+// The same without a default: stored into `target` only when given (as optional_value).
+template <typename T, size_t N>
+po::typed_value<std::string>* optional_choice_value(const char* flag, const Choice<T> (&choices)[N],
+                                                    std::optional<T>& target) {
+  return po::value<std::string>()->notifier(
+      [&target, &choices, flag](const std::string& name) { target = parse_choice(flag, choices, name); });
 }
 
 // Checks shared by many tools; each throws UsageError naming the flag.

@@ -157,6 +157,7 @@ struct Bin4Plan {
   int max_predictions = 0;
   uint64_t input_bytes = 0;
   SharedVocabStamp vocab;  // the inputs' vocabulary, passed on to every shard
+  bool masked = true;      // false: unmasked instances (mkpretrain --masking none), binned with their sample_ids
 };
 
 Bin4Plan plan_bin4(const Bin4Config& o) {
@@ -165,6 +166,10 @@ Bin4Plan plan_bin4(const Bin4Config& o) {
     PretrainReader reader(path);
     if (reader.layout() == Hdf5Layout::packed) fail("{}: packed rows (pack(1)) cannot be binned by length", path);
     plan.vocab.add(reader);
+    if (!plan.inputs.empty() && reader.masked() != plan.masked)
+      fail("{} holds its masks and {} none (mkpretrain --masking none): give files of one kind",
+           reader.masked() ? path : plan.inputs.front().path, reader.masked() ? plan.inputs.front().path : path);
+    plan.masked = reader.masked();
     std::error_code ec;
     const uint64_t bytes = fs::file_size(path, ec);
     plan.inputs.push_back({path, reader.layout(), reader.rows(), ec ? 0 : bytes, reader.seq_len(),
@@ -178,7 +183,7 @@ Bin4Plan plan_bin4(const Bin4Config& o) {
     plan.widest_input = std::max(plan.widest_input, in.layout == Hdf5Layout::nvidia ? in.seq_len : o.bins.back());
     if (!o.max_predictions) plan.max_predictions = std::max(plan.max_predictions, in.max_predictions);
   }
-  if (plan.layout == Hdf5Layout::nvidia && plan.max_predictions == 0)
+  if (plan.layout == Hdf5Layout::nvidia && plan.max_predictions == 0 && plan.masked)
     usage_fail("--max-predictions is needed to write the NVIDIA layout from varlength inputs");
   // The output's missing parents, the staging directory, the bins and the marker.
   const int directories = CreatedDirs::missing(o.output_dir) + static_cast<int>(o.bins.size()) + 2;
@@ -210,6 +215,7 @@ BinWriters open_bin_writers(const Bin4Config& o, const Bin4Plan& plan, ChunkComp
                        : kVarlengthChunkRows;
     w.compressor = &compressor;
     w.vocab_stamp = plan.vocab.text();
+    w.masked = plan.masked;
     for (int k = 0; k < o.shards_per_bin; ++k)
       writers[b].push_back(std::make_unique<PretrainWriter>((dir / shard_file_name(k, o.shards_per_bin)).string(), w));
   }

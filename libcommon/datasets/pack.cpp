@@ -121,6 +121,8 @@ PackResult run_pack(const PackConfig& config) {
   for (const auto& path : config.inputs) {
     PretrainReader reader(path);
     if (reader.layout() == Hdf5Layout::packed) fail("{}: already packed (it has next_sentence_positions)", path);
+    if (!reader.masked())
+      fail("{}: unmasked instances (mkpretrain --masking none): a packed row holds masked samples", path);
     vocab.add(reader);
     input_seq_len = std::max(input_seq_len, reader.seq_len());
     std::error_code ec;

@@ -58,18 +58,6 @@ void truncate_pair(Instance& inst, size_t max_num_tokens, PyRandom& rng) {
   inst.b_length = b_length;
 }
 
-// Python's round() of a float: round half to even.
-int64_t round_half_even(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
-
-// One masked position: 80% [MASK], 10% kept, 10% a random vocabulary entry, in the reference's draw order.
-// The draws do not depend on the token, so "kept" is returned as MaskedToken::kKeep rather than read here.
-inline int32_t masked_token(const MaskingVocab& vocab, PyRandom& rng) {
-  if (rng.random() < 0.8) return vocab.mask_id;
-  if (rng.random_below_half()) return MaskedToken::kKeep;
-  const auto& words = vocab.random_word_ids;
-  return words[static_cast<size_t>(rng.randint(0, static_cast<int64_t>(words.size()) - 1))];
-}
-
 // The token at position `pos` of an instance's unmasked input_ids, read from the corpus.
 class InstanceView {
  public:
@@ -109,89 +97,6 @@ class InstanceView {
   const MaskingVocab& vocab_;
 };
 
-// The masked positions of one instance, collected in masking order and handed out in position order (the
-// reference sorts them): a bitset over the positions, so no comparison sort.
-class MaskedSet {
- public:
-  void reset(uint32_t length) {
-    bits_.assign((length + 63) / 64, 0);
-    replacement_.resize(length);
-    count_ = 0;
-  }
-  bool contains(uint32_t pos) const { return bits_[pos / 64] >> (pos % 64) & 1; }
-  void add(uint32_t pos, int32_t replacement) {
-    bits_[pos / 64] |= uint64_t{1} << (pos % 64);
-    replacement_[pos] = replacement;
-    ++count_;
-  }
-  size_t size() const { return count_; }
-  void append_sorted(std::vector<MaskedToken>& masks) const {
-    for (size_t w = 0; w < bits_.size(); ++w)
-      for (uint64_t bits = bits_[w]; bits != 0; bits &= bits - 1) {
-        const uint32_t pos = static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
-        masks.push_back({pos, replacement_[pos]});
-      }
-  }
-
- private:
-  std::vector<uint64_t> bits_;
-  std::vector<int32_t> replacement_;
-  size_t count_ = 0;
-};
-
-// Without whole-word masking every candidate is one position: the first num_to_predict of the shuffled
-// candidates are masked. The random draws are exactly those of the general path below.
-void mask_single_tokens(const InstanceView& view, uint32_t length, size_t num_to_predict, const MaskingVocab& vocab,
-                        PyRandom& rng, std::vector<MaskedToken>& masks) {
-  thread_local std::vector<uint32_t> candidates;
-  thread_local MaskedSet masked;
-  view.candidates(candidates);
-  rng.shuffle(candidates);
-  masked.reset(length);
-  const size_t count = std::min(num_to_predict, candidates.size());
-  for (size_t k = 0; k < count; ++k) {
-    const uint32_t pos = candidates[k];
-    masked.add(pos, masked_token(vocab, rng));
-  }
-  masked.append_sorted(masks);
-}
-
-// Whole-word masking: a candidate is a group of positions, a word and its "##" pieces.
-void mask_whole_words(const InstanceView& view, uint32_t length, size_t num_to_predict, const MaskingVocab& vocab,
-                      PyRandom& rng, std::vector<MaskedToken>& masks) {
-  // Group g is members[group_begin[g] .. group_begin[g+1]). Scratch buffers are reused across instances.
-  thread_local std::vector<uint32_t> group_begin, members, group_order;
-  thread_local MaskedSet masked;
-  group_begin.clear();
-  members.clear();
-  for (uint32_t pos = 0; pos < length; ++pos) {
-    const int32_t t = view[pos];
-    if (t == vocab.cls_id || t == vocab.sep_id) continue;
-    const bool joins = !group_begin.empty() && t >= 0 && static_cast<size_t>(t) < vocab.is_continuation.size() &&
-                       vocab.is_continuation[static_cast<size_t>(t)];
-    if (!joins) group_begin.push_back(static_cast<uint32_t>(members.size()));
-    members.push_back(pos);
-  }
-  const size_t num_groups = group_begin.size();
-  group_begin.push_back(static_cast<uint32_t>(members.size()));
-  group_order.resize(num_groups);
-  for (size_t g = 0; g < num_groups; ++g) group_order[g] = static_cast<uint32_t>(g);
-  rng.shuffle(group_order);
-
-  masked.reset(length);
-  for (uint32_t g : group_order) {
-    if (masked.size() >= num_to_predict) break;
-    const size_t size = group_begin[g + 1] - group_begin[g];
-    if (masked.size() + size > num_to_predict) continue;  // a whole word that does not fit is skipped
-    bool any_covered = false;
-    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k) any_covered |= masked.contains(members[k]);
-    if (any_covered) continue;
-    for (size_t k = group_begin[g]; k < group_begin[g + 1]; ++k)
-      masked.add(members[k], masked_token(vocab, rng));
-  }
-  masked.append_sorted(masks);
-}
-
 // What every step of instance creation reads, and where the instances go.
 struct Creation {
   const Corpus& corpus;
@@ -211,12 +116,9 @@ void mask_tokens(Creation& c, Instance& inst) {
   PyRandom& rng = c.rng;
   std::vector<MaskedToken>& masks = c.out.masks;
   const uint32_t length = static_cast<uint32_t>(inst.length());
-  const size_t num_to_predict = static_cast<size_t>(std::min<int64_t>(
-      cfg.max_predictions, std::max<int64_t>(1, round_half_even(static_cast<double>(length) * cfg.masked_lm_prob))));
   const InstanceView view(c.corpus, inst, vocab, c.text_has_markers);
   inst.masks_begin = masks.size();
-  if (cfg.whole_word_mask) mask_whole_words(view, length, num_to_predict, vocab, rng, masks);
-  else mask_single_tokens(view, length, num_to_predict, vocab, rng, masks);
+  draw_masks(view, length, MaskingRule{cfg.masked_lm_prob, cfg.max_predictions, cfg.whole_word_mask}, vocab, rng, masks);
   inst.num_masked = static_cast<uint32_t>(masks.size() - inst.masks_begin);
 }
 

@@ -12,6 +12,7 @@
 // of truncate_seq_pair for a sentence longer than max_seq_length - 2, and the masking.
 #pragma once
 
+#include "pretraining_data/masking.h"
 #include "util/py_random.h"
 
 #include <cstdint>
@@ -28,16 +29,6 @@ struct InstanceConfig {
   int dupe_factor = 10;
   bool whole_word_mask = false;
   bool next_sentence = true;  // false: one segment per instance, no NSP pairing (see above)
-};
-
-// What instance creation needs to know about the vocabulary, in token ids.
-struct MaskingVocab {
-  int32_t cls_id = -1, sep_id = -1, mask_id = -1;
-  // The reference draws random replacements from list(vocab.keys()): every distinct token in first-seen order,
-  // mapped to the id the vocab gives it (the last line on which it appears).
-  std::vector<int32_t> random_word_ids;
-  // is_continuation[id]: the token starts with "##" (whole-word masking joins it to the previous word).
-  std::vector<uint8_t> is_continuation;
 };
 
 // All documents of one invocation, stored flat: sentence s holds tokens[sentence_begin[s] .. sentence_begin[s+1]),
@@ -64,12 +55,6 @@ struct Instance {
   uint32_t num_masked = 0;
   bool is_random_next = false;
   size_t length() const { return b_length == 0 ? a_length + 2 : a_length + b_length + 3; }
-};
-
-struct MaskedToken {
-  static constexpr int32_t kKeep = -1;  // the original token stays (token ids are never negative)
-  uint32_t position;     // in input_ids
-  int32_t replacement;   // [MASK], kKeep, or a random vocabulary entry
 };
 
 struct Instances {

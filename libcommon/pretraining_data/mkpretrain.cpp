@@ -15,6 +15,7 @@
 #include "tok/vocab_fit.h"
 #include "tok/vocab_stamp.h"
 #include "util/ordered_parallel.h"
+#include "util/fnv1a.h"
 
 #include <fmt/format.h>
 
@@ -98,17 +99,6 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
 }
 
 
-MaskingVocab masking_vocab(const Vocab& vocab) {
-  MaskingVocab m;
-  m.cls_id = vocab.require("[CLS]");
-  m.sep_id = vocab.require("[SEP]");
-  m.mask_id = vocab.require("[MASK]");
-  m.is_continuation.resize(vocab.size());
-  for (size_t id = 0; id < vocab.size(); ++id) m.is_continuation[id] = vocab.token(static_cast<int32_t>(id)).starts_with("##");
-  m.random_word_ids = vocab.distinct_ids();
-  return m;
-}
-
 // How many instances ahead the writers ask for the tokens they will read.
 constexpr size_t kPrefetchDistance = 4;
 
@@ -150,6 +140,15 @@ void write_tfrecord(const Corpus& corpus, const Instances& instances, const Mask
   out.commit();
 }
 
+// --masking none: the original tokens back at the masked positions, the masks dropped, the sample's id set.
+void unmask(PretrainSample& sample, int64_t id) {
+  for (size_t k = 0; k < sample.masked_lm_positions.size(); ++k)
+    sample.input_ids[static_cast<size_t>(sample.masked_lm_positions[k])] = sample.masked_lm_ids[k];
+  sample.masked_lm_positions.clear();
+  sample.masked_lm_ids.clear();
+  sample.sample_id = id;
+}
+
 void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
                 const MkpretrainConfig& cfg, const std::string& vocab_stamp, Progress& progress) {
   PretrainWriterOptions options;
@@ -159,7 +158,11 @@ void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingV
   options.max_predictions = cfg.instances.max_predictions;
   options.gzip_level = cfg.gzip_level;
   options.overwrite = cfg.force;
+  options.masked = !cfg.unmasked;
   PretrainWriter writer(cfg.output, options);
+  // Unmasked samples' ids: the output's name (a shard's) in the high 32 bits, the row in the low ones, so that the
+  // shards of one corpus give their samples different masks.
+  const uint64_t first_id = (fnv1a64(std::filesystem::path(cfg.output).filename().string()) & 0x7fffffffull) << 32;
   InstanceTokens inst;
   PretrainSample sample;
   for (size_t i = 0; i < instances.list.size(); ++i) {
@@ -170,6 +173,7 @@ void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingV
     std::fill_n(sample.segment_ids.begin(), inst.a_length + 2, 0);
     sample.masked_lm_positions = inst.masked_lm_positions;
     sample.masked_lm_ids = inst.masked_lm_ids;
+    if (cfg.unmasked) unmask(sample, static_cast<int64_t>(first_id + i));
     sample.next_sentence_label = inst.is_random_next ? 1 : 0;
     writer.append(sample);
     progress.update(i + 1);
@@ -192,13 +196,15 @@ void MkpretrainConfig::validate() const {
   if (!format.empty() && format != "tfrecord" && format != "hdf5")
     usage_fail("--format must be tfrecord or hdf5, got '{}'", format);
   if (gzip_level < 0 || gzip_level > 9) usage_fail("--gzip must be 0-9, got {}", gzip_level);
-  const auto& ic = instances;
+  const InstanceConfig ic = instance_config();
   if (ic.max_seq_length < 5) usage_fail("--max-seq-length must be at least 5, got {}", ic.max_seq_length);
   if (ic.max_predictions < 1) usage_fail("--max-predictions must be at least 1, got {}", ic.max_predictions);
   if (!(ic.masked_lm_prob > 0 && ic.masked_lm_prob <= 1)) usage_fail("--masked-lm-prob must be in (0, 1]");
   if (!(ic.short_seq_prob >= 0 && ic.short_seq_prob <= 1)) usage_fail("--short-seq-prob must be in [0, 1]");
   if (ic.dupe_factor < 1) usage_fail("--dupe-factor must be at least 1, got {}", ic.dupe_factor);
   if (inputs.empty()) usage_fail("no input files");
+  if (unmasked && output_format() != PretrainFormat::hdf5)
+    usage_fail("--masking none writes HDF5 (TFRecord readers expect masks): name an .hdf5 output or give --format hdf5");
   Hdf5Layout layout;
   if (output_format() == PretrainFormat::hdf5 && !parse_layout(hdf5_layout, layout))
     usage_fail("--layout must be nvidia or varlength");
@@ -207,6 +213,12 @@ void MkpretrainConfig::validate() const {
   std::vector<std::string> read = inputs;
   read.push_back(vocab_path);
   refuse_output_over_inputs("-o", output, OutputKind::file, read);
+}
+
+InstanceConfig MkpretrainConfig::instance_config() const {
+  InstanceConfig ic = instances;
+  ic.dupe_factor = dupe_factor.value_or(unmasked ? 1 : 10);
+  return ic;
 }
 
 PretrainFormat MkpretrainConfig::output_format() const {
@@ -218,7 +230,7 @@ PretrainFormat MkpretrainConfig::output_format() const {
 
 size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   cfg.validate();
-  const auto& ic = cfg.instances;
+  const InstanceConfig ic = cfg.instance_config();
   const PretrainFormat format = cfg.output_format();
   const int threads = worker_threads(cfg.threads);
   if (format == PretrainFormat::tfrecord) check_overwrite(cfg.output, cfg.force);

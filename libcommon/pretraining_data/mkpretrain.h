@@ -3,7 +3,9 @@
 #pragma once
 
 #include "pretraining_data/instances.h"
+#include "util/choices.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,10 +13,17 @@ namespace bk {
 
 enum class PretrainFormat { tfrecord, hdf5 };
 
+// --masking: static (the masks drawn and written, as create_pretraining_data.py does) or none (MkpretrainConfig).
+inline constexpr Choice<bool> kMkpretrainMasking[] = {{"static", false}, {"none", true}};
+
 struct MkpretrainConfig {
   std::string vocab_path;
   bool cased = false;
-  InstanceConfig instances;
+  InstanceConfig instances;        // its dupe_factor is dupe_factor's, resolved (instance_config())
+  std::optional<int> dupe_factor;  // --dupe-factor; unset: 10, or 1 with --masking none
+  // --masking none: the same instances, their masks drawn (so the random stream stays the reference's) and dropped;
+  // HDF5 with each sample's sample_id, for a loader that masks at every epoch (bertkit-formats(5)).
+  bool unmasked = false;
   std::string seed = "12345";      // a Python int, in decimal (may exceed 64 bits)
   std::string format;              // tfrecord or hdf5; "" = from the output's name, else tfrecord
   std::string hdf5_layout = "nvidia";  // nvidia or varlength (hdf5 output)
@@ -29,6 +38,8 @@ struct MkpretrainConfig {
   void validate() const;
   // The format written: format, else the output's name, else tfrecord (a validated config).
   PretrainFormat output_format() const;
+  // `instances` with the dupe factor resolved.
+  InstanceConfig instance_config() const;
 };
 
 // Validates the config, then runs; returns the number of instances written.

@@ -30,6 +30,8 @@ OWN = {
     "vocab-size": "wordpiece train: the size of the vocabulary to learn; bert-train: a preset's vocabulary size",
     "max-seq-length": "mkpretrain makes instances of that length; tfrecord2hdf5 takes it from the records (0)",
     "max-predictions": "the tools that make data choose it; the tools that read data take it from the data",
+    "masking": "mkpretrain: what it writes (static or none); bert-train: static or dynamic, as the data is by default",
+    "masked-lm-prob": "mkpretrain draws with 0.15; bert-train's is dynamic masking's, refused on masked data, so unset",
     "attention": "training computes the same either way (unpadded, faster); SQuAD prediction keeps run_squad.py's "
                  "answers exactly (padded), since the reference ranks padding logits too",
 }

@@ -21,6 +21,7 @@ import sys
 import tempfile
 
 from compat_common import BIN, FIXTURES, require_fixtures, skip
+from reference_masking import whole_word_predictions
 
 MKPRETRAIN = os.path.join(BIN, "mkpretrain")
 require_fixtures()
@@ -119,39 +120,6 @@ def run_reference(inputs, out, vocab, lower, seq, preds, prob, short, seed, dupe
         reference.main(None)
     finally:
         reference.create_masked_lm_predictions = packaged
-
-
-def whole_word_predictions(tokens, masked_lm_prob, max_predictions_per_seq, vocab_words, rng):
-    """The whole-word rule of DESIGN.md 5, driving the same random stream as the reference."""
-    groups = []
-    for position, token in enumerate(tokens):
-        if token in ("[CLS]", "[SEP]"):
-            continue
-        if groups and token.startswith("##"):
-            groups[-1].append(position)
-        else:
-            groups.append([position])
-    rng.shuffle(groups)
-    budget = min(max_predictions_per_seq, max(1, int(round(len(tokens) * masked_lm_prob))))
-    masked_tokens = list(tokens)
-    chosen, covered = [], set()
-    for group in groups:
-        if len(chosen) >= budget:
-            break
-        if len(chosen) + len(group) > budget or any(p in covered for p in group):
-            continue
-        for p in group:
-            covered.add(p)
-            if rng.random() < 0.8:
-                replacement = "[MASK]"
-            elif rng.random() < 0.5:
-                replacement = tokens[p]
-            else:
-                replacement = vocab_words[rng.randint(0, len(vocab_words) - 1)]
-            masked_tokens[p] = replacement
-            chosen.append(reference.MaskedLmInstance(index=p, label=tokens[p]))
-    chosen.sort(key=lambda m: m.index)
-    return masked_tokens, [m.index for m in chosen], [m.label for m in chosen]
 
 
 def documents_from_wikiextractor(path, limit_bytes):

@@ -10,11 +10,17 @@
 //   data_test_helper cat FILE THREADS [--rss]       FILE decoded by bk::Input (THREADS bzip2 workers) to stdout;
 //                                                   --rss: then the peak resident set in kB on stderr
 //   data_test_helper torch-save FILE                the state dict ckpt/torch_save reads: NAME DTYPE [SHAPE] a line
+//   data_test_helper dynamic-masks VOCAB SEED PROB MAX_PREDICTIONS [--whole-word-mask]
+//                                                   the loader's masks of samples on stdin (dynamic_masks.h)
+//   data_test_helper dynamic-masks-bench VOCAB PROB MAX_PREDICTIONS EPOCHS [--whole-word-mask]
+//                                                   sequences per second of those draws, one thread
 #include "ckpt/torch_save.h"
 #include "cli/run_tool.h"
 #include "util/crc32c.h"
 #include "tfrecord/example.h"
 #include "util/py_random.h"
+#include "pretraining_data/dynamic_masks.h"
+#include "tok/vocab.h"
 #include "tfrecord/tfrecord.h"
 #include "io/input.h"
 #include "io/output.h"
@@ -256,6 +262,62 @@ int cat(const std::string& path, int threads, bool rss) {
 
 }  // namespace
 
+// Lines "INDEX EPOCH ID..." (a sample's unmasked input_ids) on stdin; for each, the masks the loader draws, as
+// "POSITION:ID" (the id input_ids then holds there) separated by spaces.
+int dynamic_masks(const std::string& vocab_path, uint64_t seed, double prob, int max_predictions, bool whole_word) {
+  const bk::Vocab vocab = bk::Vocab::load(vocab_path);
+  const bk::MaskingVocab masking = bk::masking_vocab(vocab);
+  const bk::MaskingRule rule{prob, max_predictions, whole_word};
+  std::vector<bk::MaskedToken> masks;
+  std::string out;
+  for (std::string line; std::getline(std::cin, line);) {
+    std::istringstream fields(line);
+    uint64_t index = 0;
+    uint32_t epoch = 0;
+    fields >> index >> epoch;
+    std::vector<int32_t> ids;
+    for (int32_t id; fields >> id;) ids.push_back(id);
+    masks.clear();
+    bk::draw_dynamic_masks(ids, rule, masking, seed, epoch, index, masks);
+    for (size_t k = 0; k < masks.size(); ++k)
+      out += fmt::format("{}{}:{}", k ? " " : "", masks[k].position,
+                         masks[k].replacement == bk::MaskedToken::kKeep ? ids[masks[k].position] : masks[k].replacement);
+    out += '\n';
+  }
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+// The same samples as dynamic-masks, masked for EPOCHS epochs on one thread; only the draws are timed. Prints
+// "sequences_per_second N" and "masked_fraction F".
+int dynamic_masks_bench(const std::string& vocab_path, double prob, int max_predictions, int epochs, bool whole_word) {
+  const bk::MaskingVocab masking = bk::masking_vocab(bk::Vocab::load(vocab_path));
+  const bk::MaskingRule rule{prob, max_predictions, whole_word};
+  std::vector<std::vector<int32_t>> samples;
+  for (std::string line; std::getline(std::cin, line);) {
+    std::istringstream fields(line);
+    uint64_t index = 0;
+    uint32_t epoch = 0;
+    fields >> index >> epoch;
+    auto& ids = samples.emplace_back();
+    for (int32_t id; fields >> id;) ids.push_back(id);
+  }
+  std::vector<bk::MaskedToken> masks;
+  uint64_t tokens = 0, masked = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int e = 0; e < epochs; ++e)
+    for (size_t i = 0; i < samples.size(); ++i) {
+      masks.clear();
+      masked += bk::draw_dynamic_masks(samples[i], rule, masking, 7, static_cast<uint32_t>(e), i, masks);
+      tokens += samples[i].size();
+    }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("sequences_per_second {:.0f}\nmasked_fraction {:.4f}\n",
+             static_cast<double>(samples.size() * static_cast<size_t>(epochs)) / seconds,
+             static_cast<double>(masked) / static_cast<double>(std::max<uint64_t>(tokens, 1)));
+  return 0;
+}
+
 int torch_save(const std::string& path) {
   for (const bk::StTensor& t : bk::read_torch_save_state_dict(path))
     fmt::print("{} {} [{}]\n", t.name, bk::st_dtype_name(t.dtype), fmt::join(t.shape, ","));
@@ -274,7 +336,13 @@ int main(int argc, char** argv) {
     if (args.size() >= 2 && args[0] == "bench") return bench(args[1], args.size() >= 3 ? std::stoi(args[2]) : 1);
     if (args.size() >= 3 && args[0] == "cat") return cat(args[1], std::stoi(args[2]), has("--rss"));
     if (args.size() >= 2 && args[0] == "torch-save") return torch_save(args[1]);
+    if (args.size() >= 5 && args[0] == "dynamic-masks")
+      return dynamic_masks(args[1], std::stoull(args[2]), std::stod(args[3]), std::stoi(args[4]), has("--whole-word-mask"));
+    if (args.size() >= 5 && args[0] == "dynamic-masks-bench")
+      return dynamic_masks_bench(args[1], std::stod(args[2]), std::stoi(args[3]), std::stoi(args[4]),
+                                 has("--whole-word-mask"));
     bk::usage_fail("expected: random SEED | decode FILE | reencode IN OUT | write-json IN OUT | dump FILE | bench FILE "
-                   "[PASSES] | cat FILE THREADS [--rss] | torch-save FILE");
+                   "[PASSES] | cat FILE THREADS [--rss] | torch-save FILE | dynamic-masks VOCAB SEED PROB MAX_PREDICTIONS "
+                   "[--whole-word-mask] | dynamic-masks-bench VOCAB PROB MAX_PREDICTIONS EPOCHS [--whole-word-mask]");
   });
 }

@@ -115,7 +115,9 @@ TEST_CASE("mkpretrain config: what a run is given passes, each bad value is name
   CHECK(usage_of(c, [](auto& b) { b.instances.max_predictions = 0; }) == "--max-predictions must be at least 1, got 0");
   CHECK(usage_of(c, [](auto& b) { b.instances.masked_lm_prob = 0; }) == "--masked-lm-prob must be in (0, 1]");
   CHECK(usage_of(c, [](auto& b) { b.instances.short_seq_prob = 1.5; }) == "--short-seq-prob must be in [0, 1]");
-  CHECK(usage_of(c, [](auto& b) { b.instances.dupe_factor = 0; }) == "--dupe-factor must be at least 1, got 0");
+  CHECK(usage_of(c, [](auto& b) { b.dupe_factor = 0; }) == "--dupe-factor must be at least 1, got 0");
+  CHECK(usage_of(c, [](auto& b) { b.unmasked = true; }) ==
+        "--masking none writes HDF5 (TFRecord readers expect masks): name an .hdf5 output or give --format hdf5");
   CHECK(usage_of(c, [](auto& b) { b.inputs.clear(); }) == "no input files");
   // The layout matters only where HDF5 is written.
   CHECK(usage_of(c, [](auto& b) { b.hdf5_layout = "mlperf"; }) == "accepted");

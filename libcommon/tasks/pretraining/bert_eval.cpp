@@ -166,6 +166,9 @@ void run_fill_mask(const BertEvalConfig& options, const std::string& checkpoint,
 // another vocabulary than the model's is refused.
 std::vector<std::string> eval_input_files(const BertEvalConfig& options, const std::string& checkpoint) {
   const PretrainInputs inputs = resolve_pretrain_inputs(options.settings.inputs);
+  if (!inputs.masked)
+    fail("{}: unmasked instances (mkpretrain --masking none); bert-eval scores a held-out set masked once, the same "
+         "for every run: make it with mkpretrain's default --masking static", inputs.sources.front().front().path);
   if (inputs.vocab)
     if (const auto model_vocab = checkpoint_vocab_stamp(checkpoint))
       check_same_vocabulary(*inputs.vocab, *model_vocab, true, options.allow_vocab_mismatch);

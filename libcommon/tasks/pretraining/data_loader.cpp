@@ -1,9 +1,11 @@
 #include "tasks/pretraining/data_loader.h"
 
+#include "pretraining_data/dynamic_masks.h"
 #include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/sampler.h"
 #include "util/prefetcher.h"
 #include "util/error.h"
+#include "util/fnv1a.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,11 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<int> kDefaultBinRatio = {6, 3, 2, 5};  // Samsung's mix for a per-GPU batch of 16
-
-uint64_t fnv1a(uint64_t hash, std::string_view text) {
-  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
-  return hash;
-}
 
 }  // namespace
 
@@ -87,7 +84,7 @@ class BatchProducer {
           sources_[s],
           config_.global_order ? epoch_slices(sources_[s], config_.seed, epoch, source, 0, 1)
                                : epoch_slices(sources_[s], config_.seed, epoch, source, config_.rank, config_.world),
-          config_.seed, epoch, source, config_.max_predictions, cancel_));
+          config_.seed, epoch, source, config_.max_predictions, config_.masking.get(), cancel_));
       const int64_t ranks_read = config_.global_order ? config_.world : 1;
       streams_.back()->skip(static_cast<uint64_t>(skip_batches * per_batch_[s] * ranks_read));
     }
@@ -179,6 +176,10 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
   for (const auto& source : m.sources)
     for (const auto& file : source) {
       m.max_length = std::max<int64_t>(m.max_length, file.seq_len);
+      if (!file.masked && !m.config.masking)
+        fail("{}: unmasked instances (mkpretrain --masking none): the loader needs a masking rule", file.path);
+      if (!file.masked && m.infer_predictions)
+        fail("{}: unmasked instances: give --max-predictions, the masks' most per sample", file.path);
       if (file.max_predictions == 0 && m.infer_predictions)
         fail("{}: a varlength file does not record its samples' widest prediction count: give --max-predictions "
              "(MLPerf's phase-2 data uses 76)", file.path);
@@ -186,17 +187,21 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
     }
   if (m.config.max_predictions == 0) m.config.max_predictions = m.widest_predictions;
 
-  uint64_t hash = 0xcbf29ce484222325ull;
-  hash = fnv1a(hash, fmt::format("{} {} {} {} {}{}|", m.config.seed, m.config.world, m.config.batch_size,
-                                 m.config.max_predictions, fmt::join(m.per_batch, ","),
-                                 m.config.global_order ? " global" : ""));
+  // What the batches depend on; dynamic masking's rule too, so that a resume with another rule is refused.
+  const std::string masking = m.config.masking ? fmt::format(" masks {:g} {}{}", m.config.masking->rule.masked_lm_prob,
+                                                             m.config.masking->rule.max_predictions,
+                                                             m.config.masking->rule.whole_word_mask ? " words" : "")
+                                               : "";
+  uint64_t hash = fnv1a64(fmt::format("{} {} {} {} {}{}{}|", m.config.seed, m.config.world, m.config.batch_size,
+                                      m.config.max_predictions, fmt::join(m.per_batch, ","),
+                                      m.config.global_order ? " global" : "", masking));
   for (const auto& source : m.sources) {
     for (const auto& file : source) {
-      hash = fnv1a(hash, fmt::format("{}:{};", fs::path(file.path).filename().string(), file.rows));
+      hash = fnv1a64(fmt::format("{}:{};", fs::path(file.path).filename().string(), file.rows), hash);
       m.total += file.rows;
       ++m.file_count;
     }
-    hash = fnv1a(hash, "|");
+    hash = fnv1a64("|", hash);
   }
   m.fingerprint = hash == 0 ? 1 : hash;
   m.position.fingerprint = m.fingerprint;

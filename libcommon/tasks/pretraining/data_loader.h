@@ -29,6 +29,8 @@
 
 namespace bk {
 
+struct DynamicMasking;
+
 struct DataLoaderConfig {
   std::vector<std::string> inputs;
   int64_t batch_size = 0;       // samples per batch, per rank and micro-step
@@ -44,6 +46,9 @@ struct DataLoaderConfig {
   // world * batch_size samples, so N ranks see exactly the batches of one rank with N times the batch size (for
   // checking data parallelism; it costs world times the reading).
   bool global_order = false;
+  // Unmasked inputs (mkpretrain --masking none): each sample's masks drawn as it is read, from (seed, epoch,
+  // sample_id) (pretraining_data/dynamic_masks.h); null when the inputs hold their masks.
+  std::shared_ptr<const DynamicMasking> masking;
 };
 
 class PretrainDataLoader {

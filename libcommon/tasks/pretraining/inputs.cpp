@@ -91,15 +91,22 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
   if (bins.empty()) bins.push_back(plain);
   // Every file is opened now, so a bad one fails before training starts.
   SharedVocabStamp vocab;
+  const std::string* first_masked = nullptr;
+  const std::string* first_unmasked = nullptr;
   for (const auto& list : bins) {
     auto& source = resolved.sources.emplace_back();
     for (const auto& path : list) {
       const PretrainReader reader(path);
       vocab.add(reader);
-      source.push_back({path, reader.rows(), reader.seq_len(), reader.max_predictions()});
+      source.push_back({path, reader.rows(), reader.seq_len(), reader.max_predictions(), reader.masked()});
+      (reader.masked() ? first_masked : first_unmasked) = &path;
     }
   }
+  if (first_masked && first_unmasked)
+    fail("{} holds its masks and {} none (mkpretrain --masking none): give files of one kind", *first_masked,
+         *first_unmasked);
   resolved.vocab = vocab.stamp();
+  resolved.masked = first_unmasked == nullptr;
   return resolved;
 }
 

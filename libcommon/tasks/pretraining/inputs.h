@@ -22,6 +22,7 @@ struct PretrainInputs {
   std::vector<std::vector<SampleFile>> sources;  // one source, or one per bin
   std::vector<int> bin_bounds;                   // bin4: each bin's max_length; empty otherwise
   std::optional<StampedVocab> vocab;             // the vocabulary the files record, if any (files of two fail)
+  bool masked = true;                            // false: unmasked instances, all of them (a mix fails)
 };
 
 PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs);

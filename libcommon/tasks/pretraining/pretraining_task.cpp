@@ -5,6 +5,7 @@
 #include "model/bert.h"
 #include "model/token_stream.h"
 #include "tasks/pretraining/evaluate.h"
+#include "pretraining_data/dynamic_masks.h"
 #include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/pretrain_loss.h"
 #include "tok/vocab.h"
@@ -60,6 +61,11 @@ void PretrainingTask::start(const TaskContext& context) {
   dc.unpadded = config_.unpadded;
   dc.full_length = context.fixed_shapes;
   dc.global_order = config_.global_data_order;
+  if (config_.dynamic_masking)
+    dc.masking = std::make_shared<const DynamicMasking>(DynamicMasking{
+        masking_vocab(Vocab::load(config_.vocab_path)),
+        MaskingRule{config_.masked_lm_prob.value_or(0.15), static_cast<int>(config_.max_predictions),
+                    config_.whole_word_mask}});
   loader_ = std::make_unique<PretrainDataLoader>(dc);
   whole_bin4_batches_ =
       config_.unpadded && stream_attention_unpadded(context.device, context.compute_dtype,
@@ -196,6 +202,9 @@ TaskDataSummary PretrainingTask::data_summary() const {
   summary.max_length = loader_->max_length();
   summary.detail = fmt::format("{} file{}, {} masked positions per sample", loader_->files(),
                                loader_->files() == 1 ? "" : "s", loader_->max_predictions());
+  if (config_.dynamic_masking)
+    summary.detail += fmt::format(", masks drawn every epoch ({:g}% of the tokens{})", 100 * config_.masked_lm_prob.value_or(0.15),
+                                  config_.whole_word_mask ? ", whole words" : "");
   if (loader_->binned()) summary.detail += fmt::format(", bins of {} per batch", fmt::join(loader_->per_batch(), "+"));
   return summary;
 }

@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 #include "hdf5/hdf5_reader.h"
+#include "pretraining_data/dynamic_masks.h"
 #include "util/py_random.h"
 
 #include <fmt/format.h>
@@ -108,13 +109,15 @@ int64_t epoch_batch_count(const std::vector<std::vector<SampleFile>>& sources, c
 }
 
 SampleStream::SampleStream(const std::vector<SampleFile>& files, std::vector<FileSlice> slices, uint64_t seed,
-                           int64_t epoch, int source, int64_t max_predictions, const std::atomic<bool>* cancel)
+                           int64_t epoch, int source, int64_t max_predictions, const DynamicMasking* masking,
+                           const std::atomic<bool>* cancel)
     : files_(files),
       slices_(std::move(slices)),
       seed_(seed),
       epoch_(epoch),
       source_(source),
       max_predictions_(max_predictions),
+      masking_(masking),
       cancel_(cancel) {}
 
 SampleStream::~SampleStream() = default;
@@ -123,6 +126,12 @@ void SampleStream::skip(uint64_t n) {
   uint64_t now = std::min<uint64_t>(n, buffer_.size() - buffer_pos_);
   buffer_pos_ += now;
   pending_skip_ += n - now;
+}
+
+void SampleStream::draw_masks_of(PretrainSample& sample, const std::string& path, uint64_t row) const {
+  if (!masking_) fail("{}: unmasked instances (mkpretrain --masking none) need dynamic masking", path);
+  if (mask_sample(sample, *masking_, seed_, static_cast<uint32_t>(epoch_)) == 0)
+    fail("{}: row {}: no token to mask (the sample holds only [CLS] and [SEP])", path, row);
 }
 
 bool SampleStream::load_next_slice() {
@@ -144,6 +153,7 @@ bool SampleStream::load_next_slice() {
     if (cancel_ && cancel_->load()) return false;
     for (auto& sample : block) {
       if (row >= slice.first && (row - slice.first) % slice.step == 0) {
+        if (!file.masked) draw_masks_of(sample, file.path, row);
         if (static_cast<int64_t>(sample.masked_lm_positions.size()) > max_predictions_)
           fail("{}: row {}: {} masked positions, more than the {} max predictions", file.path, row,
                sample.masked_lm_positions.size(), max_predictions_);

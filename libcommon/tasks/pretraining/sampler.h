@@ -26,12 +26,14 @@ namespace bk {
 
 class PyRandom;
 class PretrainReader;
+struct DynamicMasking;
 
 struct SampleFile {
   std::string path;
   uint64_t rows = 0;
   int seq_len = 0;          // the NVIDIA and packed layouts' row width; 0 for varlength
   int max_predictions = 0;  // their masked_lm_positions width; 0 for varlength
+  bool masked = true;       // false: unmasked instances (mkpretrain --masking none), masked as they are read
 };
 
 // The rows of one file that one rank reads in an epoch: first, first + step, ... (count of them).
@@ -66,9 +68,12 @@ int64_t epoch_batch_count(const std::vector<std::vector<SampleFile>>& sources, c
 class SampleStream {
  public:
   // max_predictions: a sample with more masked positions is an error naming the file and row.
+  // masking: draws the masks of unmasked files' samples, from (seed, epoch, sample_id) (dynamic_masks.h); null
+  // when every file holds its masks.
   // cancel: when it becomes true, next() returns false at the next block boundary (for a quick shutdown).
   SampleStream(const std::vector<SampleFile>& files, std::vector<FileSlice> slices, uint64_t seed, int64_t epoch,
-               int source, int64_t max_predictions, const std::atomic<bool>* cancel = nullptr);
+               int source, int64_t max_predictions, const DynamicMasking* masking = nullptr,
+               const std::atomic<bool>* cancel = nullptr);
   ~SampleStream();
 
   // Drops the next n samples; whole slices are skipped without reading them.
@@ -78,6 +83,7 @@ class SampleStream {
 
  private:
   bool load_next_slice();
+  void draw_masks_of(PretrainSample& sample, const std::string& path, uint64_t row) const;
 
   const std::vector<SampleFile>& files_;
   std::vector<FileSlice> slices_;
@@ -85,6 +91,7 @@ class SampleStream {
   int64_t epoch_;
   int source_;
   int64_t max_predictions_;
+  const DynamicMasking* masking_;
   const std::atomic<bool>* cancel_;
   size_t next_slice_ = 0;
   uint64_t pending_skip_ = 0;  // samples to drop from the next slice loaded

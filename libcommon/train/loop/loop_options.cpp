@@ -69,7 +69,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("cuda-graphs", po::bool_switch(&c.cuda_graphs),
      "capture a step in a CUDA graph after 3 eager ones and replay it (one CUDA process, bf16 or fp32, lamb or adamw, "
      "micro-batches of one shape)")
-    ("seed", po::value(&c.seed)->default_value(d.seed)->value_name("S"), "weights, dropout and data order")
+    ("seed", po::value(&c.seed)->default_value(d.seed)->value_name("S"), "weights, dropout, data order and dynamic masks")
     ("log-file", po::value(&c.log_file)->value_name("FILE"), "JSON lines, one per logging step (default OUTPUT_DIR/log.jsonl)")
     ("log-every", po::value(&c.log_every)->default_value(d.log_every)->value_name("N"),
      "log every N steps (the log file and TensorBoard)")

@@ -1,0 +1,40 @@
+// The masks a data loader draws for a sample at every epoch (dynamic masking, as NVIDIA's LDDL and RoBERTa mask):
+// create_masked_lm_predictions' rule (masking.h) over the sample's unmasked input_ids, from a random stream that
+// is a pure function of (seed, epoch, index). So a sample's masks are the same for any number of ranks, bins,
+// packing, prefetch depth or threads, and after a resume in the middle of an epoch. Torch-free.
+//
+// The stream is CPython's random.Random(n) with n = seed * 2**96 + epoch * 2**64 + index: google-research/bert's
+// own create_masked_lm_predictions, given that generator and the sample's tokens, draws the same masks
+// (tests/compat/test_dynamic_masks.py).
+#pragma once
+
+#include "hdf5/hdf5_sample.h"
+#include "pretraining_data/masking.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bk {
+
+// n = seed * 2**96 + epoch * 2**64 + index as the 32-bit words random.Random(n) seeds from (least significant
+// first, without high zero words).
+std::vector<uint32_t> dynamic_mask_seed_words(uint64_t seed, uint32_t epoch, uint64_t index);
+
+// Appends the masks of sample `index` in `epoch` to `masks`, in position order; returns how many (0 when the
+// sample holds no token but [CLS] and [SEP], which the caller reports).
+size_t draw_dynamic_masks(std::span<const int32_t> input_ids, const MaskingRule& rule, const MaskingVocab& vocab,
+                          uint64_t seed, uint32_t epoch, uint64_t index, std::vector<MaskedToken>& masks);
+
+// What a loader masks unmasked samples with (bert-train --masking dynamic).
+struct DynamicMasking {
+  MaskingVocab vocab;
+  MaskingRule rule;
+};
+
+// Masks an unmasked sample (sample_id set, no predictions) for `epoch`, as a masked file would hold it: the
+// replacements in input_ids, the positions and original ids in masked_lm_*. Returns the predictions made (0: the
+// sample has no token but [CLS] and [SEP]).
+size_t mask_sample(PretrainSample& sample, const DynamicMasking& masking, uint64_t seed, uint32_t epoch);
+
+}  // namespace bk

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Dynamic masking: mkpretrain --masking none writes unmasked instances, bert-train's loader draws their masks at
+# every epoch from (seed, epoch, sample_id). A run stopped and resumed mid-epoch (and across an epoch boundary)
+# ends with the straight run's weights bit for bit; 2 ranks with batch b reach 1 rank with batch 2b; bin4 takes the
+# files; the bad combinations are one line each and leave nothing. (The draw itself is compat.dynamic_masks'.)
+source "$(dirname "$0")/lib.sh"
+need_fixtures
+[ -x "$BIN/bert-train" ] || { echo "skipped: bert-train not built (BERTKIT_WITH_TORCH=OFF)"; exit 77; }
+export OMP_NUM_THREADS=1
+VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
+TEXT=$FIXTURES/pretraining_text/sample_text.txt
+# No dropout: the ranks' dropout masks differ by design (seed + rank).
+sed 's/"attention_probs_dropout_prob": 0.1/"attention_probs_dropout_prob": 0.0/; s/"hidden_dropout_prob": 0.1/"hidden_dropout_prob": 0.0/' \
+  "$SRC/tests/fixtures/tiny_bert_config.json" >"$TMP/config.json"
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --masking none --dupe-factor 5 -o "$TMP/u.h5" "$TEXT"
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/m.h5" "$TEXT"
+T=(bert-train -q --config "$TMP/config.json" --vocab "$VOCAB" --max-predictions 10 --no-tensorboard
+   --learning-rate 1e-2 --dist-timeout 60)
+same_weights() {  # DIR_A DIR_B STEP DESCRIPTION: the checkpoints' model.safetensors are the same bytes
+  CASES=$((CASES + 1))
+  cmp -s "$1/checkpoints/$3/model.safetensors" "$2/checkpoints/$3/model.safetensors" || fail_case "$4"
+}
+
+# 95 samples, 11 batches of 8 an epoch: 14 steps cross into epoch 2; the split run stops in the middle of epoch 1.
+run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 14 --output-dir "$TMP/straight"
+expect_rc 0 "dynamic masking, straight"
+run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 14 --stop-after 6 --output-dir "$TMP/split"
+expect_rc 0 "dynamic masking, stopped at step 6"
+run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 14 --resume --output-dir "$TMP/split"
+expect_rc 0 "dynamic masking, resumed"
+same_weights "$TMP/straight" "$TMP/split" step-00000014 "a run resumed mid-epoch is not the straight run"
+# The check can fail: another seed draws other masks (and another order).
+run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 14 --output-dir "$TMP/seed8" --seed 8
+expect_rc 0 "another seed"
+CASES=$((CASES + 1))
+! cmp -s "$TMP/straight/checkpoints/step-00000014/model.safetensors" "$TMP/seed8/checkpoints/step-00000014/model.safetensors" ||
+  fail_case "another seed gave the same weights"
+
+# 2 ranks, batch 4 each, in the single process's order: the weights of 1 rank with batch 8.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 6 --global-data-order --output-dir "$TMP/one"
+expect_rc 0 "1 rank, batch 8"
+run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 4 --max-steps 6 --global-data-order --nproc-per-node 2 \
+  --master-port "$port" --output-dir "$TMP/two"
+expect_rc 0 "2 ranks, batch 4"
+run "$PYTHON" - "$TMP/one/checkpoints/step-00000006/model.safetensors" "$TMP/two/checkpoints/step-00000006/model.safetensors" <<'PY'
+import sys
+import numpy as np
+from safetensors.numpy import load_file
+a, b = load_file(sys.argv[1]), load_file(sys.argv[2])
+print(max(float(np.abs(a[k] - b[k]).max()) for k in a))
+PY
+expect_rc 0 "weights compared"
+CASES=$((CASES + 1)); python3 -c "import sys; sys.exit(0 if float('$OUT') <= 1e-6 else 1)" ||
+  fail_case "2 ranks x 4 != 1 rank x 8 (max |diff| $OUT)"
+
+# bin4 bins unmasked files with their sample ids; bert-train masks the bins' samples the same way.
+run bin4 -q --bins 32,48,56,64 -o "$TMP/bins" "$TMP/u.h5"
+expect_rc 0 "bin4 of unmasked instances"
+run "${T[@]}" --input "$TMP/bins" --train-batch-size 4 --max-steps 2 --output-dir "$TMP/binned"
+expect_rc 0 "dynamic masking over bin4's bins"
+
+# One line each, nothing written.
+run "${T[@]}" --input "$TMP/m.h5" --train-batch-size 8 --max-steps 1 --masking dynamic --output-dir "$TMP/x"
+expect_rc 1 "--masking dynamic on a masked file"
+expect_err "m.h5: holds its masks \(mkpretrain's default\); --masking dynamic takes unmasked files" "masked + dynamic: message"
+run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 1 --masking static --output-dir "$TMP/x"
+expect_rc 2 "--masking static on unmasked files"
+expect_err "^bert-train: --masking static: .*u.h5 is unmasked" "unmasked + static: message"
+run "${T[@]}" --input "$TMP/u.h5" "$TMP/m.h5" --train-batch-size 8 --max-steps 1 --output-dir "$TMP/x"
+expect_rc 1 "masked and unmasked inputs together"
+expect_err "m.h5 holds its masks and .*u.h5 none" "mixed inputs: message"
+run bert-train -q --config "$TMP/config.json" --input "$TMP/u.h5" --max-predictions 10 --train-batch-size 8 \
+  --max-steps 1 --output-dir "$TMP/x"
+expect_rc 2 "dynamic masking without the vocabulary"
+expect_err "dynamic masking needs the data's vocabulary .*give --vocab" "no vocabulary: message"
+run bert-train -q --config "$TMP/config.json" --vocab "$VOCAB" --input "$TMP/u.h5" --train-batch-size 8 \
+  --max-steps 1 --output-dir "$TMP/x"
+expect_rc 2 "dynamic masking without --max-predictions"
+expect_err "dynamic masking needs --max-predictions" "no --max-predictions: message"
+for p in 0 1 1.5 -0.1; do
+  run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 1 --masked-lm-prob "$p" --output-dir "$TMP/x"
+  expect_rc 2 "--masked-lm-prob $p"
+  expect_err "^bert-train: --masked-lm-prob must be in \(0, 1\), got $p" "--masked-lm-prob $p: message"
+done
+run "${T[@]}" --input "$TMP/m.h5" --train-batch-size 8 --max-steps 1 --masked-lm-prob 0.3 --output-dir "$TMP/x"
+expect_rc 2 "--masked-lm-prob on masked data"
+expect_err "--masked-lm-prob and --whole-word-mask are dynamic masking's" "--masked-lm-prob on masked data: message"
+run "${T[@]}" --input "$TMP/m.h5" --eval-input "$TMP/u.h5" --train-batch-size 8 --max-steps 1 --output-dir "$TMP/x"
+expect_rc 1 "an unmasked --eval-input"
+expect_err "u.h5: --eval-input is unmasked; evaluation needs a held-out set masked once" "unmasked eval: message"
+CASES=$((CASES + 1)); [ ! -e "$TMP/x" ] || fail_case "a refused run left $TMP/x"
+run bert-eval -q --checkpoint "$TMP/one" --input "$TMP/u.h5"
+expect_rc 1 "bert-eval on unmasked instances"
+expect_err "u.h5: unmasked instances \(mkpretrain --masking none\); bert-eval scores a held-out set masked once" \
+  "bert-eval: message"
+run pack -q -o "$TMP/p.h5" "$TMP/u.h5"
+expect_rc 1 "pack of unmasked instances"
+expect_err "u.h5: unmasked instances \(mkpretrain --masking none\): a packed row holds masked samples" "pack: message"
+CASES=$((CASES + 1)); [ ! -e "$TMP/p.h5" ] || fail_case "pack refused but left $TMP/p.h5"
+run mkpretrain -q --vocab "$VOCAB" --masking none -o "$TMP/u.tfrecord" "$TEXT"
+expect_rc 2 "mkpretrain --masking none to a TFRecord"
+expect_err "--masking none writes HDF5" "TFRecord: message"
+# A sample with nothing to mask.
+"$PYTHON" - "$TMP/u.h5" "$TMP/bare.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f, h5py.File(sys.argv[2], "w") as g:
+    for name in f:
+        g.create_dataset(name, data=f[name][:])
+    g["input_ids"][3, :] = 0
+    g["input_ids"][3, :2] = [101, 102]
+    g["input_mask"][3, :] = 0
+    g["input_mask"][3, :2] = 1
+    g["segment_ids"][3, :] = 0
+PY
+run "${T[@]}" --input "$TMP/bare.h5" --train-batch-size 8 --max-steps 12 --output-dir "$TMP/bare"
+expect_rc 1 "a sample with only [CLS] and [SEP]"
+expect_err "bare.h5: row 3: no token to mask \(the sample holds only \[CLS\] and \[SEP\]\)" "no candidate: message"
+finish
