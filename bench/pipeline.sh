@@ -3,7 +3,8 @@
 # pages-articles-multistream.xml.bz2 is (100 pages per bzip2 stream), through Makefile.data with -j JOBS, every
 # tool timed. Prints a table (per step: input MB, wall span, CPU seconds, MB/s, MB/s per CPU second, share of the
 # wall time, peak RSS), the peak disk use, and a projection to a full English Wikipedia dump on one node of NODE
-# cores. Not a test: nothing is asserted.
+# cores; for both paths, static masks (Makefile.data's default) and dynamic (MASKING=dynamic), side by side on the
+# same dump, then the two compared. Not a test: nothing is asserted.
 #   bench/pipeline.sh [COPIES] [JOBS]
 # COPIES: how many times the fixture's pages are repeated (default 40: ~245 MB of XML). JOBS: make -j and each
 # tool's --threads (default: all cores). Environment: BIN (built tools; default build/tools), FIXTURES, PYTHON,
@@ -68,37 +69,42 @@ step=$tool; case " \$* " in *" train "*) step="wordpiece-train";; esac
 [ $tool = mkpretrain ] && case " \$* " in
   *"/phase1/"*) step="mkpretrain-p1";; *"/phase2/"*) step="mkpretrain-p2";; *"/eval/"*) step="mkpretrain-eval";;
 esac
-echo "\$step \$start \$end \$(cat "\$\$.time") \$in" >> "$WORK/steps.log"
+echo "\$step \$start \$end \$(cat "\$\$.time") \$in" >> "\$STEPS_LOG"
 rm -f "\$\$.time"
 exit \$rc
 EOF
   chmod +x "$WORK/bin/$tool"
 done
 
+# One path through Makefile.data, measured: MASKING=static (masks fixed in the data, create_pretraining_data.py's
+# way) or dynamic (unmasked instances at dupe factor 1, masked by bert-train's loader at every epoch).
+measure() {
+export STEPS_LOG=$WORK/steps-$1.log
 # Disk: sampled every second while make runs.
-( while sleep 1; do du -sb "$WORK/out" 2>/dev/null | cut -f1; done > "$WORK/disk.log" ) &
+( while sleep 1; do du -sb "$WORK/out-$1" 2>/dev/null | cut -f1; done > "$WORK/disk-$1.log" ) &
 sampler=$!
 t0=$(date +%s.%N)
-make -s -f "$SRC/Makefile.data" -j "$JOBS" DUMP="$WORK/dump.xml.bz2" OUT="$WORK/out" BIN="$WORK/bin" \
-  THREADS="$JOBS" ${MAKE_VARS:-} > "$WORK/make.log" 2>&1 || { cat "$WORK/make.log"; exit 1; }
+make -s -f "$SRC/Makefile.data" -j "$JOBS" DUMP="$WORK/dump.xml.bz2" OUT="$WORK/out-$1" BIN="$WORK/bin" \
+  THREADS="$JOBS" MASKING="$1" ${MAKE_VARS:-} > "$WORK/make-$1.log" 2>&1 || { cat "$WORK/make-$1.log"; exit 1; }
 t1=$(date +%s.%N)
 kill $sampler 2>/dev/null || true
 sampler=
-final=$(du -sb "$WORK/out" | cut -f1)
+final=$(du -sb "$WORK/out-$1" | cut -f1)
 # bin4's part that --threads does not spread: its reading thread and its calling thread (dealing, appending, the
 # writers' HDF5 calls) run side by side, so the busier of the two bounds it; measured in process on the same data
 # (tests/bin4_probe) as a share of the whole process's CPU.
-bin4_serial_share=$("$BIN4_PROBE" "$JOBS" "$WORK/bin4-probe" "$WORK"/out/phase2/*.hdf5 |
+bin4_serial_share=$("$BIN4_PROBE" "$JOBS" "$WORK/bin4-probe" "$WORK"/out-$1/phase2/*.hdf5 |
   "$PYTHON" -c 'import json, sys; d = json.load(sys.stdin)
 print(max(d["main_thread_cpu_s"], d["reading_thread_cpu_s"]) / d["process_cpu_s"])')
 rm -rf "$WORK/bin4-probe"
 dump_bytes=$(wc -c < "$WORK/dump.xml.bz2")
 xml_bytes=$(bzcat "$WORK/dump.xml.bz2" | wc -c)
 
+echo "== MASKING=$1"
 echo "machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), make -j $JOBS, THREADS=$JOBS"
 awk -v total="$(echo "$t1 - $t0" | bc)" -v xml="$xml_bytes" -v bz="$dump_bytes" -v node="$NODE" -v cores="$(nproc)" \
     -v bin4_serial_share="$bin4_serial_share" -v enwiki_text="$ENWIKI_TEXT_GB" \
-    -v enwiki="$ENWIKI_XML_GB" -v disk="$(sort -n "$WORK/disk.log" | tail -1)" -v final="$final" '
+    -v enwiki="$ENWIKI_XML_GB" -v label="$1" -v totals="$WORK/total-$1" -v disk="$(sort -n "$WORK/disk-$1.log" | tail -1)" -v final="$final" '
 { s = $1; if (s == "wiki-clean") $7 = xml  # its input counted as XML, not as .bz2 bytes
   if (!(s in first) || $2 < first[s]) first[s] = $2; if ($3 > last[s]) last[s] = $3
   cpu[s] += $4 + $5; if ($6 > rss[s]) rss[s] = $6; inb[s] += $7; n[s]++
@@ -124,5 +130,14 @@ END {
   printf "CPU seconds in all: %.1f (%.2f of %d cores busy on average)\n", tc, tc / total / cores, cores
   printf "disk: peak %.0f MB, final %.0f MB (%.2f and %.2f times the XML)\n", disk / 1e6, final / 1e6, disk / xml, final / xml
   printf "bin4: the busier of its reading and calling threads (not spread by --threads) %.0f%% of its CPU\n", 100 * bin4_serial_share
+  printf "total %s %.2f %.3f\n", label, tp / 60, disk * text_scale / 1e9 > totals
   printf "projection to %d GB of XML (x%.0f) and %d GB of text (x%.0f) on %d cores, CPU time / cores per step (shard: / 1; bin4: its busier serial thread / 1): %.1f min in all; disk about %.0f GB\n", enwiki, scale, enwiki_text, text_scale, node, tp / 60, disk * text_scale / 1e9
-}' "$WORK/steps.log"
+}' "$WORK/steps-$1.log"
+}
+measure static
+measure dynamic
+read -r _ _ static_min static_gb < "$WORK/total-static"
+read -r _ _ dynamic_min dynamic_gb < "$WORK/total-dynamic"
+awk -v sm="$static_min" -v sg="$static_gb" -v dm="$dynamic_min" -v dg="$dynamic_gb" -v node="$NODE" 'BEGIN {
+  printf "dynamic vs static, projected to enwiki on %d cores: %.1f vs %.1f min (%.2fx), peak disk %.0f vs %.0f GB (%.2fx)\n",
+         node, dm, sm, dm / sm, dg, sg, dg / sg }'

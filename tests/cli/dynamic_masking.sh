@@ -86,14 +86,37 @@ done
 run "${T[@]}" --input "$TMP/m.h5" --train-batch-size 8 --max-steps 1 --masked-lm-prob 0.3 --output-dir "$TMP/x"
 expect_rc 2 "--masked-lm-prob on masked data"
 expect_err "--masked-lm-prob and --whole-word-mask are dynamic masking's" "--masked-lm-prob on masked data: message"
-run "${T[@]}" --input "$TMP/m.h5" --eval-input "$TMP/u.h5" --train-batch-size 8 --max-steps 1 --output-dir "$TMP/x"
-expect_rc 1 "an unmasked --eval-input"
-expect_err "u.h5: --eval-input is unmasked; evaluation needs a held-out set masked once" "unmasked eval: message"
 CASES=$((CASES + 1)); [ ! -e "$TMP/x" ] || fail_case "a refused run left $TMP/x"
 run bert-eval -q --checkpoint "$TMP/one" --input "$TMP/u.h5"
-expect_rc 1 "bert-eval on unmasked instances"
-expect_err "u.h5: unmasked instances \(mkpretrain --masking none\); bert-eval scores a held-out set masked once" \
+expect_rc 1 "bert-eval on unmasked instances without --masking"
+expect_err "u.h5: unmasked instances \(mkpretrain --masking none\): give --masking dynamic to mask them once" \
   "bert-eval: message"
+run bert-eval -q --checkpoint "$TMP/one" --input "$TMP/m.h5" --masking dynamic
+expect_rc 1 "bert-eval --masking dynamic on masked data"
+expect_err "m.h5: holds its masks" "bert-eval --masking dynamic on masked data: message"
+
+# An unmasked held-out set is masked once, from bert-eval's seed: bert-train's evaluation at the end equals
+# bert-eval's on the same checkpoint, and two bert-eval runs agree; another --mask-seed scores other masks.
+run "${T[@]}" --input "$TMP/u.h5" --eval-input "$TMP/u.h5" --eval-samples 95 --train-batch-size 8 --max-steps 4 \
+  --output-dir "$TMP/evaluated"
+expect_rc 0 "bert-train with an unmasked --eval-input"
+E=(bert-eval -q --checkpoint "$TMP/evaluated" --input "$TMP/u.h5" --masking dynamic --max-predictions 10)
+scores() { printf '%s' "$1" | sed 's/,"seconds".*//'; }  # the metrics, without the timing
+run "${E[@]}"
+expect_rc 0 "bert-eval --masking dynamic"
+first=$OUT
+run "${E[@]}"
+CASES=$((CASES + 1)); [ "$(scores "$OUT")" = "$(scores "$first")" ] || fail_case "bert-eval --masking dynamic twice: $first / $OUT"
+run "$PYTHON" - "$TMP/evaluated/log.jsonl" "$first" <<'PY'
+import json, sys
+train = [r for r in map(json.loads, open(sys.argv[1])) if "eval_mlm_accuracy" in r][-1]
+ours = json.loads(sys.argv[2])
+same = abs(train["eval_mlm_accuracy"] - ours["mlm_accuracy"]) < 1e-9 and abs(train["eval_mlm_loss"] - ours["mlm_loss"]) < 1e-4
+print("same" if same else f"train {train['eval_mlm_accuracy']} {train['eval_mlm_loss']}, bert-eval {ours['mlm_accuracy']} {ours['mlm_loss']}")
+PY
+expect_out same "bert-train's evaluation of an unmasked set = bert-eval --masking dynamic's"
+run "${E[@]}" --mask-seed 7
+CASES=$((CASES + 1)); [ "$(scores "$OUT")" != "$(scores "$first")" ] || fail_case "--mask-seed 7 scored the same masks"
 run pack -q -o "$TMP/p.h5" "$TMP/u.h5"
 expect_rc 1 "pack of unmasked instances"
 expect_err "u.h5: unmasked instances \(mkpretrain --masking none\): a packed row holds masked samples" "pack: message"

@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "io/progress.h"
 #include "hdf5/hdf5_reader.h"
+#include "pretraining_data/dynamic_masks.h"
 #include "model/model_dir.h"
 #include "tasks/pretraining/pretrain_loss.h"
 #include "tasks/pretraining/batch.h"
@@ -66,12 +67,35 @@ nlohmann::ordered_json EvalTotals::to_json() const {
   return j;
 }
 
+namespace {
+
+// Masks an unmasked block once (settings.masking), then checks its ids: one beyond the vocabulary would be an
+// index error deep inside LibTorch (a device assert on CUDA).
+void prepare_block(std::vector<PretrainSample>& block, const EvalSettings& settings, const BertConfig& config,
+                   const std::string& path, uint64_t first_row) {
+  for (size_t i = 0; i < block.size(); ++i) {
+    PretrainSample& sample = block[i];
+    if (settings.masking && sample.sample_id >= 0 && mask_sample(sample, *settings.masking, settings.mask_seed, 0) == 0)
+      fail("{}: row {}: no token to mask (the sample holds only [CLS] and [SEP])", path, first_row + i);
+    for (const auto* ids : {&sample.input_ids, &sample.masked_lm_ids})
+      for (int32_t id : *ids)
+        if (id < 0 || id >= config.vocab_size)
+          fail("{}: row {}: token id {} is outside the model's vocabulary of {}", path, first_row + i, id,
+               config.vocab_size);
+    for (int32_t seg : sample.segment_ids)
+      if (seg >= config.type_vocab_size)
+        fail("{}: row {}: segment id {} but the model's type_vocab_size is {}", path, first_row + i, seg,
+             config.type_vocab_size);
+  }
+}
+
+}  // namespace
+
 EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& settings, Progress* progress) {
   const auto start = std::chrono::steady_clock::now();
   model.eval();
   at::InferenceMode inference;
   const at::Device device = model_device(model);
-  const int64_t vocab = model.config().vocab_size;
   EvalTotals totals;
   std::vector<PretrainSample> block;
   uint64_t to_skip = settings.skip_samples, rows_done = 0;
@@ -101,17 +125,7 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
       }
       if (settings.max_samples > 0 && block.size() > settings.max_samples - totals.samples)
         block.resize(settings.max_samples - totals.samples);
-      // An id beyond the vocabulary would be an index error deep inside LibTorch (a device assert on CUDA).
-      for (size_t i = 0; i < block.size(); ++i)
-        for (const auto* ids : {&block[i].input_ids, &block[i].masked_lm_ids})
-          for (int32_t id : *ids)
-            if (id < 0 || id >= vocab)
-              fail("{}: row {}: token id {} is outside the model's vocabulary of {}", path, first_row + i, id, vocab);
-      for (size_t i = 0; i < block.size(); ++i)
-        for (int32_t seg : block[i].segment_ids)
-          if (seg >= model.config().type_vocab_size)
-            fail("{}: row {}: segment id {} but the model's type_vocab_size is {}", path, first_row + i, seg,
-                 model.config().type_vocab_size);
+      prepare_block(block, settings, model.config(), path, first_row);
       for (size_t begin = 0; begin < block.size(); begin += static_cast<size_t>(settings.batch_size)) {
         const size_t end = std::min(block.size(), begin + static_cast<size_t>(settings.batch_size));
         const PretrainBatch batch =
@@ -162,20 +176,22 @@ void run_fill_mask(const BertEvalConfig& options, const std::string& checkpoint,
   std::cout.flush();
 }
 
-// The files --input names, as bert-train reads them (directories of HDF5 files, or bin4's, in its order); data of
-// another vocabulary than the model's is refused.
-std::vector<std::string> eval_input_files(const BertEvalConfig& options, const std::string& checkpoint) {
+// The settings --input resolves to: its files as bert-train reads them (directories of HDF5 files, or bin4's, in
+// its order), and for unmasked ones (--masking dynamic) the rule they are masked with once. Data of another
+// vocabulary than the model's is refused.
+EvalSettings eval_settings(const BertEvalConfig& options, const std::string& checkpoint) {
   const PretrainInputs inputs = resolve_pretrain_inputs(options.settings.inputs);
-  if (!inputs.masked)
-    fail("{}: unmasked instances (mkpretrain --masking none); bert-eval scores a held-out set masked once, the same "
-         "for every run: make it with mkpretrain's default --masking static", inputs.sources.front().front().path);
   if (inputs.vocab)
     if (const auto model_vocab = checkpoint_vocab_stamp(checkpoint))
       check_same_vocabulary(*inputs.vocab, *model_vocab, true, options.allow_vocab_mismatch);
-  std::vector<std::string> files;
+  EvalSettings settings = options.settings;
+  settings.masking = resolve_masking(options.masking_flags, inputs,
+                                     options.vocab.empty() ? vocab_beside_checkpoint(checkpoint) : options.vocab,
+                                     settings.max_predictions, false);
+  settings.inputs.clear();
   for (const auto& source : inputs.sources)
-    for (const auto& file : source) files.push_back(file.path);
-  return files;
+    for (const auto& file : source) settings.inputs.push_back(file.path);
+  return settings;
 }
 
 }  // namespace
@@ -189,8 +205,7 @@ void run_bert_eval(const BertEvalConfig& options) {
   auto model = load_model_dir(checkpoint, options.config);
   model->to(device);
   model->eval();
-  EvalSettings settings = options.settings;
-  settings.inputs = eval_input_files(options, checkpoint);
+  const EvalSettings settings = eval_settings(options, checkpoint);
   Progress progress(options.quiet);
   EvalTotals totals = evaluate_pretraining(*model, settings, &progress);
   // An accuracy of 0.0 over nothing would read as a result.

@@ -3,15 +3,20 @@
 #pragma once
 
 
+#include "tasks/pretraining/masking_flags.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace bk {
 
 class Options;
+struct DynamicMasking;
 
 // Sums over every sample evaluated; the metrics are ratios of them.
 struct EvalTotals {
@@ -30,12 +35,21 @@ struct EvalTotals {
   nlohmann::ordered_json to_json() const;
 };
 
+// The seed an unmasked evaluation set is masked from, once (epoch 0), by bert-eval and bert-train alike: a fixed
+// seed, not the run's, so that the scores of any two runs are over the same masks. create_pretraining_data.py's
+// default --random_seed.
+inline constexpr uint64_t kEvalMaskSeed = 12345;
+
 struct EvalSettings {
   std::vector<std::string> inputs;  // HDF5 files, NVIDIA or MLPerf varlength layout
   int64_t batch_size = 64;
   int64_t max_predictions = 0;  // pad prediction slots to this many (a sample with more is an error); 0 = as needed
   uint64_t max_samples = 0;     // stop after this many samples (0 = all)
   uint64_t skip_samples = 0;    // start after this many samples (a rank's share of an evaluation set)
+  // Unmasked inputs (mkpretrain --masking none): masked as they are read from (mask_seed, epoch 0, sample_id)
+  // (pretraining_data/dynamic_masks.h); null when the inputs hold their masks.
+  std::shared_ptr<const DynamicMasking> masking;
+  uint64_t mask_seed = kEvalMaskSeed;
 };
 
 struct BertEvalConfig {
@@ -49,6 +63,9 @@ struct BertEvalConfig {
   bool cased = false;
   bool quiet = false;
   bool allow_vocab_mismatch = false;  // warn instead of refusing data or a vocabulary of another vocabulary
+  // Unmasked inputs: --masking dynamic masks them once from --mask-seed, with the rule of --masked-lm-prob and
+  // --whole-word-mask (bert-train's flags); masked inputs keep their masks.
+  MaskingFlags masking_flags;
 
   // bk::UsageError for values or combinations no run can use.
   void validate() const;

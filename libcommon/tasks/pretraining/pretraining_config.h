@@ -2,17 +2,15 @@
 // set). Torch-free.
 #pragma once
 
-#include "util/choices.h"
+#include "tasks/pretraining/masking_flags.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace bk {
-
-// bert-train --masking: static (the data's masks) or dynamic (drawn by the loader; unmasked data).
-inline constexpr Choice<bool> kTrainMasking[] = {{"static", false}, {"dynamic", true}};
 
 struct PretrainingConfig {
   std::string config_path;           // bert_config.json, or a preset name (model_config/config_presets.h)
@@ -22,13 +20,10 @@ struct PretrainingConfig {
   std::optional<int64_t> vocab_size;
   std::vector<std::string> inputs;   // as tasks/pretraining/inputs.h resolves them
   int64_t max_predictions = 0;       // masked positions per sample in the data; 0: from the data
-  // Dynamic masking (unmasked inputs, mkpretrain --masking none): masks drawn by the loader at every epoch with
-  // create_masked_lm_predictions' rule (pretraining_data/dynamic_masks.h). `masking` is --masking (unset: from
-  // the data); dynamic_masking what the run does, resolved from the inputs by run_bert_train.
-  std::optional<bool> masking;       // true: --masking dynamic, false: --masking static
-  bool dynamic_masking = false;
-  std::optional<double> masked_lm_prob;  // --masked-lm-prob (0.15 when unset)
-  bool whole_word_mask = false;
+  // Dynamic masking (unmasked inputs, mkpretrain --masking none): the flags, and the rules run_bert_train resolves
+  // them to for the training and the evaluation inputs (null: the inputs hold their masks).
+  MaskingFlags masking_flags;
+  std::shared_ptr<const DynamicMasking> masking, eval_masking;
   bool global_data_order = false;    // see DataLoaderConfig::global_order
   bool no_nsp = false;               // --no-nsp: the masked-LM loss alone (data from mkpretrain --no-nsp, RoBERTa's finding)
   bool unpadded = true;              // --attention unpadded (the real tokens only) or padded (rows with a mask)

@@ -61,11 +61,7 @@ void PretrainingTask::start(const TaskContext& context) {
   dc.unpadded = config_.unpadded;
   dc.full_length = context.fixed_shapes;
   dc.global_order = config_.global_data_order;
-  if (config_.dynamic_masking)
-    dc.masking = std::make_shared<const DynamicMasking>(DynamicMasking{
-        masking_vocab(Vocab::load(config_.vocab_path)),
-        MaskingRule{config_.masked_lm_prob.value_or(0.15), static_cast<int>(config_.max_predictions),
-                    config_.whole_word_mask}});
+  dc.masking = config_.masking;
   loader_ = std::make_unique<PretrainDataLoader>(dc);
   whole_bin4_batches_ =
       config_.unpadded && stream_attention_unpadded(context.device, context.compute_dtype,
@@ -95,6 +91,7 @@ TaskEvaluation PretrainingTask::evaluate() {
   settings.inputs = eval_files_;
   settings.batch_size = config_.eval_batch_size;
   settings.max_predictions = 0;
+  settings.masking = config_.eval_masking;
   settings.skip_samples = n * rank / world;
   settings.max_samples = n * (rank + 1) / world - settings.skip_samples;
   EvalTotals totals;
@@ -202,9 +199,10 @@ TaskDataSummary PretrainingTask::data_summary() const {
   summary.max_length = loader_->max_length();
   summary.detail = fmt::format("{} file{}, {} masked positions per sample", loader_->files(),
                                loader_->files() == 1 ? "" : "s", loader_->max_predictions());
-  if (config_.dynamic_masking)
-    summary.detail += fmt::format(", masks drawn every epoch ({:g}% of the tokens{})", 100 * config_.masked_lm_prob.value_or(0.15),
-                                  config_.whole_word_mask ? ", whole words" : "");
+  if (config_.masking)
+    summary.detail += fmt::format(", masks drawn every epoch ({:g}% of the tokens{})",
+                                  100 * config_.masking->rule.masked_lm_prob,
+                                  config_.masking->rule.whole_word_mask ? ", whole words" : "");
   if (loader_->binned()) summary.detail += fmt::format(", bins of {} per batch", fmt::join(loader_->per_batch(), "+"));
   return summary;
 }

@@ -1,0 +1,39 @@
+#include "tasks/pretraining/masking_flags.h"
+
+#include "tasks/pretraining/inputs.h"
+#include "tok/vocab.h"
+#include "util/error.h"
+
+namespace bk {
+
+std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags, const PretrainInputs& inputs,
+                                                      const std::string& vocab_path, int64_t max_predictions,
+                                                      bool dynamic_by_default) {
+  if (flags.masked_lm_prob && !(*flags.masked_lm_prob > 0 && *flags.masked_lm_prob < 1))
+    usage_fail("--masked-lm-prob must be in (0, 1), got {}", *flags.masked_lm_prob);
+  const std::string& first = inputs.sources.front().front().path;
+  if (inputs.masked) {
+    if (flags.masking == true)
+      fail("{}: holds its masks (mkpretrain's default); --masking dynamic takes unmasked files (mkpretrain --masking "
+           "none)", first);
+    if (flags.masked_lm_prob || flags.whole_word_mask)
+      usage_fail("--masked-lm-prob and --whole-word-mask are dynamic masking's; {} holds its masks", first);
+    return nullptr;
+  }
+  if (flags.masking == false)
+    usage_fail("--masking static: {} is unmasked (mkpretrain --masking none); its masks are drawn by the loader", first);
+  if (!flags.masking && !dynamic_by_default)
+    fail("{}: unmasked instances (mkpretrain --masking none): give --masking dynamic to mask them once, from "
+         "--mask-seed, as bert-train's evaluation does", first);
+  if (vocab_path.empty())
+    usage_fail("dynamic masking needs the data's vocabulary ([MASK], the random replacements): give --vocab");
+  if (max_predictions == 0)
+    usage_fail("dynamic masking needs --max-predictions, the most masks per sample (create_pretraining_data.py's: 20 "
+               "for 128 tokens, 80 for 512)");
+  return std::make_shared<const DynamicMasking>(
+      DynamicMasking{masking_vocab(Vocab::load(vocab_path)),
+                     MaskingRule{flags.masked_lm_prob.value_or(0.15), static_cast<int>(max_predictions),
+                                 flags.whole_word_mask}});
+}
+
+}  // namespace bk

@@ -1,0 +1,35 @@
+// Dynamic masking's flags (--masking, --masked-lm-prob, --whole-word-mask), as bert-train and bert-eval take them,
+// resolved against their inputs into the rule a loader masks unmasked samples with (pretraining_data/
+// dynamic_masks.h). Torch-free.
+#pragma once
+
+#include "pretraining_data/dynamic_masks.h"
+#include "util/choices.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace bk {
+
+struct PretrainInputs;
+
+// --masking: static (the data's masks) or dynamic (drawn by the loader; unmasked data).
+inline constexpr Choice<bool> kTrainMasking[] = {{"static", false}, {"dynamic", true}};
+
+struct MaskingFlags {
+  std::optional<bool> masking;           // --masking (true: dynamic); unset: as the data is
+  std::optional<double> masked_lm_prob;  // --masked-lm-prob; unset: 0.15
+  bool whole_word_mask = false;
+};
+
+// The rule unmasked inputs are masked with; null for masked inputs. dynamic_by_default: unmasked inputs without
+// --masking are masked (bert-train) or refused (bert-eval, whose scores are those of a set masked once, on
+// request). Needs the data's vocabulary and max_predictions for unmasked inputs; every refusal is one line
+// (bk::UsageError for a flag, bk::Error naming the file).
+std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags, const PretrainInputs& inputs,
+                                                      const std::string& vocab_path, int64_t max_predictions,
+                                                      bool dynamic_by_default);
+
+}  // namespace bk
