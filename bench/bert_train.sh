@@ -4,8 +4,10 @@
 # Prints seconds per step of both (warm-up steps left out), the ratios, and bert-train's overhead per step (time
 # spent waiting for batches, from its log, as a share of the step). HF is measured twice: BertForPreTraining as users
 # run it (vocabulary logits for every token), and with the MLM head on the masked positions only, the work bert-train
-# does; the second ratio is the one that counts. bert-train runs twice: unpadded attention (its default: the encoder
+# does; the second ratio is the one that counts. bert-train runs with unpadded attention (its default: the encoder
 # computes the real tokens only) and --attention padded (rows padded to the batch's longest, as HF computes them).
+# A third bert-train run trains on the same instances unmasked (mkpretrain --masking none), its masks drawn by the
+# loader (dynamic masking): its step against the static one is dynamic masking's cost.
 #   bench/bert_train.sh [BUILD_DIR] [STEPS] [THREADS]
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +29,8 @@ JSON
 awk '/^<doc /{t=1; next} /^<\/doc>/{print ""; next} t{t=0; next} NF' "$FIXTURES/wiki/mlperf-extracted/wiki_00" >"$TMP/docs.txt"
 "$BUILD/tools/mkpretrain" -q --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" --max-seq-length 128 \
   --max-predictions 20 --dupe-factor 1 --short-seq-prob 0 -o "$TMP/data.hdf5" "$TMP/docs.txt"
+"$BUILD/tools/mkpretrain" -q --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" --max-seq-length 128 \
+  --max-predictions 20 --dupe-factor 1 --short-seq-prob 0 --masking none -o "$TMP/unmasked.hdf5" "$TMP/docs.txt"
 echo "model: L=4 H=256 A=4 FF=1024, seq 128, batch 16, AdamW, $STEPS steps ($WARMUP warm-up)"
 
 "$BUILD/tools/bert-train" -q --config "$TMP/config.json" --input "$TMP/data.hdf5" --output-dir "$TMP/run" \
@@ -34,11 +38,15 @@ echo "model: L=4 H=256 A=4 FF=1024, seq 128, batch 16, AdamW, $STEPS steps ($WAR
 "$BUILD/tools/bert-train" -q --config "$TMP/config.json" --input "$TMP/data.hdf5" --output-dir "$TMP/padded" \
   --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4 \
   --attention padded
+"$BUILD/tools/bert-train" -q --config "$TMP/config.json" --input "$TMP/unmasked.hdf5" --output-dir "$TMP/dynamic" \
+  --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4 \
+  --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" --max-predictions 20
 "$PYTHON" "$SRC/bench/bert_train_hf.py" --config "$TMP/config.json" --data "$TMP/data.hdf5" --batch-size 16 \
   --steps "$STEPS" --warmup "$WARMUP" --lr 1e-4 >"$TMP/hf.json"
 "$PYTHON" "$SRC/bench/bert_train_hf.py" --config "$TMP/config.json" --data "$TMP/data.hdf5" --batch-size 16 \
   --steps "$STEPS" --warmup "$WARMUP" --lr 1e-4 --masked-only >"$TMP/hf-masked.json"
-"$PYTHON" - "$TMP/run/log.jsonl" "$TMP/hf.json" "$WARMUP" "$TMP/hf-masked.json" "$TMP/padded/log.jsonl" <<'PY'
+"$PYTHON" - "$TMP/run/log.jsonl" "$TMP/hf.json" "$WARMUP" "$TMP/hf-masked.json" "$TMP/padded/log.jsonl" \
+  "$TMP/dynamic/log.jsonl" <<'PY'
 import json, sys
 # The log also holds event lines (checkpoints saved): only the step lines count.
 steps = lambda p: [l for l in map(json.loads, open(p)) if "step_seconds" in l][int(sys.argv[3]):]
@@ -50,6 +58,11 @@ ours_padded = sum(l["step_seconds"] for l in padded) / len(padded)
 real = sum(l["real_token_fraction"] for l in padded) / len(padded)
 print(f"bert-train:      {ours * 1000:8.1f} ms/step   overhead (waiting for data) {overhead:.1%} of a step")
 print(f"bert-train --attention padded: {ours_padded * 1000:8.1f} ms/step   real tokens {real:.1%} of those computed")
+dynamic = steps(sys.argv[6])
+ours_dynamic = sum(l["step_seconds"] for l in dynamic) / len(dynamic)
+dynamic_wait = sum(l["data_seconds"] for l in dynamic) / sum(l["step_seconds"] for l in dynamic)
+print(f"bert-train, dynamic masking (masks drawn by the loader): {ours_dynamic * 1000:8.1f} ms/step   "
+      f"{ours_dynamic / ours:.3f}x the static step; waiting for data {dynamic_wait:.1%} of a step")
 masked = json.load(open(sys.argv[4]))
 print(f"HF transformers, MLM head on every token:        {hf['seconds_per_step'] * 1000:8.1f} ms/step   "
       f"ratio {hf['seconds_per_step'] / ours:.2f}x")

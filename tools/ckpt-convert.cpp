@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
       (bk::kAllowVocabMismatchFlag, bk::po::bool_switch(&cfg.allow_vocab_mismatch), bk::kAllowVocabMismatchHelp)
       ("do-lower-case", bk::po::value(&cfg.lower_case)->value_name("BOOL"),
        "true or false for tokenizer_config.json, native and hf (default: a tokenizer_config.json beside the vocabulary, else "
-       "false when the vocabulary holds capitals)")
+       "false when the vocabulary is cased: 1% or more of its word pieces hold capitals)")
       ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing output (a directory only when it holds "
        "nothing but a model's files)");
     opts.positional("input", 1);

@@ -8,7 +8,10 @@ namespace bk {
 void SharedVocabStamp::add(const PretrainReader& reader) {
   // A stamp of a form this version does not know is left alone rather than misread.
   const std::optional<VocabStamp> mine = parse_vocab_stamp(reader.vocab_stamp());
-  if (!mine) return;
+  if (!mine) {
+    unstamped_ = true;
+    return;
+  }
   if (!stamp_) {
     stamp_ = StampedVocab{*mine, reader.path()};
     return;

@@ -11,17 +11,20 @@ namespace bk {
 
 class PretrainReader;
 
-// A file without a stamp (Google's, NVIDIA's, tfrecord2hdf5's) goes with any; two files with different stamps are
-// a bk::Error naming both, since their ids are of different vocabularies (or the same tokens cased differently).
+// Two files with different stamps are a bk::Error naming both, since their ids are of different vocabularies (or
+// the same tokens cased differently). A file without a stamp (Google's, NVIDIA's, tfrecord2hdf5's) goes with any,
+// but then the files share no known vocabulary: stamp() is empty, so that an output never claims one for ids it
+// cannot vouch for.
 class SharedVocabStamp {
  public:
   void add(const PretrainReader& reader);
-  const std::optional<StampedVocab>& stamp() const { return stamp_; }
-  // The stamp's text for a writer (PretrainWriterOptions::vocab_stamp); empty when no file had one.
-  std::string text() const { return stamp_ ? stamp_->stamp.text() : std::string(); }
+  std::optional<StampedVocab> stamp() const { return unstamped_ ? std::nullopt : stamp_; }
+  // The stamp's text for a writer (PretrainWriterOptions::vocab_stamp); empty when the files share none.
+  std::string text() const { return stamp() ? stamp_->stamp.text() : std::string(); }
 
  private:
   std::optional<StampedVocab> stamp_;
+  bool unstamped_ = false;  // some file records no stamp
 };
 
 }  // namespace bk

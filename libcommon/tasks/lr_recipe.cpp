@@ -17,11 +17,12 @@ struct Recipe {
 };
 
 // The recipe's rate at the run's global batch, and the banner's account of it.
-LearningRate scaled(const Recipe& recipe, int64_t global_batch) {
+LearningRate scaled(const Recipe& recipe, int64_t global_batch, const char* note = "") {
   const double ratio = static_cast<double>(global_batch) / static_cast<double>(recipe.batch);
   LearningRate lr{recipe.rate * std::sqrt(std::min(1.0, ratio)), fmt::format("{}: {:g} at global batch {}",
                                                                             recipe.name, recipe.rate, recipe.batch)};
   if (ratio < 1) lr.source += fmt::format(", square-root scaled to batch {}", global_batch);
+  lr.source += note;
   return lr;
 }
 
@@ -31,11 +32,13 @@ LearningRate pretraining_learning_rate(const BertConfig& model, OptimizerKind op
                                        int64_t max_length) {
   const bool base_or_larger = model.hidden_size >= 768 && model.num_hidden_layers >= 12;
   const bool phase2 = max_length > 128;
+  // Varlength files record no row width: phase 1's recipe, said so.
+  const char* unknown = max_length == 0 ? " (the rows' length is not recorded: phase 1 assumed)" : "";
   switch (optimizer) {
     case OptimizerKind::lamb:
       if (!base_or_larger) return scaled({kSmallLambRate, 32, "bertkit's measured LAMB rate for small BERTs"}, global_batch);
-      return phase2 ? scaled({4e-3, 32768, "NVIDIA's LAMB phase-2 recipe for BERT-base/large"}, global_batch)
-                    : scaled({6e-3, 65536, "NVIDIA's LAMB phase-1 recipe for BERT-base/large"}, global_batch);
+      if (phase2) return scaled({4e-3, 32768, "NVIDIA's LAMB phase-2 recipe for BERT-base/large"}, global_batch);
+      return scaled({6e-3, 65536, "NVIDIA's LAMB phase-1 recipe for BERT-base/large"}, global_batch, unknown);
     case OptimizerKind::adamw:
       if (!base_or_larger) return scaled({kSmallAdamwRate, 32, "bertkit's measured AdamW rate for small BERTs"}, global_batch);
       return scaled({1e-4, 256, "the BERT paper's Adam recipe"}, global_batch);

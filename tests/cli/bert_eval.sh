@@ -115,6 +115,14 @@ run bert-eval --checkpoint "$TMP/rundir/checkpoints" --top-k 2 --fill-mask "Pari
 expect_rc 0 "fill-mask with a cased tokenizer_config.json"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q '"tokens":\["\[CLS\]","\[UNK\]","is"' \
   || fail_case "do_lower_case false beside the vocabulary keeps case (Paris is not in the uncased vocabulary): $OUT"
+# A model that records no vocabulary: the tokenizer_config.json beside --vocab still gives the casing.
+mkdir -p "$TMP/cased-vocab"
+cp "$VOCAB" "$TMP/cased-vocab/vocab.txt"
+printf '{"do_lower_case": false}\n' >"$TMP/cased-vocab/tokenizer_config.json"
+run bert-eval --checkpoint "$TMP/m" --vocab "$TMP/cased-vocab/vocab.txt" --top-k 2 --fill-mask "Paris is the [MASK] of France."
+expect_rc 0 "fill-mask, --vocab with a cased tokenizer_config.json"
+CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q '"tokens":\["\[CLS\]","\[UNK\]","is"' \
+  || fail_case "do_lower_case false beside --vocab keeps case for a model without a vocabulary: $OUT"
 run bert-eval --checkpoint "$TMP/rundir" --input "$TMP/s.hdf5" -q
 expect_rc 1 "lower-cased data for a model its tokenizer_config.json calls cased"
 expect_err "s.hdf5 is uncased but .*step-00000004/vocab.txt is cased" "the casing named"

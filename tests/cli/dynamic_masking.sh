@@ -95,10 +95,11 @@ run bert-eval -q --checkpoint "$TMP/one" --input "$TMP/m.h5" --masking dynamic
 expect_rc 1 "bert-eval --masking dynamic on masked data"
 expect_err "m.h5: holds its masks" "bert-eval --masking dynamic on masked data: message"
 
-# An unmasked held-out set is masked once, from bert-eval's seed: bert-train's evaluation at the end equals
-# bert-eval's on the same checkpoint, and two bert-eval runs agree; another --mask-seed scores other masks.
+# An unmasked held-out set is masked once, from bert-eval's seed and with the default rule (whatever the run's own,
+# here 30%): bert-train's evaluation at the end equals bert-eval's on the same checkpoint, and two bert-eval runs
+# agree; another --mask-seed scores other masks.
 run "${T[@]}" --input "$TMP/u.h5" --eval-input "$TMP/u.h5" --eval-samples 95 --train-batch-size 8 --max-steps 4 \
-  --output-dir "$TMP/evaluated"
+  --masked-lm-prob 0.3 --output-dir "$TMP/evaluated"
 expect_rc 0 "bert-train with an unmasked --eval-input"
 E=(bert-eval -q --checkpoint "$TMP/evaluated" --input "$TMP/u.h5" --masking dynamic --max-predictions 10)
 scores() { printf '%s' "$1" | sed 's/,"seconds".*//'; }  # the metrics, without the timing

@@ -52,6 +52,26 @@ expect_err "^bert-train: --optimizer madgrad needs --learning-rate: there is no 
   "madgrad: message"
 CASES=$((CASES + 1)); [ ! -e "$TMP/x" ] || fail_case "a refused run left $TMP/x"
 
+# A resumed run keeps the rate it started with, whatever the default is now.
+run "${T[@]}" --config bert-L2-H128 --input "$TMP/d64.h5" --output-dir "$TMP/resumed" --train-batch-size 8 \
+  --max-steps 4 --stop-after 2 --learning-rate 1e-4 -q
+expect_rc 0 "a run at 1e-4 stopped at step 2"
+run "${T[@]}" --config bert-L2-H128 --input "$TMP/d64.h5" --output-dir "$TMP/resumed" --train-batch-size 8 \
+  --max-steps 4 --resume
+banner "lamb at learning rate 0.0001 (the resumed run's, from its trainer_state.json)" "resumed without --learning-rate"
+# --lr-scaling scales a given rate; the recipe's is already for the batch. Independent workers take the recipe for
+# their own batch, not the global one.
+run "${T[@]}" --config bert-L2-H128 --input "$TMP/d64.h5" --output-dir "$TMP/x" --train-batch-size 8 --max-steps 1 \
+  --lr-scaling sqrt --dry-run
+expect_rc 2 "--lr-scaling without --learning-rate"
+expect_err "^bert-train: --lr-scaling scales a given --learning-rate; the default rate is already the recipe's for the batch; try --help\$" \
+  "--lr-scaling: message"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+run "${T[@]}" --config bert-L2-H128 --input "$TMP/d64.h5" --output-dir "$TMP/x" --train-batch-size 8 --max-steps 1 \
+  --nproc-per-node 2 --master-port "$port" --no-sync-gradients --dry-run --dist-timeout 60
+banner "lamb at learning rate 0.005 (bertkit's measured LAMB rate for small BERTs: 0.01 at global batch 32, square-root scaled to batch 8)" \
+  "independent workers: each worker's batch"
+
 if [ -x "$BIN/bert-finetune-torch" ]; then
   "$TORCH_TEST_TOOLS/model_probe" init "$SRC/tests/fixtures/tiny_bert_config.json" 1 "$TMP/pre"
   bert-finetune features -q --task mrpc --vocab "$VOCAB" --max-seq-length 64 --train -o "$TMP/mrpc.tfrecord" \

@@ -86,6 +86,17 @@ run bin4 -q --bins 32,64 --max-predictions 10 -o "$TMP/bins2" "$TMP/uncased.h5" 
 expect_rc 1 "bin4: inputs of two vocabularies"
 expect_err "were made with different vocabularies" "bin4: message"
 CASES=$((CASES + 1)); [ ! -e "$TMP/bins2" ] || fail_case "bin4 refused but left $TMP/bins2"
+# A file that records no vocabulary (as Google's and tfrecord2hdf5's) beside a stamped one: the output claims none.
+if "$PYTHON" -c 'import h5py' 2>/dev/null; then
+  "$PYTHON" -c 'import h5py, sys
+with h5py.File(sys.argv[1], "r") as f, h5py.File(sys.argv[2], "w") as g:
+    for name in f: g.create_dataset(name, data=f[name][:])' "$TMP/shuffled.h5" "$TMP/plain.h5"
+  run bin4 -q --bins 32,64 --max-predictions 10 -o "$TMP/mixed-bins" "$TMP/shuffled.h5" "$TMP/plain.h5"
+  expect_rc 0 "bin4: a stamped and an unstamped input"
+  run "$PYTHON" -c 'import h5py, sys; print("bertkit_vocab" in h5py.File(sys.argv[1], "r").attrs)' \
+    "$TMP/mixed-bins/64/part-00000-of-00001.hdf5"
+  expect_out False "bin4: no stamp claimed for an unstamped input's ids"
+fi
 run pack -q -o "$TMP/packed.h5" "$TMP/shuffled.h5"
 expect_rc 0 "pack"
 run bert-eval -q --checkpoint "$TMP/run" --input "$TMP/packed.h5"
@@ -110,6 +121,12 @@ if [ -x "$BIN/bert-finetune-torch" ]; then
   refused "bert-base-cased-vocab.txt .* are of different vocabularies" "bert-finetune train: another --vocab"
   run "${F[@]}" --output-dir "$TMP/ft"
   expect_rc 0 "bert-finetune train"
+  bert-finetune features -q --task squad --vocab "$UNCASED" --max-seq-length 64 --doc-stride 32 --max-query-length 16 \
+    --train -o "$TMP/squad.tfrecord" "$FIXTURES/squad/xquad.en.json"
+  run bert-finetune train -q --task squad --init-checkpoint "$TMP/run" --train-file "$TMP/squad.tfrecord" \
+    --eval-file "$FIXTURES/squad/xquad.en.json" --cased --doc-stride 32 --max-query-length 16 --max-steps 1 \
+    --train-batch-size 4 --no-tensorboard --output-dir "$TMP/sq-bad"
+  refused "vocab.txt with --cased is cased but .*vocab.txt is uncased" "bert-finetune train: a cased SQuAD --eval-file for an uncased model"
   PRED=(bert-finetune predict -q --task mrpc --checkpoint "$TMP/ft" --text "a gripping film" --text-b "a dull film")
   run "${PRED[@]}" --vocab "$CASED"
   refused "bert-base-cased-vocab.txt .* are of different vocabularies" "bert-finetune predict: another --vocab"

@@ -14,14 +14,13 @@ namespace {
 // The task as the flags and the checkpoint resolve it: the model's directory (--init-checkpoint, a run's
 // directory followed to its checkpoint) and its vocabulary (--vocab, else the one beside that checkpoint when SQuAD's
 // --eval-file needs one to score with; it travels into every fine-tuned checkpoint, where predict finds it). The
-// eval file's text is cased as the model was trained unless --cased says so.
+// eval file's casing is --cased's, as the training features' is `bert-finetune features --cased`'s: the loop
+// refuses one other than the model's.
 FinetuneTaskConfig resolve_task(const FinetuneTrainConfig& config) {
   FinetuneTaskConfig task = config.task;
   task.model_dir = config.loop.init_checkpoint.empty() ? "" : resolve_checkpoint(config.loop.init_checkpoint);
   const bool span_eval = !task.eval_file.empty() && task.task.starts_with("squad");
   if (task.vocab_path.empty() && span_eval) task.vocab_path = vocab_beside_checkpoint(task.model_dir);
-  if (span_eval && !task.model_dir.empty())
-    if (const auto model_vocab = checkpoint_vocab_stamp(task.model_dir)) task.cased |= !model_vocab->stamp.lower_case;
   task.quiet = config.loop.quiet;
   task.validate();
   return task;

@@ -11,7 +11,7 @@
 namespace bk {
 
 // google-research/bert's run_classifier.py / run_squad.py defaults (AdamW-style Adam with weight decay 0.01, linear
-// decay after a 10% warm-up, batch 32; the learning rate, 5e-5, is the task's: train/loop/lr_recipe.h).
+// decay after a 10% warm-up, batch 32; the learning rate, 5e-5, is the task's: tasks/lr_recipe.h).
 FinetuneTrainConfig::FinetuneTrainConfig() {
   loop.optimizer = OptimizerKind::adamw;
   loop.lr_decay = LrDecay::linear;

@@ -1,6 +1,7 @@
 #include "tasks/finetune/finetune_task.h"
 
 #include "tasks/lr_recipe.h"
+#include "util/fnv1a.h"
 #include "ckpt/convert.h"
 #include "util/tool_name.h"
 #include "util/py_random.h"
@@ -52,10 +53,8 @@ std::optional<SquadFeatureOptions> squad_windows(const FinetuneTaskConfig& confi
 constexpr uint32_t kOrderTag = 0x46544f52;  // "FTOR": the stream of fine-tuning orders
 
 uint64_t fingerprint_of(const FeatureRows& rows, const TaskContext& c, const std::string& task) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char ch : fmt::format("{} {} {} {} {} {} {}", task, rows.size(), rows.seq_len, c.seed, c.world,
-                                      c.micro_batch_size, c.accumulation))
-    hash = (hash ^ ch) * 0x100000001b3ull;
+  const uint64_t hash = fnv1a64(fmt::format("{} {} {} {} {} {} {}", task, rows.size(), rows.seq_len, c.seed, c.world,
+                                             c.micro_batch_size, c.accumulation));
   return hash == 0 ? 1 : hash;
 }
 

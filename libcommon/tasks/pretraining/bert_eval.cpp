@@ -159,7 +159,9 @@ void run_fill_mask(const BertEvalConfig& options, const std::string& checkpoint,
   const std::string vocab_path = options.vocab.empty() ? vocab_beside_checkpoint(checkpoint) : options.vocab;
   if (vocab_path.empty()) usage_fail("--fill-mask needs --vocab: there is no vocab.txt beside {}", checkpoint);
   const std::optional<StampedVocab> model_vocab = checkpoint_vocab_stamp(checkpoint);
-  const bool cased = options.cased || (model_vocab && !model_vocab->stamp.lower_case);
+  // Without a recorded vocabulary, a tokenizer_config.json beside --vocab still says how the model was trained.
+  const bool cased = options.cased || (model_vocab ? !model_vocab->stamp.lower_case
+                                                   : tokenizer_lower_case(vocab_path) == false);
   if (model_vocab) {
     StampedVocab text = vocab_file_stamp(vocab_path, !cased);
     if (options.cased) text.where += " with --cased";

@@ -12,7 +12,8 @@ namespace {
 // What the inputs decide before the run starts: their vocabulary (tok/vocab_stamp.h), which the loop compares with
 // --vocab's and the checkpoint's (--eval-input's must be the same, or the evaluation would score ids of another
 // vocabulary), and the masking rule of unmasked inputs (masking_flags.h). An unmasked held-out set is masked once,
-// from bert-eval's fixed seed, so that every run's evaluation (and bert-eval's) is over the same masks.
+// with the default rule from bert-eval's fixed seed, so that every run's evaluation (and bert-eval's) is over the
+// same masks.
 void resolve_data(BertTrainConfig& config) {
   PretrainingConfig& data = config.data;
   const PretrainInputs train = resolve_pretrain_inputs(data.inputs);
@@ -20,9 +21,8 @@ void resolve_data(BertTrainConfig& config) {
   if (!data.eval_inputs.empty()) {
     const PretrainInputs eval = resolve_pretrain_inputs(data.eval_inputs);
     if (eval.vocab && train.vocab) check_same_vocabulary(*train.vocab, *eval.vocab, true, config.loop.allow_vocab_mismatch);
-    MaskingFlags eval_flags = data.masking_flags;
-    if (train.masked) eval_flags = {};  // the rule's flags were refused above; an unmasked set takes the defaults
-    data.eval_masking = resolve_masking(eval_flags, eval, data.vocab_path, data.max_predictions, true);
+    // The default rule, not the run's flags: bert-eval's, so that every run scores the same masks.
+    data.eval_masking = resolve_masking(MaskingFlags{}, eval, data.vocab_path, data.max_predictions, true);
   }
   if (train.vocab) {
     config.loop.data_vocab_stamp = train.vocab->stamp.text();

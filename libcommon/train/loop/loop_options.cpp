@@ -54,7 +54,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("train-batch-size", batch, "samples per process per optimizer step (split over the accumulation steps)")
     ("max-steps", steps, "optimizer steps of the whole run")
     ("learning-rate", optional_value(c.learning_rate)->value_name("LR"),
-     "peak learning rate (default: the recipe that fits the model, optimizer and batch; the banner says which)")
+     "peak learning rate (default: the task's recipe for the model; the start banner says which)")
     ("optimizer", choice_value("optimizer", kOptimizerKinds, c.optimizer, d.optimizer)->value_name("NAME"),
      "lamb (NVLAMB), adamw, acclip or madgrad")
     ("precision", choice_value("precision", kPrecisions, c.precision, d.precision)->value_name("P"),

@@ -1,6 +1,7 @@
 #include "train/loop/run_setup.h"
 
 #include "model_config/bert_config.h"
+#include "ckpt/checkpoint_path.h"
 #include "ckpt/tokenizer_files.h"
 #include "util/error.h"
 #include "util/tool_name.h"
@@ -12,6 +13,9 @@
 #include "train/loop/run_resume.h"
 #include "train/loop/run_save.h"
 #include "train/loop/run_update.h"
+#include "train/loop/train_state.h"
+#include "io/input.h"
+#include "util/json_read.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
@@ -55,14 +59,33 @@ void start_process(LoopRun& run, const DistEnv& env) {
   set_experimental_kernels(cfg.fused_kernels == FusedKernels::experimental);
 }
 
-// --learning-rate, else the recipe that fits the task's model, optimizer and global batch (TrainingTask::default_learning_rate).
+// The peak learning rate: --learning-rate; else, resuming, the rate the run was started with (trainer_state.json),
+// so that a resumed run never changes it; else the task's recipe for its model, optimizer and batch
+// (TrainingTask::default_learning_rate): the global batch, or each worker's own with --no-sync-gradients. The
+// recipe is already for that batch, so --lr-scaling (which scales a given rate by the workers) needs a given rate.
 void choose_learning_rate(LoopRun& run) {
-  if (run.cfg.learning_rate) {
-    run.learning_rate = *run.cfg.learning_rate;
+  const LoopConfig& cfg = run.cfg;
+  if (cfg.learning_rate) {
+    run.learning_rate = *cfg.learning_rate;
     run.learning_rate_source = "--learning-rate";
     return;
   }
-  const LearningRate lr = run.task->default_learning_rate(run.cfg.optimizer, run.global_batch());
+  if (cfg.resume)
+    if (const auto latest = latest_checkpoint(cfg.output_dir)) {
+      const fs::path state = fs::path(*latest) / "trainer_state.json";
+      const auto recorded = TrainingState::from_json(parse_json(read_file(state.string()), state.string()), state.string())
+                                  .learning_rate;
+      if (recorded > 0) {
+        run.learning_rate = recorded;
+        run.learning_rate_source = "the resumed run's, from its trainer_state.json";
+        return;
+      }
+    }
+  if (cfg.lr_scaling != LrScaling::none)
+    usage_fail("--lr-scaling scales a given --learning-rate; the default rate is already the recipe's for the batch");
+  const LearningRate lr = run.task->default_learning_rate(cfg.optimizer, run.synced() || run.dist->world() == 1
+                                                                              ? run.global_batch()
+                                                                              : cfg.train_batch_size);
   run.learning_rate = lr.value;
   run.learning_rate_source = lr.source;
 }
