@@ -8,7 +8,8 @@
 #   NPROC (workers: GPUs, or processes on a CPU; default every GPU, or 1), DEVICE (cuda|cpu; default cuda when
 #   there is a GPU), PRECISION (bf16|fp16|fp32; default bf16 on a GPU, fp32 on the CPU),
 #   P1_BATCH P1_ACCUM P1_STEPS P1_LR P1_WARMUP, P2_BATCH P2_ACCUM P2_STEPS P2_LR P2_WARMUP, CKPT_EVERY,
-#   INIT_OPTIMIZER (1|0), BIN.
+#   INIT_OPTIMIZER (1|0), BIN, VOCAB (the data's vocabulary: written into the checkpoints, and needed when the data
+#   is unmasked, Makefile.data MASKING=dynamic, for bert-train to draw the masks).
 # Re-running it resumes both phases where they stopped.
 set -euo pipefail
 p1_data=${1:?usage: pretrain-single-node.sh PHASE1_DATA PHASE2_DATA CONFIG OUTDIR}
@@ -22,6 +23,7 @@ P2_BATCH=${P2_BATCH:-4096}; P2_ACCUM=${P2_ACCUM:-256}; P2_STEPS=${P2_STEPS:-1563
 
 common=(--config "$config" --nproc-per-node "$NPROC" --device "$DEVICE" --precision "$PRECISION" --optimizer lamb
         --checkpoint-every "$CKPT_EVERY" --resume)
+[ -z "${VOCAB:-}" ] || common+=(--vocab "$VOCAB")
 "$BIN/bert-train" "${common[@]}" --input "$p1_data" --output-dir "$out/phase1" --train-batch-size "$P1_BATCH" \
   --gradient-accumulation-steps "$P1_ACCUM" --max-steps "$P1_STEPS" --learning-rate "$P1_LR" \
   --warmup-proportion "$P1_WARMUP" --max-predictions 20

@@ -25,6 +25,12 @@ expect_rc 0 "pretrain-single-node.sh"
 expect_out "phase 2 done: $TMP/pre/phase2/checkpoints/step-00000003" "phase 2 finished from phase 1"
 run env "${tiny[@]}" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/p1.hdf5" "$TMP/p2.hdf5" "$CFG" "$TMP/pre"
 expect_rc 0 "running it again resumes (nothing left to do)"
+# Unmasked data (Makefile.data MASKING=dynamic): the same pipeline with the data's VOCAB, masks drawn by bert-train.
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --masking none -o "$TMP/u1.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 128 --masking none -o "$TMP/u2.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
+run env "${tiny[@]}" P1_BATCH=4 P2_BATCH=2 VOCAB="$VOCAB" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/u1.hdf5" \
+  "$TMP/u2.hdf5" "$CFG" "$TMP/pre-dynamic"
+expect_rc 0 "pretrain-single-node.sh on unmasked data with VOCAB"
 # DEVICE, PRECISION and NPROC follow the machine when not given; on one without a GPU, cuda is refused in one line
 # that names the knobs.
 if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
