@@ -47,6 +47,14 @@ run "${T[@]}" --input "$TMP/shuffled.h5" --vocab "$UNCASED" --output-dir "$TMP/r
 expect_rc 0 "bert-train --allow-vocab-mismatch"
 expect_err "warning: .*are of different vocabularies \(going ahead: --allow-vocab-mismatch\)" "bert-train: the warning"
 
+# Two workers: one warning, from the first.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+run "${T[@]}" --input "$TMP/shuffled.h5" --eval-input "$TMP/uncased.h5" --vocab "$UNCASED" --output-dir "$TMP/r2" --eval-samples 50 \
+  --allow-vocab-mismatch --nproc-per-node 2 --master-port "$port" --dist-timeout 60 --dry-run
+expect_rc 0 "2 workers with --allow-vocab-mismatch"
+CASES=$((CASES + 1)); n=$(printf '%s\n' "$ERR" | grep -c "warning: .*are of different vocabularies" || true)
+[ "$n" = 2 ] || fail_case "2 workers: $n warnings, not one per mismatch (data/--vocab, data/--eval-input): $ERR"
+
 # A run with --vocab carries it; one without records its data's stamp in trainer_state.json.
 run "${T[@]}" --input "$TMP/uncased.h5" --vocab "$UNCASED" --output-dir "$TMP/run"
 expect_rc 0 "bert-train with matching data and --vocab"

@@ -1,5 +1,6 @@
 #include "tasks/pretraining/bert_train.h"
 
+#include "launch/dist_env.h"
 #include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/pretraining_task.h"
 #include "train/loop/loop.h"
@@ -20,7 +21,10 @@ void resolve_data(BertTrainConfig& config) {
   data.masking = resolve_masking(data.masking_flags, train, data.vocab_path, data.max_predictions, true);
   if (!data.eval_inputs.empty()) {
     const PretrainInputs eval = resolve_pretrain_inputs(data.eval_inputs);
-    if (eval.vocab && train.vocab) check_same_vocabulary(*train.vocab, *eval.vocab, true, config.loop.allow_vocab_mismatch);
+    // With --allow-vocab-mismatch only the first process says the warning (each worker runs this).
+    const bool say = !config.loop.allow_vocab_mismatch || detect_dist_env().rank == 0;
+    if (eval.vocab && train.vocab && say)
+      check_same_vocabulary(*train.vocab, *eval.vocab, true, config.loop.allow_vocab_mismatch);
     // The default rule, not the run's flags: bert-eval's, so that every run scores the same masks.
     data.eval_masking = resolve_masking(MaskingFlags{}, eval, data.vocab_path, data.max_predictions, true);
   }

@@ -121,7 +121,8 @@ void start_task(LoopRun& run) {
 // The vocabularies the run joins (tok/vocab_stamp.h): the data's and --vocab's against the checkpoint it starts
 // from, the data's against --vocab's (whose casing the data decides). Every rank checks, so that all fail alike,
 // before anything is written.
-void check_vocabularies(const LoopConfig& cfg, const RunStart& start) {
+void check_vocabularies(const LoopConfig& cfg, const RunStart& start, bool main) {
+  if (cfg.allow_vocab_mismatch && !main) return;  // nothing to refuse: rank 0 alone says the warning
   std::optional<StampedVocab> data;
   if (auto stamp = parse_vocab_stamp(cfg.data_vocab_stamp)) data = StampedVocab{*stamp, cfg.data_vocab_source};
   std::optional<StampedVocab> given;
@@ -137,7 +138,7 @@ void check_vocabularies(const LoopConfig& cfg, const RunStart& start) {
 // from, cased as the data says), read before anything is written so that --dry-run fails on a vocabulary the run
 // could not use.
 void read_tokenizer(LoopRun& run, const RunStart& start) {
-  check_vocabularies(run.cfg, start);
+  check_vocabularies(run.cfg, start, run.dist->is_main());
   if (!run.dist->is_main()) return;
   const BertConfig model_config = run.task->model_config();
   const auto data = parse_vocab_stamp(run.cfg.data_vocab_stamp);
