@@ -11,14 +11,15 @@ int main(int argc, char** argv) {
                      "--max-seq-length tokens, so that training computes on real tokens rather than padding.\n"
                      "Every sample lands in exactly one row, whole; rows record each sample's tokens (input_mask\n"
                      "numbers them 1, 2, ...), positions restarting at 0, masked positions and NSP label. bert-train\n"
-                     "reads the output and keeps attention inside each sample. Plan: best-fit decreasing (pack(1)).");
+                     "reads the output and keeps attention inside each sample. Plan: best-fit decreasing (pack(1)).\n"
+                     "Unmasked instances (mkpretrain --masking none) pack with their sample ids, for bert-train to mask.");
     opts.add()
       ("output,o", bk::po::value(&cfg.output)->required()->value_name("FILE"),
        "output file OUTPUT.hdf5 (packed layout); missing directories are created")
       ("max-seq-length", bk::optional_value(cfg.seq_len)->value_name("L"), "row width L (default: the inputs' width, or 512)")
       ("max-sequences", bk::po::value(&cfg.max_sequences)->default_value(cfg.max_sequences)->value_name("N"), "samples per row at most")
       ("max-predictions", bk::optional_value(cfg.max_predictions)->value_name("P"),
-       "prediction slots per row (default: the largest sample's count + max-sequences - 1)")
+       "prediction slots per row (default: the largest sample's count + max-sequences - 1; masked inputs)")
       ("seed", bk::po::value(&cfg.seed)->default_value(cfg.seed)->value_name("S"), "seed of the rows' order in the output")
       ("gzip", bk::po::value(&cfg.gzip_level)->default_value(cfg.gzip_level)->value_name("N"), "deflate level 0-9")
       ("force,f", bk::po::bool_switch(&cfg.force), "replace an existing OUTPUT");

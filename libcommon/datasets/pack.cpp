@@ -41,6 +41,7 @@ PretrainSample join(const std::vector<PretrainSample>& samples, const std::vecto
     packed.masked_lm_ids.insert(packed.masked_lm_ids.end(), s.masked_lm_ids.begin(), s.masked_lm_ids.end());
     packed.pack_lengths.push_back(static_cast<int32_t>(s.length()));
     packed.pack_labels.push_back(s.next_sentence_label);
+    if (s.sample_id >= 0) packed.pack_sample_ids.push_back(s.sample_id);
   }
   packed.next_sentence_label = packed.pack_labels.front();
   return packed;
@@ -107,6 +108,7 @@ PackResult run_pack(const PackConfig& config) {
   config.validate();
   std::vector<PretrainSample> samples;
   int input_seq_len = 0, most_predictions = 0;
+  bool masked = true;  // the inputs' kind: all masked, or all unmasked with their sample ids
   SharedVocabStamp vocab;  // the inputs' vocabulary, passed on to the output
   Progress progress(config.quiet);
   uint64_t input_bytes = 0;
@@ -121,8 +123,13 @@ PackResult run_pack(const PackConfig& config) {
   for (const auto& path : config.inputs) {
     PretrainReader reader(path);
     if (reader.layout() == Hdf5Layout::packed) fail("{}: already packed (it has next_sentence_positions)", path);
-    if (!reader.masked())
-      fail("{}: unmasked instances (mkpretrain --masking none): a packed row holds masked samples", path);
+    if (path != config.inputs.front() && reader.masked() != masked)
+      fail("{} holds its masks and {} none (mkpretrain --masking none): give files of one kind",
+           masked ? config.inputs.front() : path, masked ? path : config.inputs.front());
+    masked = reader.masked();
+    if (!masked && config.max_predictions)
+      usage_fail("--max-predictions: {} is unmasked (mkpretrain --masking none); bert-train's --max-predictions "
+                 "bounds the masks it draws", path);
     vocab.add(reader);
     input_seq_len = std::max(input_seq_len, reader.seq_len());
     std::error_code ec;
@@ -167,6 +174,7 @@ PackResult run_pack(const PackConfig& config) {
   w.gzip_level = config.gzip_level;
   w.chunk_rows = std::max<size_t>(64, 65536 / static_cast<size_t>(result.seq_len));
   w.overwrite = config.force;
+  w.masked = masked;
   w.vocab_stamp = vocab.text();
   PretrainWriter writer(config.output, w);
   progress.stage("writing", rows.size(), "rows");

@@ -195,8 +195,7 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
     positions_ = open_dataset(kDatasetMaskedPositions, vlen, true);
     masked_ids_ = open_dataset(kDatasetMaskedIds, vlen, true);
   } else {
-    if (layout_ == Hdf5Layout::packed) fail("{}: packed rows without masked_lm_positions", path);
-    sample_ids_ = open_dataset(kDatasetSampleIds, false, false);
+    sample_ids_ = open_dataset(kDatasetSampleIds, false, layout_ == Hdf5Layout::packed);
   }
   next_sentence_ = open_dataset(kDatasetNextSentence, false, true);
   if (!vlen) input_mask_ = open_dataset(kDatasetInputMask, false, true);
@@ -228,6 +227,8 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
     if (next_sentence_.width != next_sentence_positions_.width) shape_error(next_sentence_, next_sentence_positions_);
     if (next_sentence_weights_.width != next_sentence_positions_.width)
       shape_error(next_sentence_weights_, next_sentence_positions_);
+    if (!masked_ && sample_ids_.width != next_sentence_positions_.width)
+      shape_error(sample_ids_, next_sentence_positions_);
     max_seqs_ = static_cast<int>(next_sentence_positions_.width);
   } else if (next_sentence_.width > 1) {
     fail("{}: dataset next_sentence_labels must be [rows] or [rows, 1]", path);
@@ -396,8 +397,9 @@ void PretrainReader::read_packed(std::vector<PretrainSample>& out, uint64_t firs
   auto mask = read_fixed(input_mask_, first, count);
   auto segments = read_fixed(segment_ids_, first, count);
   auto token_positions = read_fixed(token_positions_, first, count);
-  auto positions = read_fixed(positions_, first, count);
-  auto masked = read_fixed(masked_ids_, first, count);
+  auto positions = masked_ ? read_fixed(positions_, first, count) : std::vector<int64_t>();
+  auto masked = masked_ ? read_fixed(masked_ids_, first, count) : std::vector<int64_t>();
+  auto sample_ids = masked_ ? std::vector<int64_t>() : read_fixed(sample_ids_, first, count);
   auto nsp_positions = read_fixed(next_sentence_positions_, first, count);
   auto labels = read_fixed(next_sentence_, first, count);
   auto weights = read_fixed(next_sentence_weights_, first, count);
@@ -423,6 +425,7 @@ void PretrainReader::read_packed(std::vector<PretrainSample>& out, uint64_t firs
     s.segment_ids.resize(length);
     s.pack_lengths.clear();
     s.pack_labels.clear();
+    s.pack_sample_ids.clear();
     for (size_t k = 0; k < starts.size(); ++k) {
       const uint64_t end = k + 1 < starts.size() ? starts[k + 1] : length;
       s.pack_lengths.push_back(static_cast<int32_t>(end - starts[k]));
@@ -444,8 +447,9 @@ void PretrainReader::read_packed(std::vector<PretrainSample>& out, uint64_t firs
         row_error(row, fmt::format("next_sentence_positions: value {} in slot {} (sample {} starts at column {})",
                                    nsp_positions[r * S + k], k, k + 1, starts[k]));
       s.pack_labels.push_back(narrow(labels[r * S + k]));
+      if (!masked_) s.pack_sample_ids.push_back(sample_ids[r * S + k]);
     }
-    take_predictions(&positions[r * P], &masked[r * P], P, s);
+    if (masked_) take_predictions(&positions[r * P], &masked[r * P], P, s);
     s.next_sentence_label = s.pack_labels.empty() ? 0 : s.pack_labels.front();
   }
 }

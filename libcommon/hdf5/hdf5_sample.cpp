@@ -44,6 +44,11 @@ std::string check_sample(const PretrainSample& s) {
   if (s.pack_labels.size() != s.pack_lengths.size())
     return fmt::format("next_sentence_labels: {} labels for {} packed samples", s.pack_labels.size(),
                        s.pack_lengths.size());
+  if (!s.pack_sample_ids.empty() && s.pack_sample_ids.size() != s.pack_lengths.size())
+    return fmt::format("sample_ids: {} ids for {} packed samples", s.pack_sample_ids.size(), s.pack_lengths.size());
+  for (size_t k = 0; k < s.pack_sample_ids.size(); ++k)
+    if (s.pack_sample_ids[k] < 0)
+      return fmt::format("sample_ids: value {} of packed sample {} is negative", s.pack_sample_ids[k], k + 1);
   size_t packed = 0;
   for (size_t k = 0; k < s.pack_lengths.size(); ++k) {
     if (s.pack_lengths[k] < 2) return fmt::format("input_mask: packed sample {} has {} tokens", k + 1, s.pack_lengths[k]);

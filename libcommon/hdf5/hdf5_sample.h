@@ -14,8 +14,9 @@
 //              (positions within the row, 0-padded), next_sentence_positions i4 [N,S] (where each sample's [CLS]
 //              is), next_sentence_labels i1 [N,S], next_sentence_weights i4 [N,S] (1 for a sample, 0 for a slot
 //              without one).
-// Unmasked files, in the nvidia and varlength layouts (mkpretrain --masking none): the same datasets without
-// masked_lm_positions and masked_lm_ids, and sample_ids i8 [N], the identity each sample's masks are drawn from.
+// Unmasked files (mkpretrain --masking none, and pack of such files): the same datasets without masked_lm_positions
+// and masked_lm_ids, and sample_ids, the identity each sample's masks are drawn from: i8 [N] in the nvidia and
+// varlength layouts, i8 [N,S] in the packed layout (one per sample of the row, -1 for a slot without one).
 // In memory only the real tokens and the real predictions are kept; input_mask is implied by the length.
 #pragma once
 
@@ -45,9 +46,12 @@ struct PretrainSample {
   // An unmasked sample (mkpretrain --masking none): no predictions yet, and the identity its masks are drawn from
   // at every epoch (pretraining_data/dynamic_masks.h); -1 in masked files.
   int64_t sample_id = -1;
+  // A packed row of unmasked samples: each one's sample_id, in the order of pack_lengths (sample_id stays -1).
+  std::vector<int64_t> pack_sample_ids;
 
   size_t length() const { return input_ids.size(); }  // = sum(input_mask) in the NVIDIA layout
   size_t sequences() const { return pack_lengths.empty() ? 1 : pack_lengths.size(); }
+  bool unmasked() const { return sample_id >= 0 || !pack_sample_ids.empty(); }
   bool operator==(const PretrainSample&) const = default;
 };
 
@@ -60,7 +64,7 @@ inline constexpr const char* kDatasetSegmentIds = "segment_ids";
 inline constexpr const char* kDatasetMaskedPositions = "masked_lm_positions";
 inline constexpr const char* kDatasetMaskedIds = "masked_lm_ids";
 inline constexpr const char* kDatasetNextSentence = "next_sentence_labels";
-// Unmasked files (no masked_lm_positions, no masked_lm_ids): each sample's identity, int64 [N].
+// Unmasked files (no masked_lm_positions, no masked_lm_ids): each sample's identity, int64 [N] ([N,S] packed).
 inline constexpr const char* kDatasetSampleIds = "sample_ids";
 // The packed layout's own datasets.
 inline constexpr const char* kDatasetPositions = "positions";

@@ -18,7 +18,6 @@ PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOpti
   const uint64_t S = packed ? static_cast<uint64_t>(options_.max_sequences) : 1;
   if (packed && (options_.max_sequences < 1 || options_.max_sequences > 127))
     fail("{}: the packed layout holds 1 to 127 samples per row, not {}", path, options_.max_sequences);
-  if (packed && !options_.masked) fail("{}: the packed layout holds masked samples only", path);
   if (!options_.masked) options_.max_predictions = 0;
   if (options_.layout != Hdf5Layout::varlength) {
     if (options_.seq_len < 1 || (options_.masked && options_.max_predictions < 1))
@@ -63,8 +62,8 @@ PretrainWriter::PretrainWriter(const std::string& path, const PretrainWriterOpti
   create_column(next_sentence_, kDatasetNextSentence, H5T_STD_I8LE, H5T_NATIVE_INT8, packed ? S : 0);
   labels_.assign(n * S, 0);
   if (!options_.masked) {
-    create_column(sample_ids_, kDatasetSampleIds, H5T_STD_I64LE, H5T_NATIVE_INT64, 0);
-    sample_ids_flat_.assign(n, 0);
+    create_column(sample_ids_, kDatasetSampleIds, H5T_STD_I64LE, H5T_NATIVE_INT64, packed ? S : 0);
+    sample_ids_flat_.assign(n * S, -1);
   }
   if (!options_.vocab_stamp.empty()) write_string_attribute(file_.file(), kAttributeVocab, options_.vocab_stamp, path);
 }
@@ -109,8 +108,8 @@ void PretrainWriter::append(const PretrainSample& s) {
   if (!packed) labels_[r] = static_cast<int8_t>(s.next_sentence_label);
   if (!options_.masked) {
     if (!s.masked_lm_positions.empty()) row_error("an unmasked file takes samples without predictions");
-    if (s.sample_id < 0) row_error("an unmasked file needs each sample's sample_id");
-    sample_ids_flat_[r] = s.sample_id;
+    if (!s.unmasked()) row_error("an unmasked file needs each sample's sample_id");
+    if (!packed) sample_ids_flat_[r] = s.sample_id;
   }
   if (options_.layout != Hdf5Layout::varlength) {
     const size_t L = options_.seq_len, P = options_.max_predictions;
@@ -172,6 +171,11 @@ void PretrainWriter::append_pack(const PretrainSample& s, size_t r) {
     nsp_weights_flat_[r * S + k] = 1;
     labels_[r * S + k] = static_cast<int8_t>(s.pack_labels.empty() ? s.next_sentence_label : s.pack_labels[k]);
     start += static_cast<size_t>(lengths[k]);
+  }
+  if (!options_.masked) {
+    std::fill(&sample_ids_flat_[r * S], &sample_ids_flat_[r * S] + S, -1);
+    if (s.pack_sample_ids.empty()) sample_ids_flat_[r * S] = s.sample_id;
+    for (size_t k = 0; k < s.pack_sample_ids.size(); ++k) sample_ids_flat_[r * S + k] = s.pack_sample_ids[k];
   }
 }
 

@@ -24,8 +24,8 @@ struct PretrainWriterOptions {
   int gzip_level = 0;         // 0 = uncompressed, 1..9 = deflate level
   size_t chunk_rows = 256;    // rows per HDF5 chunk, and rows buffered in memory between writes
   bool overwrite = false;     // replace an existing file (the tools' --force)
-  // false: unmasked instances (nvidia and varlength layouts): no masked_lm_* datasets, each sample's sample_id in
-  // sample_ids instead (hdf5_sample.h); max_predictions is ignored.
+  // false: unmasked instances: no masked_lm_* datasets, each sample's sample_id in sample_ids instead (a packed
+  // row's pack_sample_ids; hdf5_sample.h); max_predictions is ignored.
   bool masked = true;
   // Not owned. With gzip_level > 0, full chunks of the NVIDIA and packed layouts are deflated on its workers and
   // stored as they are (the bytes HDF5's filter would write); commit() flushes it, so it must outlive the writer's

@@ -1,5 +1,8 @@
 #include "pretraining_data/dynamic_masks.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace bk {
 namespace {
 
@@ -44,8 +47,23 @@ size_t draw_dynamic_masks(std::span<const int32_t> input_ids, const MaskingRule&
 size_t mask_sample(PretrainSample& sample, const DynamicMasking& masking, uint64_t seed, uint32_t epoch) {
   thread_local std::vector<MaskedToken> masks;
   masks.clear();
-  draw_dynamic_masks(sample.input_ids, masking.rule, masking.vocab, seed, epoch, static_cast<uint64_t>(sample.sample_id),
-                     masks);
+  if (sample.pack_sample_ids.empty()) {
+    draw_dynamic_masks(sample.input_ids, masking.rule, masking.vocab, seed, epoch,
+                       static_cast<uint64_t>(sample.sample_id), masks);
+  } else {
+    // A packed row: each sample's masks as it would get them alone, its positions moved to where it starts.
+    const std::span<const int32_t> row = sample.input_ids;
+    size_t start = 0;
+    for (size_t k = 0; k < sample.pack_sample_ids.size(); ++k) {
+      const auto length = static_cast<size_t>(sample.pack_lengths[k]);
+      const size_t first = masks.size();
+      if (draw_dynamic_masks(row.subspan(start, length), masking.rule, masking.vocab, seed, epoch,
+                             static_cast<uint64_t>(sample.pack_sample_ids[k]), masks) == 0)
+        return 0;
+      for (size_t m = first; m < masks.size(); ++m) masks[m].position += static_cast<uint32_t>(start);
+      start += length;
+    }
+  }
   sample.masked_lm_positions.resize(masks.size());
   sample.masked_lm_ids.resize(masks.size());
   for (size_t k = 0; k < masks.size(); ++k) {
@@ -55,6 +73,13 @@ size_t mask_sample(PretrainSample& sample, const DynamicMasking& masking, uint64
     if (masks[k].replacement != MaskedToken::kKeep) sample.input_ids[pos] = masks[k].replacement;
   }
   return masks.size();
+}
+
+size_t packed_row_predictions(const MaskingRule& rule, int row_length, int max_sequences) {
+  // A sample of n tokens gets min(P, max(1, round(n * prob))) <= n * prob + 1 masks; the row's samples sum to at
+  // most row_length tokens.
+  const auto by_rate = static_cast<size_t>(std::floor(rule.masked_lm_prob * row_length)) + static_cast<size_t>(max_sequences);
+  return std::min(by_rate, static_cast<size_t>(rule.max_predictions) * static_cast<size_t>(max_sequences));
 }
 
 }  // namespace bk

@@ -33,8 +33,13 @@ struct DynamicMasking {
 };
 
 // Masks an unmasked sample (sample_id set, no predictions) for `epoch`, as a masked file would hold it: the
-// replacements in input_ids, the positions and original ids in masked_lm_*. Returns the predictions made (0: the
-// sample has no token but [CLS] and [SEP]).
+// replacements in input_ids, the positions and original ids in masked_lm_*. A packed row (pack_sample_ids set):
+// each of its samples gets the masks it would get alone, at its place in the row. Returns the predictions made (0:
+// a sample has no token but [CLS] and [SEP]).
 size_t mask_sample(PretrainSample& sample, const DynamicMasking& masking, uint64_t seed, uint32_t epoch);
+
+// The most masks `rule` can give a packed row of row_length tokens and max_sequences samples: the prediction slots
+// its batches need.
+size_t packed_row_predictions(const MaskingRule& rule, int row_length, int max_sequences);
 
 }  // namespace bk

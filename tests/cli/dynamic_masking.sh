@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Dynamic masking: mkpretrain --masking none writes unmasked instances, bert-train's loader draws their masks at
 # every epoch from (seed, epoch, sample_id). A run stopped and resumed mid-epoch (and across an epoch boundary)
-# ends with the straight run's weights bit for bit; 2 ranks with batch b reach 1 rank with batch 2b; bin4 takes the
-# files; the bad combinations are one line each and leave nothing. (The draw itself is compat.dynamic_masks'.)
+# ends with the straight run's weights bit for bit; 2 ranks with batch b reach 1 rank with batch 2b; bin4 and pack
+# take the files; the bad combinations are one line each and leave nothing. (The draw itself is compat.dynamic_masks'.)
 source "$(dirname "$0")/lib.sh"
 need_fixtures
 [ -x "$BIN/bert-train" ] || { echo "skipped: bert-train not built (BERTKIT_WITH_TORCH=OFF)"; exit 77; }
@@ -118,10 +118,30 @@ PY
 expect_out same "bert-train's evaluation of an unmasked set = bert-eval --masking dynamic's"
 run "${E[@]}" --mask-seed 7
 CASES=$((CASES + 1)); [ "$(scores "$OUT")" != "$(scores "$first")" ] || fail_case "--mask-seed 7 scored the same masks"
-run pack -q -o "$TMP/p.h5" "$TMP/u.h5"
-expect_rc 1 "pack of unmasked instances"
-expect_err "u.h5: unmasked instances \(mkpretrain --masking none\): a packed row holds masked samples" "pack: message"
-CASES=$((CASES + 1)); [ ! -e "$TMP/p.h5" ] || fail_case "pack refused but left $TMP/p.h5"
+
+# pack takes unmasked files: each sample of a packed row gets the masks it gets alone, so bert-eval scores the
+# packed set as the unpacked one (the same predictions, the same loss to float rounding); bert-train trains on it.
+run pack -q --max-seq-length 128 -o "$TMP/p.h5" "$TMP/u.h5"
+expect_rc 0 "pack of unmasked instances"
+run bert-eval -q --checkpoint "$TMP/evaluated" --input "$TMP/p.h5" --masking dynamic --max-predictions 10
+expect_rc 0 "bert-eval --masking dynamic of packed rows"
+run "$PYTHON" - "$first" "$OUT" <<'PY'
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+same = (a["masked_predictions"] == b["masked_predictions"] and abs(a["mlm_loss"] - b["mlm_loss"]) < 1e-5
+        and abs(a["nsp_accuracy"] - b["nsp_accuracy"]) < 1e-9)
+print("same" if same else f"unpacked {sys.argv[1]}, packed {sys.argv[2]}")
+PY
+expect_out same "packed rows score as their samples unpacked"
+run "${T[@]}" --input "$TMP/p.h5" --train-batch-size 4 --max-steps 2 --masked-lm-prob 0.3 --output-dir "$TMP/packed"
+expect_rc 0 "dynamic masking of packed rows"
+run pack -q -o "$TMP/x.h5" "$TMP/u.h5" "$TMP/m.h5"
+expect_rc 1 "pack of masked and unmasked files"
+expect_err "m.h5 holds its masks and .*u.h5 none" "pack of a mix: message"
+run pack -q --max-predictions 12 -o "$TMP/x.h5" "$TMP/u.h5"
+expect_rc 2 "pack --max-predictions of unmasked files"
+expect_err "^pack: --max-predictions: .*u.h5 is unmasked" "pack --max-predictions: message"
+CASES=$((CASES + 1)); [ ! -e "$TMP/x.h5" ] || fail_case "pack refused but left $TMP/x.h5"
 run mkpretrain -q --vocab "$VOCAB" --masking none -o "$TMP/u.tfrecord" "$TEXT"
 expect_rc 2 "mkpretrain --masking none to a TFRecord"
 expect_err "--masking none writes HDF5" "TFRecord: message"

@@ -8,7 +8,8 @@ before the first 0, next_sentence_labels where next_sentence_weights is 1), and 
   - position ids restart at 0 with every sample, and next_sentence_positions point at each sample's first token;
   - no row holds more than --max-sequences samples, more tokens than L or more predictions than its slots;
   - the share of real tokens, before and after (target: at least 97% packed), printed;
-  - the same inputs and seed give the same bytes; another seed only reorders the rows.
+  - the same inputs and seed give the same bytes; another seed only reorders the rows;
+  - unmasked instances (mkpretrain --masking none) pack with their sample ids, each sample whole under its own id.
 """
 import collections
 import filecmp
@@ -125,5 +126,34 @@ with tempfile.TemporaryDirectory() as tmp:
     with h5py.File(other, "r") as a, h5py.File(again, "r") as b:
         check(not np.array_equal(a["input_ids"][:], b["input_ids"][:]), "another seed: another order")
         check(sorted(map(bytes, a["input_ids"][:])) == sorted(map(bytes, b["input_ids"][:])), "another seed: the same rows")
+
+    # Unmasked instances (mkpretrain --masking none) pack alike: each sample keeps its sample id, in the row's slot
+    # of the sample (next_sentence_positions' order), -1 in a slot without one; no prediction datasets.
+    unmasked = os.path.join(tmp, "unmasked.hdf5")
+    tool("mkpretrain", "-q", "--vocab", f"{FIXTURES}/vocab/bert-base-uncased-vocab.txt", "--max-seq-length", 512,
+         "--masking", "none", "-o", unmasked, docs)
+    packed_unmasked = os.path.join(tmp, "packed-unmasked.hdf5")
+    tool("pack", "-q", "-o", packed_unmasked, unmasked)
+    with h5py.File(unmasked, "r") as f:
+        by_id = {}
+        for r in range(f["input_ids"].shape[0]):
+            n = int(f["input_mask"][r].sum())
+            by_id[int(f["sample_ids"][r])] = (tuple(f["input_ids"][r, :n].tolist()), tuple(f["segment_ids"][r, :n].tolist()),
+                                              int(f["next_sentence_labels"][r]))
+    with h5py.File(packed_unmasked, "r") as f:
+        check("masked_lm_positions" not in f and "masked_lm_ids" not in f, "packed unmasked rows: no prediction datasets")
+        check(f["sample_ids"].shape == (f["input_ids"].shape[0], 3), "packed unmasked rows: sample_ids [N, 3]")
+        seen = collections.Counter()
+        for r in range(f["input_ids"].shape[0]):
+            ids, seg, mask, ids_of = f["input_ids"][r], f["segment_ids"][r], f["input_mask"][r], f["sample_ids"][r]
+            count = int(mask.max())
+            check(all(int(v) == -1 for v in ids_of[count:]), f"unmasked row {r}: slots without a sample hold -1")
+            for k in range(1, count + 1):
+                where = (mask == k).nonzero()[0]
+                sample_id = int(ids_of[k - 1])
+                seen[sample_id] += 1
+                got = (tuple(ids[where].tolist()), tuple(seg[where].tolist()), int(f["next_sentence_labels"][r, k - 1]))
+                check(by_id.get(sample_id) == got, f"unmasked row {r}: sample {k} is sample id {sample_id}, whole")
+        check(seen == collections.Counter(by_id.keys()), f"every one of the {len(by_id)} unmasked samples packed once")
 
 sys.exit(check.exit_code("compat.pack"))

@@ -147,3 +147,75 @@ TEST_CASE("dynamic masks: a sample with nothing to mask is an error naming the f
   bk::PretrainSample s;
   CHECK_THROWS_WITH(stream.next(s), doctest::Contains("empty.h5: row 1: no token to mask"));
 }
+
+namespace {
+
+// Unmasked samples back to back in one row, as pack(1) writes them.
+bk::PretrainSample packed_row(const std::vector<bk::PretrainSample>& parts) {
+  bk::PretrainSample row;
+  for (const auto& s : parts) {
+    row.input_ids.insert(row.input_ids.end(), s.input_ids.begin(), s.input_ids.end());
+    row.segment_ids.insert(row.segment_ids.end(), s.segment_ids.begin(), s.segment_ids.end());
+    row.pack_lengths.push_back(static_cast<int32_t>(s.length()));
+    row.pack_labels.push_back(s.next_sentence_label);
+    row.pack_sample_ids.push_back(s.sample_id);
+  }
+  row.next_sentence_label = row.pack_labels.front();
+  return row;
+}
+
+}  // namespace
+
+TEST_CASE("dynamic masks: a packed row of unmasked samples round-trips and gets each sample's own masks") {
+  const auto samples = unmasked(30);
+  std::vector<bk::PretrainSample> rows;
+  for (size_t i = 0; i < samples.size();) {
+    const size_t n = std::min<size_t>(1 + rows.size() % 3, samples.size() - i);
+    rows.push_back(packed_row({samples.begin() + static_cast<ptrdiff_t>(i), samples.begin() + static_cast<ptrdiff_t>(i + n)}));
+    i += n;
+  }
+  bk::PretrainWriterOptions o;
+  o.layout = bk::Hdf5Layout::packed;
+  o.seq_len = 128;
+  o.max_sequences = 3;
+  o.masked = false;
+  o.chunk_rows = 4;
+  const std::string path = (scratch() / "packed-unmasked.h5").string();
+  {
+    bk::PretrainWriter writer(path, o);
+    for (const auto& row : rows) writer.append(row);
+    writer.commit();
+  }
+  bk::PretrainReader reader(path);
+  CHECK_FALSE(reader.masked());
+  CHECK(reader.max_sequences() == 3);
+  std::vector<bk::PretrainSample> block, all;
+  while (reader.read_block(block, 5)) all.insert(all.end(), block.begin(), block.end());
+  REQUIRE(all == rows);
+
+  // Masked in its row, each sample gets the masks it gets alone, at its place in the row; the row's count stays
+  // within packed_row_predictions.
+  const bk::DynamicMasking m = masking();
+  size_t sample = 0;
+  for (auto row : all) {
+    const size_t row_length = row.length();
+    REQUIRE(bk::mask_sample(row, m, 9, 2) > 0);
+    CHECK(row.masked_lm_positions.size() <= bk::packed_row_predictions(m.rule, static_cast<int>(row_length), 3));
+    std::vector<int32_t> positions, ids, tokens;
+    int32_t offset = 0;
+    for (size_t k = 0; k < row.pack_lengths.size(); ++k, ++sample) {
+      auto alone = samples[sample];
+      bk::mask_sample(alone, m, 9, 2);
+      for (size_t j = 0; j < alone.masked_lm_positions.size(); ++j) {
+        positions.push_back(alone.masked_lm_positions[j] + offset);
+        ids.push_back(alone.masked_lm_ids[j]);
+      }
+      tokens.insert(tokens.end(), alone.input_ids.begin(), alone.input_ids.end());
+      offset += row.pack_lengths[k];
+    }
+    CHECK(row.masked_lm_positions == positions);
+    CHECK(row.masked_lm_ids == ids);
+    CHECK(row.input_ids == tokens);
+  }
+  CHECK(sample == samples.size());
+}

@@ -75,7 +75,7 @@ void prepare_block(std::vector<PretrainSample>& block, const EvalSettings& setti
                    const std::string& path, uint64_t first_row) {
   for (size_t i = 0; i < block.size(); ++i) {
     PretrainSample& sample = block[i];
-    if (settings.masking && sample.sample_id >= 0 && mask_sample(sample, *settings.masking, settings.mask_seed, 0) == 0)
+    if (settings.masking && sample.unmasked() && mask_sample(sample, *settings.masking, settings.mask_seed, 0) == 0)
       fail("{}: row {}: no token to mask (the sample holds only [CLS] and [SEP])", path, first_row + i);
     for (const auto* ids : {&sample.input_ids, &sample.masked_lm_ids})
       for (int32_t id : *ids)
@@ -190,6 +190,8 @@ EvalSettings eval_settings(const BertEvalConfig& options, const std::string& che
   settings.masking = resolve_masking(options.masking_flags, inputs,
                                      options.vocab.empty() ? vocab_beside_checkpoint(checkpoint) : options.vocab,
                                      settings.max_predictions, false);
+  // --max-predictions counts one sample's masks; a packed row of several takes more slots.
+  if (settings.masking) settings.max_predictions = dynamic_prediction_slots(inputs.sources, *settings.masking);
   settings.inputs.clear();
   for (const auto& source : inputs.sources)
     for (const auto& file : source) settings.inputs.push_back(file.path);

@@ -2,6 +2,7 @@
 
 #include "pretraining_data/dynamic_masks.h"
 #include "tasks/pretraining/inputs.h"
+#include "tasks/pretraining/masking_flags.h"
 #include "tasks/pretraining/sampler.h"
 #include "util/prefetcher.h"
 #include "util/error.h"
@@ -186,6 +187,9 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
       m.widest_predictions = std::max<int64_t>(m.widest_predictions, file.max_predictions);
     }
   if (m.config.max_predictions == 0) m.config.max_predictions = m.widest_predictions;
+  // --max-predictions counts one sample's masks; a packed row of several takes more slots.
+  if (m.config.masking)
+    m.config.max_predictions = std::max(m.config.max_predictions, dynamic_prediction_slots(m.sources, *m.config.masking));
 
   // What the batches depend on; dynamic masking's rule too, so that a resume with another rule is refused.
   const std::string masking = m.config.masking ? fmt::format(" masks {:g} {}{}", m.config.masking->rule.masked_lm_prob,

@@ -98,7 +98,8 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
     for (const auto& path : list) {
       const PretrainReader reader(path);
       vocab.add(reader);
-      source.push_back({path, reader.rows(), reader.seq_len(), reader.max_predictions(), reader.masked()});
+      source.push_back({path, reader.rows(), reader.seq_len(), reader.max_predictions(), reader.masked(),
+                        reader.max_sequences()});
       (reader.masked() ? first_masked : first_unmasked) = &path;
     }
   }

@@ -4,6 +4,8 @@
 #include "tok/vocab.h"
 #include "util/error.h"
 
+#include <algorithm>
+
 namespace bk {
 
 std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags, const PretrainInputs& inputs,
@@ -34,6 +36,16 @@ std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags,
       DynamicMasking{masking_vocab(Vocab::load(vocab_path)),
                      MaskingRule{flags.masked_lm_prob.value_or(0.15), static_cast<int>(max_predictions),
                                  flags.whole_word_mask}});
+}
+
+int64_t dynamic_prediction_slots(const std::vector<std::vector<SampleFile>>& sources, const DynamicMasking& masking) {
+  auto slots = static_cast<int64_t>(masking.rule.max_predictions);
+  for (const auto& source : sources)
+    for (const auto& file : source)
+      if (file.max_sequences > 1)
+        slots = std::max(slots, static_cast<int64_t>(packed_row_predictions(masking.rule, file.seq_len,
+                                                                            file.max_sequences)));
+  return slots;
 }
 
 }  // namespace bk

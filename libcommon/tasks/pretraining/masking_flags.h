@@ -10,10 +10,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace bk {
 
 struct PretrainInputs;
+struct SampleFile;
 
 // --masking: static (the data's masks) or dynamic (drawn by the loader; unmasked data).
 inline constexpr Choice<bool> kTrainMasking[] = {{"static", false}, {"dynamic", true}};
@@ -31,5 +33,9 @@ struct MaskingFlags {
 std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags, const PretrainInputs& inputs,
                                                       const std::string& vocab_path, int64_t max_predictions,
                                                       bool dynamic_by_default);
+
+// The prediction slots a batch of `sources` needs when `masking` draws their masks: the rule's count per sample,
+// or, for packed rows (pack(1) of unmasked files), the most a row of them can get (packed_row_predictions).
+int64_t dynamic_prediction_slots(const std::vector<std::vector<SampleFile>>& sources, const DynamicMasking& masking);
 
 }  // namespace bk

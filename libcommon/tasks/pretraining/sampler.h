@@ -34,6 +34,7 @@ struct SampleFile {
   int seq_len = 0;          // the NVIDIA and packed layouts' row width; 0 for varlength
   int max_predictions = 0;  // their masked_lm_positions width; 0 for varlength
   bool masked = true;       // false: unmasked instances (mkpretrain --masking none), masked as they are read
+  int max_sequences = 1;    // S, the samples a row may hold: the packed layout's; 1 for the others
 };
 
 // The rows of one file that one rank reads in an epoch: first, first + step, ... (count of them).
