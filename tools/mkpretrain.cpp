@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
       ("whole-word-mask", bk::po::bool_switch(&ic.whole_word_mask), "mask all pieces of a word together")
       ("no-nsp", bk::po::bool_switch(&no_nsp),
        "no next-sentence pairs: [CLS] sentences [SEP] from one document, segment 0, label 0")
+      ("full-sentences", bk::po::bool_switch(&ic.full_sentences),
+       "RoBERTa's FULL-SENTENCES: rows of consecutive sentences across documents, a [SEP] between documents, "
+       "no NSP (with --masking none)")
       ("max-seq-length", bk::po::value(&ic.max_seq_length)->default_value(d.max_seq_length)->value_name("L"),
        "tokens per instance")
       ("max-predictions", bk::po::value(&ic.max_predictions)->default_value(d.max_predictions)->value_name("P"),
@@ -63,7 +66,7 @@ int main(int argc, char** argv) {
                 "Exit status: 0 success, 1 data or I/O error (no output file is left), 2 usage error, 130 interrupted\n"
                 "(129 hangup, 143 terminated).");
     if (!opts.parse(argc, argv)) return 0;
-    ic.next_sentence = !no_nsp;
+    ic.next_sentence = !no_nsp && !ic.full_sentences;
     cfg.inputs = opts.positionals();
     cfg.quiet = opts.quiet();
     bk::run_mkpretrain(cfg);

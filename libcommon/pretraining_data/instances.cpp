@@ -202,6 +202,52 @@ void single_segment_instances_from_document(Creation& c, size_t doc_index) {
   }
 }
 
+// Full sentences (RoBERTa's FULL-SENTENCES): the corpus in input order, whole sentences appended to the row until
+// the next one (with the [SEP] before it when it opens a document) would pass max_seq_length - 2; a sentence longer
+// than that alone is cut to its first max_seq_length - 2 tokens. Draws nothing.
+void full_sentence_instances(Creation& c) {
+  const Corpus& corpus = c.corpus;
+  const uint64_t max_num_tokens = static_cast<uint64_t>(c.cfg.max_seq_length) - 2;  // room for [CLS], [SEP]
+  Instance row;
+  auto emit = [&] {
+    if (row.a_length > 0) c.out.list.push_back(row);
+    row = Instance{};
+  };
+  for (size_t d = 0; d < corpus.num_docs(); ++d)
+    for (uint64_t s = corpus.doc_begin[d]; s < corpus.doc_begin[d + 1]; ++s) {
+      const uint64_t begin = corpus.sentence_begin[s];
+      const uint64_t length = corpus.sentence_begin[s + 1] - begin;
+      const uint64_t separator = row.a_length > 0 && s == corpus.doc_begin[d] ? 1 : 0;
+      if (row.a_length > 0 && (row.length() - 2 + separator + length > max_num_tokens ||
+                               (separator && row.document_breaks == UINT16_MAX)))
+        emit();
+      if (row.a_length == 0) {
+        row.a_begin = begin;
+        row.b_begin = begin;
+      } else {
+        row.document_breaks = static_cast<uint16_t>(row.document_breaks + separator);
+      }
+      row.a_length += static_cast<uint32_t>(std::min(length, max_num_tokens));
+      if (length >= max_num_tokens) emit();  // a row of its own, cut
+    }
+  emit();
+}
+
+// The [SEP]s of a full-sentences instance: the offsets in Corpus::tokens, inside (a_begin, a_begin + a_length), where
+// a document starts.
+void document_starts_inside(const Corpus& corpus, const Instance& inst, std::vector<uint64_t>& out) {
+  out.clear();
+  if (inst.document_breaks == 0) return;
+  const auto start_of = [&](size_t d) { return corpus.sentence_begin[corpus.doc_begin[d]]; };
+  size_t lo = 0, hi = corpus.num_docs();  // the first document starting after a_begin
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (start_of(mid) <= inst.a_begin) lo = mid + 1;
+    else hi = mid;
+  }
+  for (size_t d = lo; out.size() < inst.document_breaks; ++d) out.push_back(start_of(d));
+}
+
 }  // namespace
 
 Instances create_instances(const Corpus& corpus, const InstanceConfig& config, const MaskingVocab& vocab,
@@ -221,11 +267,16 @@ Instances create_instances(const Corpus& corpus, const InstanceConfig& config, c
   const bool text_has_markers = std::any_of(corpus.tokens.begin(), corpus.tokens.end(),
                                             [&](int32_t t) { return t == vocab.cls_id || t == vocab.sep_id; });
   Creation creation{corpus, docs, config, vocab, rng, text_has_markers, instances};
-  for (int pass = 0; pass < config.dupe_factor; ++pass)
+  for (int pass = 0; pass < config.dupe_factor; ++pass) {
+    if (config.full_sentences) {
+      full_sentence_instances(creation);
+      continue;
+    }
     for (size_t d = 0; d < docs.size(); ++d) {
       if (config.next_sentence) instances_from_document(creation, d);
       else single_segment_instances_from_document(creation, d);
     }
+  }
   rng.shuffle(instances.list);
   return instances;
 }
@@ -233,9 +284,28 @@ Instances create_instances(const Corpus& corpus, const InstanceConfig& config, c
 void instance_tokens(const Corpus& corpus, const Instances& instances, size_t index, const MaskingVocab& vocab,
                      InstanceTokens& out) {
   const Instance& inst = instances.list[index];
+  auto& ids = out.input_ids;
+  if (inst.document_breaks > 0) {  // full sentences: [CLS] A [SEP], a [SEP] where a document starts inside A
+    thread_local std::vector<uint64_t> starts;
+    document_starts_inside(corpus, inst, starts);
+    ids.assign(1, vocab.cls_id);
+    uint64_t from = inst.a_begin;
+    for (uint64_t start : starts) {
+      ids.insert(ids.end(), corpus.tokens.begin() + static_cast<ptrdiff_t>(from), corpus.tokens.begin() + static_cast<ptrdiff_t>(start));
+      ids.push_back(vocab.sep_id);
+      from = start;
+    }
+    ids.insert(ids.end(), corpus.tokens.begin() + static_cast<ptrdiff_t>(from),
+               corpus.tokens.begin() + static_cast<ptrdiff_t>(inst.a_begin + inst.a_length));
+    ids.push_back(vocab.sep_id);
+    out.a_length = static_cast<int32_t>(ids.size() - 2);
+    out.is_random_next = false;
+    out.masked_lm_positions.clear();
+    out.masked_lm_ids.clear();
+    return;
+  }
   const int32_t* a = corpus.tokens.data() + inst.a_begin;
   const int32_t* b = corpus.tokens.data() + inst.b_begin;
-  auto& ids = out.input_ids;
   ids.resize(inst.length());
   ids[0] = vocab.cls_id;
   std::copy(a, a + inst.a_length, ids.begin() + 1);

@@ -10,6 +10,12 @@
 // next document (RoBERTa's DOC-SENTENCES). The steps and draws that remain are the reference's: the shuffles, one
 // target length per document (max_seq_length - 2, or with probability short_seq_prob randint(2, that)), the coin
 // of truncate_seq_pair for a sentence longer than max_seq_length - 2, and the masking.
+//
+// Full sentences (InstanceConfig::full_sentences, mkpretrain --full-sentences; RoBERTa's FULL-SENTENCES): one
+// segment of consecutive whole sentences in input order, across document boundaries with a [SEP] between
+// documents, up to max_seq_length: [CLS] end of doc 1 [SEP] doc 2 [SEP] start of doc 3 [SEP]. No target length is
+// drawn and nothing is masked (the instances are written unmasked, for a loader to mask); a sentence longer than a
+// row is cut to its first max_seq_length - 2 tokens. The instances are then shuffled as the reference's are.
 #pragma once
 
 #include "pretraining_data/masking.h"
@@ -29,6 +35,7 @@ struct InstanceConfig {
   int dupe_factor = 10;
   bool whole_word_mask = false;
   bool next_sentence = true;  // false: one segment per instance, no NSP pairing (see above)
+  bool full_sentences = false;  // rows across documents, unmasked (see above); next_sentence must be false
 };
 
 // All documents of one invocation, stored flat: sentence s holds tokens[sentence_begin[s] .. sentence_begin[s+1]),
@@ -47,15 +54,18 @@ struct Corpus {
 // One instance, stored as two spans of Corpus::tokens and its masked positions: creating millions of them then
 // copies no tokens. Segment A is tokens[a_begin .. a_begin + a_length), B likewise; the instance's input_ids are
 // [CLS] A [SEP] B [SEP] with the masked positions replaced; without next-sentence pairing b_length is 0 and the
-// input_ids are [CLS] A [SEP].
+// input_ids are [CLS] A [SEP]. A full-sentences instance's A crosses document_breaks document boundaries, each
+// written as a [SEP].
 struct Instance {
   uint64_t a_begin = 0, b_begin = 0;
   uint32_t a_length = 0, b_length = 0;
   uint64_t masks_begin = 0;  // this instance's masked tokens are Instances::masks[masks_begin .. + num_masked)
   uint32_t num_masked = 0;
+  uint16_t document_breaks = 0;  // 16 bits keep an Instance at 40 bytes; a row with more breaks is ended early
   bool is_random_next = false;
-  size_t length() const { return b_length == 0 ? a_length + 2 : a_length + b_length + 3; }
+  size_t length() const { return b_length == 0 ? a_length + document_breaks + 2 : a_length + b_length + 3; }
 };
+static_assert(sizeof(Instance) <= 40, "millions of instances are shuffled: keep them small");
 
 struct Instances {
   std::vector<Instance> list;      // in the reference's final order

@@ -203,6 +203,8 @@ void MkpretrainConfig::validate() const {
   if (!(ic.short_seq_prob >= 0 && ic.short_seq_prob <= 1)) usage_fail("--short-seq-prob must be in [0, 1]");
   if (ic.dupe_factor < 1) usage_fail("--dupe-factor must be at least 1, got {}", ic.dupe_factor);
   if (inputs.empty()) usage_fail("no input files");
+  if (ic.full_sentences && !unmasked)
+    usage_fail("--full-sentences writes unmasked rows, for bert-train to mask at every epoch: add --masking none");
   if (unmasked && output_format() != PretrainFormat::hdf5)
     usage_fail("--masking none writes HDF5 (TFRecord readers expect masks): name an .hdf5 output or give --format hdf5");
   Hdf5Layout layout;

@@ -10,6 +10,8 @@ draws in another order of the samples show that a sample's masks depend on (seed
 
 mkpretrain --masking none writes the reference's instances unmasked: token for token the masked file's with the
 original tokens put back (so Google's instances, which compat.mkpretrain pins), the same segments and labels.
+mkpretrain --full-sentences (RoBERTa's FULL-SENTENCES rows) makes the rows the rule in full_sentence_rows makes
+from Google's tokenizer's ids.
 """
 import os
 import random
@@ -24,6 +26,7 @@ require_fixtures()
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 try:
     import h5py
+    from absl import flags
     from bert import create_pretraining_data as reference
     from bert import tokenization
 except Exception as e:  # noqa: BLE001 - the peer is not installed
@@ -104,12 +107,63 @@ def check_unmasked_instances(tmp, samples, static):
     print(f"--masking none: {len(samples)} instances as the masked file's, tokens put back")
 
 
+def full_sentence_rows(documents, tokenizer, vocab, width):
+    """RoBERTa's FULL-SENTENCES over Google's tokens: whole sentences in order, a [SEP] where a document starts
+    inside a row, up to width - 2 tokens; a longer sentence alone, cut."""
+    rows, row = [], []
+    limit = width - 2
+    for document in documents:
+        for k, line in enumerate(document):
+            ids = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(line))
+            if not ids:
+                continue
+            separator = [vocab["[SEP]"]] if row and k == 0 else []
+            if row and len(row) + len(separator) + len(ids) > limit:
+                rows.append(row)
+                row, separator = [], []
+            row = row + separator + ids[:limit]
+            if len(ids) >= limit:
+                rows.append(row)
+                row = []
+    if row:
+        rows.append(row)
+    return [tuple([vocab["[CLS]"]] + r + [vocab["[SEP]"]]) for r in rows]
+
+
+def check_full_sentences(tmp):
+    """mkpretrain --full-sentences: the rows the rule above makes from Google's tokenizer's ids, shuffled."""
+    with open(f"{FIXTURES}/pretraining_text/sample_text.txt", encoding="utf-8") as f:
+        lines = [line.strip() for line in f if line.strip()]
+    documents = [lines[i:i + 3] for i in range(0, len(lines), 3)]  # short documents, so rows cross many of them
+    text = os.path.join(tmp, "docs.txt")
+    with open(text, "w", encoding="utf-8") as f:
+        f.write("".join("\n".join(d) + "\n\n" for d in documents))
+    flags.FLAGS(["reference"])  # tokenization.py reads --preserve_unused_tokens (default off)
+    tokenizer = tokenization.FullTokenizer(VOCAB, do_lower_case=True)
+    for width in (32, 64, 128):
+        out = os.path.join(tmp, f"full-{width}.hdf5")
+        subprocess.run([os.path.join(BIN, "mkpretrain"), "-q", "--vocab", VOCAB, "--max-seq-length", str(width),
+                        "--full-sentences", "--masking", "none", "-o", out, text], check=True)
+        with h5py.File(out, "r") as f:
+            lengths = f["input_mask"][:].sum(axis=1)
+            ours = [tuple(int(t) for t in row[:n]) for row, n in zip(f["input_ids"][:], lengths)]
+            check(not f["segment_ids"][:].any() and not f["next_sentence_labels"][:].any(),
+                  f"--full-sentences {width}: one segment, label 0")
+        want = full_sentence_rows(documents, tokenizer, tokenizer.vocab, width)
+        check(sorted(ours) == sorted(want), f"--full-sentences {width}: {len(ours)} rows, the rule's {len(want)}")
+        crossing = sum(row.count(tokenizer.vocab["[SEP]"]) > 1 for row in ours)
+        check(ours != want, f"--full-sentences {width}: the rows are shuffled")
+        check(crossing > 0 or width < 64, f"--full-sentences {width}: no row crosses a document boundary")
+        print(f"--full-sentences at {width}: {len(ours)} rows as the rule makes them, {crossing} across documents")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "d.hdf5")
         mkpretrain(data, "--dupe-factor", "80")
         samples = unmasked_samples(data)
         check_unmasked_instances(tmp, samples, data)
+        check_full_sentences(tmp)
     vocab = tokenization.load_vocab(VOCAB)
     inverse = {i: t for t, i in vocab.items()}
     check(len(samples) * EPOCHS >= 2500, f"{len(samples)} samples x {EPOCHS} epochs: fewer than 2500 draws")
