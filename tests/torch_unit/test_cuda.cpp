@@ -2,6 +2,7 @@
 // in fp32, ATen's flash varlen kernel under bf16 autocast), packed rows, AdamW and LAMB (fused and not), the loss
 // scaler, grouped weight casts, and the share of attention probabilities the kernels drop. Each case passes as
 // skipped (with a message) where no CUDA device is present, as in CI; run `torch_unit_tests -tc='cuda*'` on a GPU.
+#include "cuda_cases.h"
 #include "pretrain_samples.h"
 
 #include "model/weight_cast.h"
@@ -28,11 +29,7 @@ using bk_test::run;
 using bk_test::small_config;
 using bk_test::worst_relative_gradient_error;
 
-bool cuda_present() {
-  if (at::hasCUDA()) return true;
-  MESSAGE("no CUDA device: skipped");
-  return false;
-}
+bool cuda_present() { return bk_test::cuda_case_runs(); }
 
 const at::Device kCuda("cuda");
 

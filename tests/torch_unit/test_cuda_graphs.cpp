@@ -4,6 +4,7 @@
 // norm at every step (dropout included: torch's generator and bertkit's fused kernels draw each replay's numbers
 // from the offsets the eager run uses), with LAMB and AdamW, with and without gradient accumulation. Each case passes
 // as skipped (with a message) where no CUDA device is present, as in CI; run `torch_unit_tests -tc='cuda*'` on a GPU.
+#include "cuda_cases.h"
 #include "test_data_loader_util.h"
 
 #include "tasks/pretraining/pretraining_task.h"
@@ -58,14 +59,7 @@ std::vector<StepLog> train(const std::string& data, const std::string& dir, bool
 }  // namespace
 
 TEST_CASE("cuda graphs: a captured and replayed training step takes the eager run's steps") {
-  if (!at::hasCUDA()) {
-    MESSAGE("no CUDA device: skipped");
-    return;
-  }
-  if (!bk::cuda_graphs_built()) {
-    MESSAGE("this build has no CUDA graphs: skipped");
-    return;
-  }
+  if (!bk_test::cuda_case_runs(bk::cuda_graphs_built(), "this build has no CUDA graphs")) return;
   loader_test::ScratchDir dir;
   const std::string data = dir / "data.hdf5";
   loader_test::write_ids(data, 0, 256);

@@ -1,12 +1,14 @@
 // bertkit's own CUDA kernels (kernels/, --fused-kernels) against a float64 reference of the ATen ops they replace,
 // and inside a training step against the unfused model. Each case passes as skipped (with a message) without a
 // CUDA device or without the kernels in the build; run `torch_unit_tests -tc='cuda kernels*'` on a GPU.
+#include "cuda_cases.h"
 #include "pretrain_samples.h"
 
 #include "model/fused_cross_entropy.h"
 #include "model/fused_gelu.h"
 #include "model/fused_layer_norm.h"
 #include "model/kernel_switches.h"
+#include "train/loop/graphed_step.h"
 #include "device/precision.h"
 
 #include <ATen/ATen.h>
@@ -19,17 +21,7 @@
 
 namespace {
 
-bool kernels_present() {
-  if (!bk::fused_kernels_built()) {
-    MESSAGE("built without CUDA kernels: skipped");
-    return false;
-  }
-  if (!at::hasCUDA()) {
-    MESSAGE("no CUDA device: skipped");
-    return false;
-  }
-  return true;
-}
+bool kernels_present() { return bk_test::cuda_case_runs(bk::fused_kernels_built(), "built without CUDA kernels"); }
 
 // Switches the kernels on for a scope (with `experimental`, those not yet measured too).
 struct FusedKernels {
@@ -57,6 +49,27 @@ double error_of_largest(const at::Tensor& a, const at::Tensor& b) {
 }
 
 }  // namespace
+
+// The switches (torch-free, in another library than the kernels) know what the build holds; they once answered
+// "not built" in a build with the kernels, so no layer used them.
+TEST_CASE("kernel switches: fused_kernels_built() is this build's answer") {
+#ifdef BERTKIT_CUDA_KERNELS
+  CHECK(bk::fused_kernels_built());
+#else
+  CHECK_FALSE(bk::fused_kernels_built());
+#endif
+}
+
+// What the build holds, before any case runs on a GPU (bench/gpu_check.sh runs this first): bertkit's kernels need
+// nvcc at build time, CUDA graphs LibTorch's CUDA build. Elsewhere it only says.
+TEST_CASE("cuda build: this build has bertkit's CUDA kernels and CUDA graphs") {
+  const std::string kernels = bk::fused_kernels_built() ? "built" : "not built (no nvcc at build time)";
+  const std::string graphs = bk::cuda_graphs_built() ? "built" : "not built";
+  MESSAGE("bertkit's CUDA kernels: " << kernels << "; CUDA graphs: " << graphs);
+  if (!bk_test::cuda_required()) return;
+  CHECK(bk::fused_kernels_built());
+  CHECK(bk::cuda_graphs_built());
+}
 
 TEST_CASE("cuda kernels: dropout + residual add + LayerNorm, forward and backward, against float64") {
   if (!kernels_present()) return;

@@ -1,5 +1,6 @@
 // The data loader over bin4 directories: every batch mixes the bins in the configured ratio; and the pretraining
 // task's forward passes over such batches (the CUDA case passes as skipped without a device).
+#include "cuda_cases.h"
 #include "test_data_loader_util.h"
 
 #include "model_config/bert_config.h"
@@ -239,10 +240,7 @@ TEST_CASE("bin4 pretraining task: a pass per bin where attention pads, with the 
 }
 
 TEST_CASE("cuda: a bin4 batch is one pass with unpadded attention in bf16, with the loss of a pass per bin") {
-  if (!at::hasCUDA()) {
-    MESSAGE("no CUDA device: skipped");
-    return;
-  }
+  if (!bk_test::cuda_case_runs()) return;
   ScratchDir dir;
   const std::string bins = make_bin4(dir, {60, 30, 20, 50}, 1);
   const at::Device cuda("cuda");
