@@ -23,14 +23,11 @@ const std::vector<std::string>& bert_config_presets() {
 
 std::vector<fs::path> bert_config_preset_dirs(const fs::path& executable) {
   const fs::path bin = executable.parent_path();
-  std::vector<fs::path> dirs{
+  // A build tree's tools (BUILD/tools/TOOL, BUILD/tests/TEST) find BUILD/share/bertkit/configs the first way.
+  return {
       (bin / ".." / "share" / "bertkit" / "configs").lexically_normal(),       // PREFIX/bin/TOOL
       (bin / ".." / ".." / "share" / "bertkit" / "configs").lexically_normal(),  // PREFIX/libexec/bertkit/TOOL
   };
-#ifdef BERTKIT_SOURCE_CONFIGS
-  dirs.emplace_back(BERTKIT_SOURCE_CONFIGS);  // a build tree's tools
-#endif
-  return dirs;
 }
 
 bool names_bert_config_preset(const std::string& name_or_path) {

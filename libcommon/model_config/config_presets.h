@@ -10,7 +10,7 @@
 // Resolution: a path that exists wins (a file named like a preset in the working directory included; a directory
 // does not count); else a
 // preset name is looked up in share/bertkit/configs of the executable's installation (PREFIX/bin/../share,
-// PREFIX/libexec/bertkit/../../share), then in the source tree's configs/ (runs from a build tree); else a
+// PREFIX/libexec/bertkit/../../share; a build tree has its copy in BUILD/share, a bundle in its payload); else a
 // bk::Error that lists the presets. Torch-free.
 #pragma once
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# scripts/bundle.sh [BUILD] OUT: one relocatable folder of this build, for a machine without a compiler (a GPU
+# node, a cluster): the installed tools and torch_unit_tests, stripped; the shared libraries they need beyond glibc,
+# libstdc++ and LibTorch (Boost program_options, ICU, fmt, zstd, libaec/libsz, ...); the presets, man pages,
+# Makefile.data and pipelines. LibTorch itself is not carried (a CUDA torch is gigabytes): OUT/bin/TOOL finds it
+# in BERTKIT_TORCH_LIB or in the torch that `python3` imports, with the CUDA runtime beside that wheel.
+#
+# Layout of OUT:
+#   bin/TOOL          a launcher for each tool and for torch_unit_tests: runs OUT/bundle-run TOOL
+#   bundle-run        unpacks the payload once, sets LD_LIBRARY_PATH to LibTorch's folders, execs the tool
+#   payload.tar.xz    bin/, libexec/bertkit/, lib/ and share/bertkit/ of the installation, compressed so that the
+#                     folder stays under 50 MiB (the binaries and ICU's data are ~80 MB, ~20 MB compressed)
+#   payload.id        the payload's hash: where it is unpacked (OUT/.unpacked-ID, or ~/.cache/bertkit/ when OUT is
+#                     read-only), so a new bundle never runs an old one's binaries
+#   torch-tools       the tools that need LibTorch (the launcher says what to set when it is missing)
+#   share/            the man pages, presets, Makefile.data and pipelines, readable without unpacking
+# Nothing in it names this machine's paths: the binaries' RUNPATH is $ORIGIN-relative, presets are found beside
+# the executable (config_presets.cpp). Needs patchelf and xz (scripts/setup.sh installs them).
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -eq 2 ]; then BUILD=$1; OUT=$2
+elif [ $# -eq 1 ]; then BUILD=$SRC/build; OUT=$1
+else echo "usage: scripts/bundle.sh [BUILD] OUT" >&2; exit 2; fi
+BUILD=$(cd "$BUILD" && pwd)
+for tool in patchelf xz; do
+  command -v $tool >/dev/null || { echo "bundle.sh: needs $tool (scripts/setup.sh installs it)" >&2; exit 1; }
+done
+if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
+  echo "bundle.sh: $OUT exists and is not empty; remove it first" >&2; exit 1
+fi
+STAGE=$(mktemp -d); trap 'rm -rf "$STAGE"' EXIT
+
+cmake --install "$BUILD" --prefix "$STAGE/p" --strip >/dev/null
+if [ -x "$BUILD/tests/torch_unit_tests" ]; then
+  strip -o "$STAGE/p/libexec/bertkit/torch_unit_tests" "$BUILD/tests/torch_unit_tests"
+fi
+mkdir -p "$STAGE/p/lib"
+is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+executables=()
+for f in "$STAGE"/p/bin/* "$STAGE"/p/libexec/bertkit/*; do is_elf "$f" && executables+=("$f"); done
+
+# The libraries to carry: what ldd resolves outside the base system (glibc, libstdc++, libgcc) and outside
+# LibTorch and the CUDA runtime, which the launcher finds on the target.
+base='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libutil|libresolv|libstdc\+\+|libgcc_s)\.so'
+outside='^(libtorch|libc10|libgomp|libcudart|libcuda|libnvrtc|libcupti|libcu[a-z]+|libnccl|libnvshmem|libnvJitLink|libcudnn)'
+torch_tools=()
+for f in "${executables[@]}"; do
+  ldd "$f" | grep -q 'libtorch' && torch_tools+=("$(basename "$f")")
+  ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r name path; do
+    [[ $name =~ $base || $name =~ $outside ]] && continue
+    [ -e "$STAGE/p/lib/$name" ] || cp -L "$path" "$STAGE/p/lib/$name"
+  done
+done
+for f in "${executables[@]}"; do
+  case $f in */libexec/*) patchelf --set-rpath '$ORIGIN/../../lib' "$f" ;; *) patchelf --set-rpath '$ORIGIN/../lib' "$f" ;; esac
+done
+for f in "$STAGE"/p/lib/*; do chmod u+w "$f"; patchelf --set-rpath '$ORIGIN' "$f"; done
+
+mkdir -p "$OUT/bin"
+# The payload, the same bytes for the same files: sorted names, no owners or times.
+tar -C "$STAGE/p" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - bin libexec lib share/bertkit |
+  xz -6 -T0 >"$OUT/payload.tar.xz"
+sha256sum "$OUT/payload.tar.xz" | cut -c1-16 >"$OUT/payload.id"
+printf '%s\n' "${torch_tools[@]}" >"$OUT/torch-tools"
+cp -r "$STAGE/p/share" "$OUT/share"
+install -m 755 "$SRC/scripts/bundle-run" "$OUT/bundle-run"
+for f in "${executables[@]}"; do
+  name=$(basename "$f")
+  [ "$name" = bert-finetune-torch ] && continue  # bert-finetune's own back end, run by it
+  printf '#!/bin/sh\nexec "$(dirname -- "$0")/../bundle-run" %s "$@"\n' "$name" >"$OUT/bin/$name"
+  chmod 755 "$OUT/bin/$name"
+done
+echo "bundle.sh: $OUT: ${#executables[@]} programs ($(echo "${torch_tools[@]}" | wc -w) need LibTorch), $(ls "$STAGE/p/lib" | wc -l) libraries, $(du -sh "$OUT" | cut -f1) ($(du -sh "$STAGE/p" | cut -f1) unpacked)" >&2
