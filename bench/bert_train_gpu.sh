@@ -11,14 +11,17 @@
 #   bench/bert_train_gpu.sh [BUILD_DIR] [STEPS]
 # Environment: FIXTURES (../shared/fixtures), PYTHON (python3), RESULTS (a directory to keep results.jsonl and
 # runs.log in; default a temporary one), CASES (which cases, default all: base128 large128 lamb base512 large512
-# unfused fp16 syncs; on request graphs, --cuda-graphs against the same padded runs without, and experimental,
-# --fused-kernels experimental), HF=0 (bert-train alone, no peer), PROFILE=1 (each bert-train run goes on for 3
+# unfused fp16 syncs; on request graphs, --cuda-graphs against the same padded runs without, experimental,
+# --fused-kernels experimental, and large512packed, large512's packed rows alone), TOOLS (the tools' folder,
+# default BUILD/tools), HF=0 (bert-train alone, no peer), HF_VARIANTS (bench/bert_train_hf.py's, default
+# full,masked; masked-compiled and full-compiled under torch.compile), PROFILE=1 (each bert-train run goes on for 3
 # steps after the timed ones under BERTKIT_PROFILE, to RESULTS/profile-CASE.json, totalled by
 # bench/profile_summary.py), DEVICE (cuda) and SMOKE=1 (two-layer models and small batches: a quick check of this
 # script on the CPU with DEVICE=cpu, whose figures mean nothing).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$SRC/build}
+TOOLS=${TOOLS:-$BUILD/tools}  # or a bundle's bin/ (scripts/bundle.sh), as bench/gpu_check.sh runs it
 STEPS=${2:-30}
 WARMUP=5
 FIXTURES=${FIXTURES:-$SRC/../shared/fixtures}
@@ -40,13 +43,13 @@ echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 
 # Data: the fixtures' Wikipedia text through mkpretrain at 128 and 512 tokens; the 512 set binned and packed.
 awk '/^<doc /{t=1; next} /^<\/doc>/{print ""; next} t{t=0; next} NF' "$FIXTURES/wiki/mlperf-extracted/wiki_00" >"$TMP/docs.txt"
 VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
-"$BUILD/tools/mkpretrain" -q -t 0 --vocab "$VOCAB" --max-seq-length 128 --max-predictions 20 --dupe-factor 4 \
+"$TOOLS/mkpretrain" -q -t 0 --vocab "$VOCAB" --max-seq-length 128 --max-predictions 20 --dupe-factor 4 \
   -o "$TMP/p128.hdf5" "$TMP/docs.txt" &
-"$BUILD/tools/mkpretrain" -q -t 0 --vocab "$VOCAB" --max-seq-length 512 --max-predictions 76 --dupe-factor 4 \
+"$TOOLS/mkpretrain" -q -t 0 --vocab "$VOCAB" --max-seq-length 512 --max-predictions 76 --dupe-factor 4 \
   -o "$TMP/p512.hdf5" "$TMP/docs.txt" &
 wait
-"$BUILD/tools/bin4" -q -o "$TMP/bins" "$TMP/p512.hdf5"
-"$BUILD/tools/pack" -q --max-seq-length 512 -o "$TMP/packed.hdf5" "$TMP/p512.hdf5"
+"$TOOLS/bin4" -q -o "$TMP/bins" "$TMP/p512.hdf5"
+"$TOOLS/pack" -q --max-seq-length 512 -o "$TMP/packed.hdf5" "$TMP/p512.hdf5"
 
 # ours NAME CONFIG INPUT BATCH [bert-train options...]: one run, its timed steps summarised as one JSON line.
 ours() {
@@ -54,7 +57,7 @@ ours() {
   echo "== $name: bert-train $*" >>"$LOG"
   local steps=$STEPS
   [ "${PROFILE:-0}" = 1 ] && steps=$((STEPS + 3)) && export BERTKIT_PROFILE=$RESULTS/profile-$name.json:$((STEPS + 1)):3
-  if ! timeout 150 "$BUILD/tools/bert-train" -q --device "$DEVICE" --precision "${PRECISION:-bf16}" --config "$config" --input "$input" \
+  if ! timeout 150 "$TOOLS/bert-train" -q --device "$DEVICE" --precision "${PRECISION:-bf16}" --config "$config" --input "$input" \
       --output-dir "$TMP/run-$name" --train-batch-size "$batch" --max-steps "$steps" --optimizer "${OPTIMIZER:-adamw}" \
       --learning-rate 1e-4 --no-tensorboard --prefetch 8 "$@" >>"$LOG" 2>&1; then
     echo "{\"case\": \"$name\", \"tool\": \"bert-train\", \"failed\": true}" >>"$JSONL"; echo "$name: bert-train FAILED"
@@ -87,11 +90,15 @@ hf() {
   [ "${HF:-1}" = 1 ] || return 0
   echo "== $name: HF transformers" >>"$LOG"
   timeout 150 "$PYTHON" "$SRC/bench/bert_train_hf.py" --config "$config" --data "$data" --batch-size "$batch" \
-    --steps "$STEPS" --warmup "$WARMUP" --lr 1e-4 --device "$DEVICE" --precision "$precision" --variants full,masked \
-    2>>"$LOG" | "$PYTHON" -c '
+    --steps "$STEPS" --warmup "$WARMUP" --lr 1e-4 --device "$DEVICE" --precision "$precision" \
+    --variants "${HF_VARIANTS:-full,masked}" 2>>"$LOG" | "$PYTHON" -c '
 import json, sys
 for line in sys.stdin:
-    d = json.loads(line); s = d["seconds_per_step"]
+    d = json.loads(line)
+    if "failed" in d:
+        print(json.dumps({"case": sys.argv[1], "tool": "hf-" + d["variant"], "failed": d["failed"]}))
+        continue
+    s = d["seconds_per_step"]
     print(json.dumps({"case": sys.argv[1], "tool": "hf-" + d["variant"], "ms_per_step": s * 1e3,
                       "seq_per_s": d["sequences_per_step"] / s, "real_tokens_per_s": d["real_tokens_per_step"] / s,
                       "real_token_fraction": d["real_tokens_per_step"] / d["computed_tokens_per_step"],
@@ -138,6 +145,9 @@ for c in $CASES; do
       ours "$c-packed" "$TMP/$m.json" "$TMP/packed.hdf5" $BPACKED
       ours "$c-padded" "$TMP/$m.json" "$TMP/p512.hdf5" $B512 --attention padded
       hf "$c" "$TMP/$m.json" "$TMP/p512.hdf5" $B512 bf16 ;;
+    large512packed)
+      ours large512-packed "$TMP/large.json" "$TMP/packed.hdf5" $BPACKED
+      hf large512 "$TMP/large.json" "$TMP/p512.hdf5" $B512 bf16 ;;
     graphs)
       # --cuda-graphs: the step captured once and replayed, against the same runs without (both with --attention
       # padded, which --cuda-graphs needs for one shape: every micro-batch padded to the data's 128 tokens).
@@ -151,19 +161,23 @@ for c in $CASES; do
       PRECISION=fp16 ours base128-fp16 "$TMP/base.json" "$TMP/p128.hdf5" $B128
       hf base128-fp16 "$TMP/base.json" "$TMP/p128.hdf5" $B128 fp16 ;;
     syncs)
-      # Host syncs per step: torch's sync debug mode warns, with its call stack, for each operation that makes the
-      # host wait for the GPU. Runs of 10 and 20 steps (logging every 10): the difference over 10 is the count per
-      # step, without the start (weights to the GPU) and the end (the checkpoint back to the host).
-      for n in 10 20; do
-        BERTKIT_CUDA_SYNC_DEBUG=warn timeout 120 "$BUILD/tools/bert-train" -q --device "$DEVICE" --precision bf16 \
-          --config "$TMP/base.json" --input "$TMP/p128.hdf5" --output-dir "$TMP/run-syncs$n" --train-batch-size 64 \
-          --max-steps $n --optimizer adamw --no-tensorboard --log-every 10 2>"$TMP/syncs$n.err" >/dev/null
-        echo "$n steps: exit $?" >>"$LOG"
-        rm -rf "$TMP/run-syncs$n"
-      done
-      cp "$TMP/syncs20.err" "$RESULTS/syncs.txt"
-      s10=$(grep -c '^host sync' "$TMP/syncs10.err"); s20=$(grep -c '^host sync' "$TMP/syncs20.err")
-      echo "{\"case\": \"syncs\", \"syncs_10_steps\": $s10, \"syncs_20_steps\": $s20, \"per_step\": $(( (s20 - s10) / 10 ))}" | tee -a "$JSONL" ;;
+      # Host syncs per step, with AdamW and with LAMB: torch's sync debug mode warns, with its call stack, for each
+      # operation that makes the host wait for the GPU. Runs of 10 and 20 steps (logging every 10): the difference
+      # over 10 is the count per step, without the start (weights to the GPU) and the end (the checkpoint back).
+      for optimizer in adamw lamb; do
+        failed=0
+        for n in 10 20; do
+          BERTKIT_CUDA_SYNC_DEBUG=warn timeout 120 "$TOOLS/bert-train" -q --device "$DEVICE" --precision bf16 \
+            --config "$TMP/base.json" --input "$TMP/p128.hdf5" --output-dir "$TMP/run-syncs$n" --train-batch-size 64 \
+            --max-steps $n --optimizer $optimizer --learning-rate 1e-4 --no-tensorboard --log-every 10 \
+            2>"$TMP/syncs$n.err" >/dev/null || failed=1
+          echo "syncs, $optimizer, $n steps: exit $failed" >>"$LOG"
+          rm -rf "$TMP/run-syncs$n"
+        done
+        cp "$TMP/syncs20.err" "$RESULTS/syncs-$optimizer.txt"
+        s10=$(grep -c '^host sync' "$TMP/syncs10.err"); s20=$(grep -c '^host sync' "$TMP/syncs20.err")
+        echo "{\"case\": \"syncs-$optimizer\", \"failed\": $([ $failed = 1 ] && echo true || echo false), \"syncs_10_steps\": $s10, \"syncs_20_steps\": $s20, \"per_step\": $(( (s20 - s10) / 10 ))}" | tee -a "$JSONL"
+      done ;;
     *) echo "unknown case $c" >&2 ;;
   esac
 done
@@ -172,7 +186,7 @@ done
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 ours = {r["case"]: r for r in rows if r.get("tool") == "bert-train" and not r.get("failed")}
-hf = {(r["case"], r["tool"]): r for r in rows if r.get("tool", "").startswith("hf-")}
+hf = {(r["case"], r["tool"]): r for r in rows if r.get("tool", "").startswith("hf-") and not r.get("failed")}
 print(f"{'case':22} {'tool':12} {'ms/step':>8} {'seq/s':>8} {'real tok/s':>11} {'real':>6} {'MFU':>6}")
 for r in rows:
     if "ms_per_step" not in r:

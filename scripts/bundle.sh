@@ -13,6 +13,7 @@
 #   payload.id        the payload's hash: where it is unpacked (OUT/.unpacked-ID, or ~/.cache/bertkit/ when OUT is
 #                     read-only), so a new bundle never runs an old one's binaries
 #   torch-tools       the tools that need LibTorch (the launcher says what to set when it is missing)
+#   build-info        the commit and whether bertkit's CUDA kernels were built
 #   share/            the man pages, presets, Makefile.data and pipelines, readable without unpacking
 # Nothing in it names this machine's paths: the binaries' RUNPATH is $ORIGIN-relative, presets are found beside
 # the executable (config_presets.cpp). Needs patchelf and xz (scripts/setup.sh installs them).
@@ -62,6 +63,11 @@ tar -C "$STAGE/p" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf
   xz -6 -T0 >"$OUT/payload.tar.xz"
 sha256sum "$OUT/payload.tar.xz" | cut -c1-16 >"$OUT/payload.id"
 printf '%s\n' "${torch_tools[@]}" >"$OUT/torch-tools"
+# What was built, for the reports made with it (bench/gpu_check.sh prints it).
+commit=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -n "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null)" ] && commit="$commit (modified)"
+echo "commit $commit, $(grep -q '^BERTKIT_CUDA_KERNELS:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null &&
+  grep -q '^CMAKE_CUDA_COMPILER:FILEPATH=/' "$BUILD/CMakeCache.txt" && echo 'CUDA kernels' || echo 'no CUDA kernels')" >"$OUT/build-info"
 cp -r "$STAGE/p/share" "$OUT/share"
 install -m 755 "$SRC/scripts/bundle-run" "$OUT/bundle-run"
 for f in "${executables[@]}"; do
