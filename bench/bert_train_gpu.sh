@@ -176,7 +176,7 @@ for c in $CASES; do
         done
         cp "$TMP/syncs20.err" "$RESULTS/syncs-$optimizer.txt"
         s10=$(grep -c '^host sync' "$TMP/syncs10.err"); s20=$(grep -c '^host sync' "$TMP/syncs20.err")
-        echo "{\"case\": \"syncs-$optimizer\", \"failed\": $([ $failed = 1 ] && echo true || echo false), \"syncs_10_steps\": $s10, \"syncs_20_steps\": $s20, \"per_step\": $(( (s20 - s10) / 10 ))}" | tee -a "$JSONL"
+        echo "{\"case\": \"syncs-$optimizer\", \"failed\": $([ $failed = 1 ] && echo true || echo false), \"syncs_10_steps\": $s10, \"syncs_20_steps\": $s20, \"per_step\": $(awk -v a="$s10" -v b="$s20" 'BEGIN { print (b - a) / 10 }')}" | tee -a "$JSONL"
       done ;;
     *) echo "unknown case $c" >&2 ;;
   esac

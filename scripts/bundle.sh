@@ -13,6 +13,7 @@
 #   payload.id        the payload's hash: where it is unpacked (OUT/.unpacked-ID, or ~/.cache/bertkit/ when OUT is
 #                     read-only), so a new bundle never runs an old one's binaries
 #   torch-tools       the tools that need LibTorch (the launcher says what to set when it is missing)
+#   torch-version     the torch they were built against
 #   build-info        the commit and whether bertkit's CUDA kernels were built
 #   share/            the man pages, presets, Makefile.data and pipelines, readable without unpacking
 # Nothing in it names this machine's paths: the binaries' RUNPATH is $ORIGIN-relative, presets are found beside
@@ -46,34 +47,50 @@ base='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libutil|libresolv|l
 outside='^(libtorch|libc10|libgomp|libcudart|libcuda|libnvrtc|libcupti|libcu[a-z]+|libnccl|libnvshmem|libnvJitLink|libcudnn)'
 torch_tools=()
 for f in "${executables[@]}"; do
+  if ldd "$f" | grep -q 'not found'; then
+    echo "bundle.sh: $f: $(ldd "$f" | grep 'not found' | head -1 | sed 's/^[[:space:]]*//'): build on a machine that has it" >&2
+    exit 1
+  fi
   ldd "$f" | grep -q 'libtorch' && torch_tools+=("$(basename "$f")")
   ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r name path; do
     [[ $name =~ $base || $name =~ $outside ]] && continue
     [ -e "$STAGE/p/lib/$name" ] || cp -L "$path" "$STAGE/p/lib/$name"
   done
 done
+# The torch the LibTorch tools were built against, for the launcher's message when none is found.
+torch_dir=$(ldd "${executables[@]}" 2>/dev/null | sed -n 's|.*libtorch_cpu.so => \(.*\)/lib/libtorch_cpu.so.*|\1|p' | head -1)
+torch_version=$(sed -n "s/^__version__ = '\(.*\)'$/\1/p" "$torch_dir/version.py" 2>/dev/null)
+echo "torch ${torch_version:-of the build}" >"$STAGE/torch-version"
 for f in "${executables[@]}"; do
   case $f in */libexec/*) patchelf --set-rpath '$ORIGIN/../../lib' "$f" ;; *) patchelf --set-rpath '$ORIGIN/../lib' "$f" ;; esac
 done
 for f in "$STAGE"/p/lib/*; do chmod u+w "$f"; patchelf --set-rpath '$ORIGIN' "$f"; done
 
-mkdir -p "$OUT/bin"
+# Made in the staging folder and moved into place at the end: a failure leaves no partial OUT.
+DEST=$STAGE/out
+mkdir -p "$DEST/bin"
 # The payload, the same bytes for the same files: sorted names, no owners or times.
 tar -C "$STAGE/p" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - bin libexec lib share/bertkit |
-  xz -6 -T0 >"$OUT/payload.tar.xz"
-sha256sum "$OUT/payload.tar.xz" | cut -c1-16 >"$OUT/payload.id"
-printf '%s\n' "${torch_tools[@]}" >"$OUT/torch-tools"
+  xz -6 -T0 >"$DEST/payload.tar.xz"
+sha256sum "$DEST/payload.tar.xz" | cut -c1-16 >"$DEST/payload.id"
+# bert-finetune runs its LibTorch half, bert-finetune-torch: it needs LibTorch too.
+[[ " ${torch_tools[*]} " == *" bert-finetune-torch "* ]] && torch_tools+=(bert-finetune)
+printf '%s\n' "${torch_tools[@]}" >"$DEST/torch-tools"
+cp "$STAGE/torch-version" "$DEST/torch-version"
 # What was built, for the reports made with it (bench/gpu_check.sh prints it).
 commit=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no 2>/dev/null)" ] && commit="$commit (modified)"
 echo "commit $commit, $(grep -q '^BERTKIT_CUDA_KERNELS:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null &&
-  grep -q '^CMAKE_CUDA_COMPILER:FILEPATH=/' "$BUILD/CMakeCache.txt" && echo 'CUDA kernels' || echo 'no CUDA kernels')" >"$OUT/build-info"
-cp -r "$STAGE/p/share" "$OUT/share"
-install -m 755 "$SRC/scripts/bundle-run" "$OUT/bundle-run"
+  grep -q '^CMAKE_CUDA_COMPILER:FILEPATH=/' "$BUILD/CMakeCache.txt" && echo 'CUDA kernels' || echo 'no CUDA kernels')" >"$DEST/build-info"
+cp -r "$STAGE/p/share" "$DEST/share"
+install -m 755 "$SRC/scripts/bundle-run" "$DEST/bundle-run"
 for f in "${executables[@]}"; do
   name=$(basename "$f")
   [ "$name" = bert-finetune-torch ] && continue  # bert-finetune's own back end, run by it
-  printf '#!/bin/sh\nexec "$(dirname -- "$0")/../bundle-run" %s "$@"\n' "$name" >"$OUT/bin/$name"
-  chmod 755 "$OUT/bin/$name"
+  printf '#!/bin/sh\nexec "$(dirname -- "$(readlink -f -- "$0")")/../bundle-run" %s "$@"\n' "$name" >"$DEST/bin/$name"
+  chmod 755 "$DEST/bin/$name"
 done
+[ -d "$OUT" ] && rmdir "$OUT"
+mkdir -p "$(dirname "$OUT")"
+mv "$DEST" "$OUT"
 echo "bundle.sh: $OUT: ${#executables[@]} programs ($(echo "${torch_tools[@]}" | wc -w) need LibTorch), $(ls "$STAGE/p/lib" | wc -l) libraries, $(du -sh "$OUT" | cut -f1) ($(du -sh "$STAGE/p" | cut -f1) unpacked)" >&2

@@ -161,7 +161,8 @@ PackResult run_pack(const PackConfig& config) {
   try {
     rows = plan_packs(items, result.seq_len, config.max_sequences, result.max_predictions);
   } catch (const Error& e) {
-    fail("{}: {}; raise --max-seq-length or --max-predictions", fmt::join(config.inputs, ", "), e.what());
+    fail("{}: {}; raise --max-seq-length{}", fmt::join(config.inputs, ", "), e.what(),
+         masked ? " or --max-predictions" : "");
   }
   std::mt19937_64 rng(config.seed);
   for (size_t i = rows.size(); i > 1; --i) std::swap(rows[i - 1], rows[bounded(rng, i)]);

@@ -442,6 +442,9 @@ void PretrainReader::read_packed(std::vector<PretrainSample>& out, uint64_t firs
       if (weight != (k < starts.size() ? 1 : 0))
         row_error(row, fmt::format("next_sentence_weights: value {} in slot {} of a row of {} samples", weight, k,
                                    starts.size()));
+      if (!masked_ && k >= starts.size() && sample_ids[r * S + k] != -1)
+        row_error(row, fmt::format("sample_ids: value {} in slot {} of a row of {} samples (expected -1)",
+                                   sample_ids[r * S + k], k, starts.size()));
       if (k >= starts.size()) continue;
       if (nsp_positions[r * S + k] != static_cast<int64_t>(starts[k]))
         row_error(row, fmt::format("next_sentence_positions: value {} in slot {} (sample {} starts at column {})",

@@ -108,7 +108,9 @@ void PretrainWriter::append(const PretrainSample& s) {
   if (!packed) labels_[r] = static_cast<int8_t>(s.next_sentence_label);
   if (!options_.masked) {
     if (!s.masked_lm_positions.empty()) row_error("an unmasked file takes samples without predictions");
-    if (!s.unmasked()) row_error("an unmasked file needs each sample's sample_id");
+    if (packed ? !s.unmasked() || (s.sequences() > 1 && s.pack_sample_ids.size() != s.sequences())
+               : s.sample_id < 0)
+      row_error("an unmasked file needs each sample's sample_id");
     if (!packed) sample_ids_flat_[r] = s.sample_id;
   }
   if (options_.layout != Hdf5Layout::varlength) {

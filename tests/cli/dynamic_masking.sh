@@ -135,6 +135,20 @@ PY
 expect_out same "packed rows score as their samples unpacked"
 run "${T[@]}" --input "$TMP/p.h5" --train-batch-size 4 --max-steps 2 --masked-lm-prob 0.3 --output-dir "$TMP/packed"
 expect_rc 0 "dynamic masking of packed rows"
+# A slot without a sample holds -1; anything else there is a damaged file, named by its row.
+"$PYTHON" - "$TMP/p.h5" "$TMP/p-bad.h5" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f, h5py.File(sys.argv[2], "w") as g:
+    for name in f:
+        g.create_dataset(name, data=f[name][:])
+    row = int(np.nonzero(f["next_sentence_weights"][:, -1] == 0)[0][0])
+    g["sample_ids"][row, -1] = 7
+PY
+bad_row=$("$PYTHON" -c "import h5py, numpy as np; f = h5py.File('$TMP/p-bad.h5', 'r'); print(int(np.nonzero(f['sample_ids'][:, -1] == 7)[0][0]))")
+run bert-eval -q --checkpoint "$TMP/evaluated" --input "$TMP/p-bad.h5" --masking dynamic --max-predictions 10
+expect_rc 1 "a packed row with an id in an empty slot"
+expect_err "p-bad.h5: row $bad_row: sample_ids: value 7 in slot 2 of a row of [12] samples \(expected -1\)" \
+  "an id in an empty slot: message"
 run pack -q -o "$TMP/x.h5" "$TMP/u.h5" "$TMP/m.h5"
 expect_rc 1 "pack of masked and unmasked files"
 expect_err "m.h5 holds its masks and .*u.h5 none" "pack of a mix: message"

@@ -192,6 +192,14 @@ TEST_CASE("dynamic masks: a packed row of unmasked samples round-trips and gets 
   std::vector<bk::PretrainSample> block, all;
   while (reader.read_block(block, 5)) all.insert(all.end(), block.begin(), block.end());
   REQUIRE(all == rows);
+  {  // A row of several samples needs the id of each (a file the reader would refuse is never written).
+    bk::PretrainWriter writer((scratch() / "packed-no-ids.h5").string(), o);
+    auto row = rows[1];
+    REQUIRE(row.sequences() > 1);
+    row.sample_id = row.pack_sample_ids.front();
+    row.pack_sample_ids.clear();
+    CHECK_THROWS_WITH(writer.append(row), doctest::Contains("needs each sample's sample_id"));
+  }
 
   // Masked in its row, each sample gets the masks it gets alone, at its place in the row; the row's count stays
   // within packed_row_predictions.
