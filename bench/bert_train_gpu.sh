@@ -13,7 +13,7 @@
 # runs.log in; default a temporary one), CASES (which cases, default all: base128 large128 lamb base512 large512
 # unfused fp16 syncs; on request graphs, --cuda-graphs against the same padded runs without, experimental,
 # --fused-kernels experimental, and large512packed, large512's packed rows alone), TOOLS (the tools' folder,
-# default BUILD/tools), HF=0 (bert-train alone, no peer), HF_VARIANTS (bench/bert_train_hf.py's, default
+# default BUILD/tools), RUN_SECONDS (each run's limit: 150, 900 under SMOKE), HF=0 (bert-train alone, no peer), HF_VARIANTS (bench/bert_train_hf.py's, default
 # full,masked; masked-compiled and full-compiled under torch.compile), PROFILE=1 (each bert-train run goes on for 3
 # steps after the timed ones under BERTKIT_PROFILE, to RESULTS/profile-CASE.json, totalled by
 # bench/profile_summary.py), DEVICE (cuda) and SMOKE=1 (two-layer models and small batches: a quick check of this
@@ -30,6 +30,8 @@ CASES=${CASES:-base128 large128 lamb base512 large512 unfused fp16 syncs}
 DEVICE=${DEVICE:-cuda}
 B128=256 B512=64 BPACKED=32
 [ "${SMOKE:-0}" = 1 ] && B128=16 B512=8 BPACKED=4
+# Each run's limit; HF's torch.compile on a busy CPU (CI's SMOKE) takes minutes.
+RUN_SECONDS=${RUN_SECONDS:-$([ "${SMOKE:-0}" = 1 ] && echo 900 || echo 150)}
 TMP=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d); trap 'rm -rf "$TMP"' EXIT
 RESULTS=${RESULTS:-$TMP}
 mkdir -p "$RESULTS"
@@ -57,7 +59,7 @@ ours() {
   echo "== $name: bert-train $*" >>"$LOG"
   local steps=$STEPS
   [ "${PROFILE:-0}" = 1 ] && steps=$((STEPS + 3)) && export BERTKIT_PROFILE=$RESULTS/profile-$name.json:$((STEPS + 1)):3
-  if ! timeout 150 "$TOOLS/bert-train" -q --device "$DEVICE" --precision "${PRECISION:-bf16}" --config "$config" --input "$input" \
+  if ! timeout "$RUN_SECONDS" "$TOOLS/bert-train" -q --device "$DEVICE" --precision "${PRECISION:-bf16}" --config "$config" --input "$input" \
       --output-dir "$TMP/run-$name" --train-batch-size "$batch" --max-steps "$steps" --optimizer "${OPTIMIZER:-adamw}" \
       --learning-rate 1e-4 --no-tensorboard --prefetch 8 "$@" >>"$LOG" 2>&1; then
     echo "{\"case\": \"$name\", \"tool\": \"bert-train\", \"failed\": true}" >>"$JSONL"; echo "$name: bert-train FAILED"
@@ -89,7 +91,7 @@ hf() {
   local name=$1 config=$2 data=$3 batch=$4 precision=$5
   [ "${HF:-1}" = 1 ] || return 0
   echo "== $name: HF transformers" >>"$LOG"
-  timeout 150 "$PYTHON" "$SRC/bench/bert_train_hf.py" --config "$config" --data "$data" --batch-size "$batch" \
+  timeout "$RUN_SECONDS" "$PYTHON" "$SRC/bench/bert_train_hf.py" --config "$config" --data "$data" --batch-size "$batch" \
     --steps "$STEPS" --warmup "$WARMUP" --lr 1e-4 --device "$DEVICE" --precision "$precision" \
     --variants "${HF_VARIANTS:-full,masked}" 2>>"$LOG" | "$PYTHON" -c '
 import json, sys
@@ -167,7 +169,7 @@ for c in $CASES; do
       for optimizer in adamw lamb; do
         failed=0
         for n in 10 20; do
-          BERTKIT_CUDA_SYNC_DEBUG=warn timeout 120 "$TOOLS/bert-train" -q --device "$DEVICE" --precision bf16 \
+          BERTKIT_CUDA_SYNC_DEBUG=warn timeout "$RUN_SECONDS" "$TOOLS/bert-train" -q --device "$DEVICE" --precision bf16 \
             --config "$TMP/base.json" --input "$TMP/p128.hdf5" --output-dir "$TMP/run-syncs$n" --train-batch-size 64 \
             --max-steps $n --optimizer $optimizer --learning-rate 1e-4 --no-tensorboard --log-every 10 \
             2>"$TMP/syncs$n.err" >/dev/null || failed=1

@@ -143,7 +143,8 @@ if large and not large.get("failed"):
             # The peer, not bertkit, failed: say so (torch.compile needs a C compiler for its launchers, say).
             line(f"large128 vs {tool}", None, f">= {goal}x", f"torch.compile failed: {failed[0]['failed']}", judged=False)
         elif peer is None:
-            line(f"large128 vs {tool}", False, f">= {goal}x", failed[0]["failed"] if failed else "no peer run")
+            line(f"large128 vs {tool}", False, f">= {goal}x",
+                 failed[0]["failed"] if failed else "no result from the peer (cut off by RUN_SECONDS? runs.log)")
         else:
             ratio = large["seq_per_s"] / peer["seq_per_s"]
             line(f"large128 vs {tool}", ratio >= goal, f">= {goal}x sequences/s", f"{ratio:.2f}x")

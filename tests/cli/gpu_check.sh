@@ -23,7 +23,8 @@ for check in "cuda cases" "syncs, adamw" "syncs, lamb" "base128 experimental" "l
     "large128 vs hf-masked " "large128 vs hf-masked-compiled" "large512 packed"; do
   grep -q "^[a-zA-Z/]* *$check" "$TMP/results/check.txt" || fail_case "the table has no line '$check'"
 done
-CASES=$((CASES + 1)); grep -q "^0 FAIL of 13 lines$" "$TMP/results/check.txt" || fail_case "$(tail -1 "$TMP/results/check.txt")"
+CASES=$((CASES + 1)); grep -q "^0 FAIL of 13 lines$" "$TMP/results/check.txt" ||
+  fail_case "$(cat "$TMP/results/check.txt"; tail -20 "$TMP/results/runs.log")"
 
 run bash "$SRC/bench/gpu_check.sh" "$TMP/nothing"
 expect_rc 2 "no bundle"
