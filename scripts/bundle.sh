@@ -47,18 +47,20 @@ base='^(linux-vdso|ld-linux|libc|libm|libdl|librt|libpthread|libutil|libresolv|l
 outside='^(libtorch|libc10|libgomp|libcudart|libcuda|libnvrtc|libcupti|libcu[a-z]+|libnccl|libnvshmem|libnvJitLink|libcudnn)'
 torch_tools=()
 for f in "${executables[@]}"; do
-  if ldd "$f" | grep -q 'not found'; then
-    echo "bundle.sh: $f: $(ldd "$f" | grep 'not found' | head -1 | sed 's/^[[:space:]]*//'): build on a machine that has it" >&2
+  # Read once: `ldd | grep -q` under pipefail fails whenever grep stops reading before ldd is done writing.
+  deps=$(ldd "$f")
+  if grep -q 'not found' <<<"$deps"; then
+    echo "bundle.sh: $f: $(grep 'not found' <<<"$deps" | head -1 | sed 's/^[[:space:]]*//'): build on a machine that has it" >&2
     exit 1
   fi
-  ldd "$f" | grep -q 'libtorch' && torch_tools+=("$(basename "$f")")
-  ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r name path; do
+  grep -q 'libtorch' <<<"$deps" && torch_tools+=("$(basename "$f")")
+  awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' <<<"$deps" | while read -r name path; do
     [[ $name =~ $base || $name =~ $outside ]] && continue
     [ -e "$STAGE/p/lib/$name" ] || cp -L "$path" "$STAGE/p/lib/$name"
   done
 done
 # The torch the LibTorch tools were built against, for the launcher's message when none is found.
-torch_dir=$(ldd "${executables[@]}" 2>/dev/null | sed -n 's|.*libtorch_cpu.so => \(.*\)/lib/libtorch_cpu.so.*|\1|p' | head -1)
+torch_dir=$(ldd "${executables[@]}" 2>/dev/null | sed -n 's|.*libtorch_cpu.so => \(.*\)/lib/libtorch_cpu.so.*|\1|p' | sed -n 1p)
 torch_version=$(sed -n "s/^__version__ = '\(.*\)'$/\1/p" "$torch_dir/version.py" 2>/dev/null)
 echo "torch ${torch_version:-of the build}" >"$STAGE/torch-version"
 for f in "${executables[@]}"; do

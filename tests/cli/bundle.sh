@@ -25,6 +25,12 @@ echo "bundle: $bytes bytes"
 mv "$TMP/made" "$TMP/elsewhere/bundle"
 B=$TMP/elsewhere/bundle
 
+# The launcher looks for LibTorch for exactly the programs that need it.
+if [ -x "$BIN/bert-train" ]; then
+  CASES=$((CASES + 1))
+  [ "$(sort "$B/torch-tools" | tr '\n' ' ')" = "bert-eval bert-finetune bert-finetune-torch bert-train ckpt-convert torch_unit_tests " ] ||
+    fail_case "torch-tools lists $(tr '\n' ' ' <"$B/torch-tools")"
+fi
 torch_lib=""
 if [ -s "$B/torch-tools" ]; then
   torch_lib=$("${PYTHON:-python3}" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))') ||
