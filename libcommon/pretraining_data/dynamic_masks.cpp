@@ -47,22 +47,21 @@ size_t draw_dynamic_masks(std::span<const int32_t> input_ids, const MaskingRule&
 size_t mask_sample(PretrainSample& sample, const DynamicMasking& masking, uint64_t seed, uint32_t epoch) {
   thread_local std::vector<MaskedToken> masks;
   masks.clear();
-  if (sample.pack_sample_ids.empty()) {
-    draw_dynamic_masks(sample.input_ids, masking.rule, masking.vocab, seed, epoch,
-                       static_cast<uint64_t>(sample.sample_id), masks);
-  } else {
-    // A packed row: each sample's masks as it would get them alone, its positions moved to where it starts.
-    const std::span<const int32_t> row = sample.input_ids;
-    size_t start = 0;
-    for (size_t k = 0; k < sample.pack_sample_ids.size(); ++k) {
-      const auto length = static_cast<size_t>(sample.pack_lengths[k]);
-      const size_t first = masks.size();
-      if (draw_dynamic_masks(row.subspan(start, length), masking.rule, masking.vocab, seed, epoch,
-                             static_cast<uint64_t>(sample.pack_sample_ids[k]), masks) == 0)
-        return 0;
-      for (size_t m = first; m < masks.size(); ++m) masks[m].position += static_cast<uint32_t>(start);
-      start += length;
-    }
+  // Each sample of a packed row gets the masks it would get alone, its positions moved to where it starts; an
+  // unpacked sample is a row of one.
+  const bool packed = !sample.pack_sample_ids.empty();
+  const size_t samples = packed ? sample.pack_sample_ids.size() : 1;
+  const std::span<const int32_t> row = sample.input_ids;
+  size_t start = 0;
+  for (size_t k = 0; k < samples; ++k) {
+    const size_t length = packed ? static_cast<size_t>(sample.pack_lengths[k]) : row.size();
+    const int64_t id = packed ? sample.pack_sample_ids[k] : sample.sample_id;
+    const size_t first = masks.size();
+    if (draw_dynamic_masks(row.subspan(start, length), masking.rule, masking.vocab, seed, epoch,
+                           static_cast<uint64_t>(id), masks) == 0)
+      return 0;
+    for (size_t m = first; m < masks.size(); ++m) masks[m].position += static_cast<uint32_t>(start);
+    start += length;
   }
   sample.masked_lm_positions.resize(masks.size());
   sample.masked_lm_ids.resize(masks.size());

@@ -189,7 +189,7 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
   if (m.config.max_predictions == 0) m.config.max_predictions = m.widest_predictions;
   // --max-predictions counts one sample's masks; a packed row of several takes more slots.
   if (m.config.masking)
-    m.config.max_predictions = std::max(m.config.max_predictions, dynamic_prediction_slots(m.sources, *m.config.masking));
+    m.config.max_predictions = dynamic_prediction_slots(m.sources, *m.config.masking);
 
   // What the batches depend on; dynamic masking's rule too, so that a resume with another rule is refused.
   const std::string masking = m.config.masking ? fmt::format(" masks {:g} {}{}", m.config.masking->rule.masked_lm_prob,
