@@ -14,7 +14,7 @@ want_python=0 want_torch=0
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config libboost-program-options-dev libicu-dev zlib1g-dev
               libbz2-dev liblzma-dev libzstd-dev libfmt-dev doctest-dev nlohmann-json3-dev libhdf5-dev libgloo-dev
-              openmpi-bin bzip2 xz-utils zstd python3-venv patchelf)
+              openmpi-bin bzip2 xz-utils zstd python3-venv patchelf strace)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

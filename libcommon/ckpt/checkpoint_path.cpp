@@ -133,6 +133,29 @@ std::string vocab_beside_checkpoint(const std::string& resolved) {
   return "";
 }
 
+std::vector<std::string> checkpoint_read_paths(const std::string& resolved) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(resolved, ec), ec);  // "step-N/", a link to it: what it names
+  if (p.filename().empty()) p = p.parent_path();
+  std::vector<std::string> paths = {resolved};
+  if (!fs::is_directory(p, ec)) {
+    const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+    // A TF prefix's files (the data file's name as Google's single-shard checkpoints have it) and the configs read
+    // beside a prefix or a weights file.
+    for (const std::string& path : {resolved + ".index", resolved + ".data-00000-of-00001",
+                                    (dir / "bert_config.json").string(), (dir / "config.json").string()})
+      paths.push_back(path);
+  } else if (const fs::path parent = p.parent_path(); parent.filename() == "checkpoints") {
+    paths.push_back(parent.string());  // what the run's next reader lists: `latest` and the step directories
+    paths.push_back((parent / "latest").string());
+  }
+  if (const std::string vocab = vocab_beside_checkpoint(resolved); !vocab.empty()) {
+    paths.push_back(vocab);
+    paths.push_back((fs::path(vocab).parent_path() / "tokenizer_config.json").string());
+  }
+  return paths;
+}
+
 std::optional<bool> tokenizer_lower_case(const std::string& vocab_path) {
   const fs::path path = fs::path(vocab_path).parent_path() / "tokenizer_config.json";
   std::error_code ec;

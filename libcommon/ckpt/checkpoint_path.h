@@ -33,6 +33,12 @@ std::string resolve_checkpoint(const std::string& path);
 // The prefix of the one TF1 checkpoint in `dir` (NAME for its NAME.index); empty for none or more than one.
 std::string tf_prefix_in(const std::filesystem::path& dir);
 
+// Every path that reading the resolved checkpoint `resolved` touches or may touch, for the outputs kept apart from
+// them (io/output_over_input.h): the checkpoint itself (a directory: all it holds), a TF prefix's index and data,
+// the configs beside a TF prefix or weights file, the vocabulary beside it and its tokenizer_config.json, and in a
+// training run its checkpoints/ directory with `latest`. Paths that do not exist are listed too (they pass).
+std::vector<std::string> checkpoint_read_paths(const std::string& resolved);
+
 // vocab.txt beside a resolved checkpoint (in its directory, or beside a TF prefix or weights file), then in the
 // run's output directory; empty when there is none.
 std::string vocab_beside_checkpoint(const std::string& resolved);

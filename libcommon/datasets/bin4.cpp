@@ -3,6 +3,7 @@
 #include "bertkit/version.h"
 #include "io/output_over_input.h"
 #include "util/error.h"
+#include "util/tool_name.h"
 #include "io/progress.h"
 #include "io/cleanup.h"
 #include "datasets/shared_vocab_stamp.h"
@@ -57,6 +58,8 @@ struct InputInfo {
 };
 
 // What bin4 writes in its output directory: the marker, and a directory per bin holding only its shards.
+constexpr const char* kBin4OutputDescription = "an earlier bin4 output (bin4.json and its bins' shards)";
+
 bool is_bin4_output(const fs::directory_entry& entry) {
   std::error_code ec;
   const std::string name = entry.path().filename().string();
@@ -74,12 +77,13 @@ bool is_bin4_output(const fs::directory_entry& entry) {
 // existing empty directory is replaced; a non-empty one only under --force, and only when it holds nothing but an
 // earlier bin4 output (old shards mixed with new ones would be a dataset no run can use).
 bool replaces_existing_output(const Bin4Config& o) {
+  recover_killed_commit(o.output_dir);
   std::error_code ec;
   if (!fs::exists(o.output_dir, ec)) return false;
   if (!fs::is_directory(o.output_dir, ec)) fail("{}: exists and is not a directory", o.output_dir);
   if (fs::is_empty(o.output_dir, ec)) return true;
   if (!o.force) fail("{}: output directory exists and is not empty; use --force to replace it", o.output_dir);
-  refuse_foreign_entries(o.output_dir, is_bin4_output, "an earlier bin4 output (bin4.json and its bins' shards)");
+  refuse_foreign_entries(o.output_dir, is_bin4_output, kBin4OutputDescription);
   return true;
 }
 
@@ -319,8 +323,10 @@ Bin4Result run_bin4(const Bin4Config& o) {
   const Bin4Plan plan = plan_bin4(o);
   // Declared before the writers, so that it goes after they have removed their temporaries.
   StagedDirectory output(o.output_dir, replaces_existing_output(o));
+  output.replaces_only(is_bin4_output, kBin4OutputDescription);
   Bin4Result result;
   Progress progress(o.quiet);
+  if (const std::string note = plan.vocab.unstamped_note(); !note.empty() && !o.quiet) print_warning(note);
   try {
     ChunkCompressor compressor(worker_threads(o.threads));  // outlives the writers
     BinWriters writers = open_bin_writers(o, plan, compressor, output);

@@ -7,6 +7,7 @@
 #include "io/output_over_input.h"
 #include "io/output.h"
 #include "util/error.h"
+#include "util/tool_name.h"
 
 #include <fmt/format.h>
 
@@ -177,6 +178,7 @@ PackResult run_pack(const PackConfig& config) {
   w.overwrite = config.force;
   w.masked = masked;
   w.vocab_stamp = vocab.text();
+  if (const std::string note = vocab.unstamped_note(); !note.empty() && !config.quiet) print_warning(note);
   PretrainWriter writer(config.output, w);
   progress.stage("writing", rows.size(), "rows");
   for (size_t r = 0; r < rows.size(); ++r) {

@@ -1,6 +1,7 @@
 #include "datasets/tfrecord2hdf5.h"
 
 #include "io/output_over_input.h"
+#include "io/staged_output.h"
 #include "util/error.h"
 #include "util/printable.h"
 #include "io/progress.h"
@@ -9,7 +10,6 @@
 #include "hdf5/hdf5_handle.h"
 #include "hdf5/hdf5_writer.h"
 #include "tfrecord/tfrecord.h"
-#include "io/created_dirs.h"
 #include "io/input.h"
 #include "io/output.h"
 
@@ -272,8 +272,6 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
     convert(cfg.inputs, cfg.output, cfg, stats, count);
   } else {
     namespace fs = std::filesystem;
-    CreatedDirs created;  // a missing DIR is made, and removed again if the run fails
-    created.create(cfg.output_dir);
     std::vector<std::string> outputs;
     for (const auto& in : cfg.inputs) {
       std::string name = fs::path(in).filename().string();
@@ -285,8 +283,17 @@ Tfrecord2hdf5Stats run_tfrecord2hdf5(const Tfrecord2hdf5Config& cfg) {
         fail("{} and another input would both write {}", in, outputs.back());
       check_hdf5_output(outputs.back(), cfg.force);  // refuse before converting anything
     }
-    for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, outputs[i], cfg, stats, count);
-    created.commit();
+    // All outputs or none: each written into a staging directory in DIR (made if missing, and removed again if the
+    // run fails) and renamed into place together once every input has converted.
+    StagedFiles staged;
+    try {
+      std::vector<std::string> staged_paths;
+      for (const std::string& output : outputs) staged_paths.push_back(staged.stage(output));
+      for (size_t i = 0; i < cfg.inputs.size(); ++i) convert({cfg.inputs[i]}, staged_paths[i], cfg, stats, count);
+      staged.commit();
+    } catch (const Error& e) {
+      throw Error(staged.as_destination(e.what()));  // an output as the user knows it, not its staging name
+    }
   }
   progress.finish(stats.bytes, fmt::format("{} records{}, {} output file{}", stats.records,
                                            stats.skipped ? fmt::format(" ({} corrupt skipped)", stats.skipped) : "",

@@ -2,6 +2,7 @@
 
 #include "util/error.h"
 #include "io/cleanup.h"
+#include "io/leftovers.h"
 #include "io/output.h"
 #include "io/durable.h"
 #include "util/printable.h"
@@ -78,12 +79,15 @@ Hdf5TempFile::Hdf5TempFile(std::string path, bool overwrite) : path_(std::move(p
   check_hdf5_output(path_, overwrite);
   created_.create_parent(path_);
   temp_path_ = temporary_sibling(path_, "", ".tmp.XXXXXX");
+  sweep_dead_siblings(temp_path_);  // what a killed run writing this output left
   int fd = create_temporary(temp_path_, cleanup_slot_);
   if (fd < 0) fail("{}: cannot create output: {}", path_, std::strerror(errno));
   // The temporary is made 0600; give it the permissions an ordinary new file would get.
   mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd, 0644 & ~mask);
+  // HDF5 takes the same exclusive flock on a file it writes (HDF5_USE_FILE_LOCKING, on by default), which holds the
+  // temporary from here on (io/leftovers.h); ours would refuse it that lock.
   ::close(fd);
   file_ = hid_file(H5Fcreate(temp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
   if (!file_.valid()) {

@@ -167,8 +167,12 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
     if (type.valid() && H5Tget_class(type) == H5T_VLEN) layout_ = Hdf5Layout::varlength;
     else if (exists(kDatasetNextSentencePositions)) layout_ = Hdf5Layout::packed;
   }
-  // Unmasked instances: both prediction datasets absent, sample_ids there instead.
+  // Unmasked instances: both prediction datasets absent, sample_ids there instead. A file with both would be read
+  // one way while its writer meant the other (masks fixed, or ids ignored): neither is guessed.
   masked_ = exists(kDatasetMaskedPositions) || exists(kDatasetMaskedIds) || !exists(kDatasetSampleIds);
+  if (masked_ && exists(kDatasetSampleIds))
+    fail("{}: holds both sample_ids (unmasked instances, masked by the loader) and masked_lm_* (fixed masks); a "
+         "pretraining file has one or the other: remake it with mkpretrain", path);
   std::vector<std::string> missing;
   for (const char* name : nvidia_names) {
     const bool prediction = name == kDatasetMaskedPositions || name == kDatasetMaskedIds;
@@ -196,6 +200,9 @@ PretrainReader::PretrainReader(const std::string& path) : path_(path) {
     masked_ids_ = open_dataset(kDatasetMaskedIds, vlen, true);
   } else {
     sample_ids_ = open_dataset(kDatasetSampleIds, false, layout_ == Hdf5Layout::packed);
+    // Read as int64, an unsigned 64-bit id of 2^63 or more would come back clipped to 2^63-1 (read_sample_id).
+    Hid type = hid_type(H5Dget_type(sample_ids_.id));
+    sample_ids_clipped_ = type.valid() && H5Tget_sign(type) == H5T_SGN_NONE && H5Tget_size(type) >= 8;
   }
   next_sentence_ = open_dataset(kDatasetNextSentence, false, true);
   if (!vlen) input_mask_ = open_dataset(kDatasetInputMask, false, true);
@@ -253,7 +260,8 @@ PretrainReader::Dataset PretrainReader::open_dataset(const char* name, bool vlen
   int rank = H5Sget_simple_extent_ndims(space);
   hsize_t dims[2] = {0, 0};
   if (rank < 1 || rank > 2 || (rank == 2 && (!two_d_ok || vlen)))
-    fail("{}: dataset {} has {} dimensions, expected {}", path_, name, rank, vlen ? 1 : 2);
+    fail("{}: dataset {} has {} dimensions, expected {}", path_, name, rank,
+         vlen || !two_d_ok ? "1" : (layout_ == Hdf5Layout::packed ? "2" : "1 or 2"));
   H5Sget_simple_extent_dims(space, dims, nullptr);
   if (rank == 2) d.width = dims[1];
   if (name == kDatasetInputIds) rows_ = dims[0];
@@ -364,10 +372,19 @@ void PretrainReader::read_nvidia(std::vector<PretrainSample>& out, uint64_t firs
 
 void PretrainReader::read_sample_ids(std::vector<PretrainSample>& out, uint64_t first, uint64_t count) {
   const auto ids = read_fixed(sample_ids_, first, count);
-  for (uint64_t r = 0; r < count; ++r) {
-    if (ids[r] < 0) row_error(first + r, fmt::format("sample_ids: {} is negative", ids[r]));
-    out[r].sample_id = ids[r];
-  }
+  for (uint64_t r = 0; r < count; ++r) out[r].sample_id = checked_sample_id(first + r, ids[r]);
+}
+
+int64_t PretrainReader::checked_sample_id(uint64_t row, int64_t id) const {
+  if (id < 0) row_error(row, fmt::format("sample_ids: {} is negative", id));
+  if (sample_ids_clipped_ && id == std::numeric_limits<int64_t>::max())
+    row_error(row, "sample_ids: an unsigned id of 2^63 or more, beyond the int64 ids hold (bertkit-formats(5))");
+  return id;
+}
+
+int64_t PretrainReader::sample_id_at(uint64_t row) {
+  if (masked_ || layout_ == Hdf5Layout::packed) return -1;
+  return checked_sample_id(row, read_fixed(sample_ids_, row, 1).front());
 }
 
 void PretrainReader::read_varlength(std::vector<PretrainSample>& out, uint64_t first, uint64_t count) {
@@ -450,7 +467,7 @@ void PretrainReader::read_packed(std::vector<PretrainSample>& out, uint64_t firs
         row_error(row, fmt::format("next_sentence_positions: value {} in slot {} (sample {} starts at column {})",
                                    nsp_positions[r * S + k], k, k + 1, starts[k]));
       s.pack_labels.push_back(narrow(labels[r * S + k]));
-      if (!masked_) s.pack_sample_ids.push_back(sample_ids[r * S + k]);
+      if (!masked_) s.pack_sample_ids.push_back(checked_sample_id(row, sample_ids[r * S + k]));
     }
     if (masked_) take_predictions(&positions[r * P], &masked[r * P], P, s);
     s.next_sentence_label = s.pack_labels.empty() ? 0 : s.pack_labels.front();

@@ -33,6 +33,9 @@ class PretrainReader {
   // writers record it; empty when the file has none (Google's, NVIDIA's).
   const std::string& vocab_stamp() const { return vocab_stamp_; }
 
+  // The sample_id of `row` of an unmasked file that is not packed; -1 for other files.
+  int64_t sample_id_at(uint64_t row);
+
   // Replaces `out` with the next up to max_rows samples; returns false (and leaves `out` empty) at the end.
   bool read_block(std::vector<PretrainSample>& out, size_t max_rows = 1024);
 
@@ -60,7 +63,9 @@ class PretrainReader {
   Dataset input_ids_, input_mask_, segment_ids_, positions_, masked_ids_, next_sentence_;
   Dataset token_positions_, next_sentence_positions_, next_sentence_weights_;  // the packed layout's
   Dataset sample_ids_;                                                        // unmasked files
+  bool sample_ids_clipped_ = false;                                           // unsigned 64-bit on disk
   void read_sample_ids(std::vector<PretrainSample>& out, uint64_t first, uint64_t count);
+  int64_t checked_sample_id(uint64_t row, int64_t id) const;
 };
 
 }  // namespace bk

@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "io/cleanup.h"
 #include "io/durable.h"
+#include "io/leftovers.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -49,6 +50,7 @@ Output::Output(const std::string& path, bool overwrite, size_t buffer_size) : pa
   created_.create_parent(path);
   // The temporary lives in the same directory so that rename() is atomic.
   temp_path_ = temporary_sibling(path, "", ".tmp.XXXXXX");
+  sweep_dead_siblings(temp_path_);  // what a killed run writing this output left
   fd_ = create_temporary(temp_path_, cleanup_slot_);
   if (fd_ < 0) fail("{}: cannot create output: {}", path, std::strerror(errno));
   ::fchmod(fd_, 0644 & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }());

@@ -57,7 +57,7 @@ void refuse_output_over_inputs(const char* flag, const std::string& output, Outp
     if (!in) continue;
     if (out && *out == *in)
       usage_fail("{} {}: is the input {}; write the output elsewhere", flag, shown(output), shown(input));
-    if (kind == OutputKind::directory && in->directory && lies_inside(output, *in))
+    if (in->directory && lies_inside(output, *in))
       usage_fail("{} {}: lies inside the input {}; write the output elsewhere", flag, shown(output), shown(input));
     if (kind == OutputKind::directory && out && out->directory && lies_inside(input, *out))
       usage_fail("{} {}: holds the input {}, which the output would replace; write the output elsewhere", flag,

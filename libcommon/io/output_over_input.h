@@ -13,8 +13,9 @@ enum class OutputKind { file, directory };
 
 // A usage error (exit 2), naming `flag` and the input, when `output`
 //   - is an existing file or directory that is also one of `inputs`;
-//   - for a directory output (replaced whole under --force): lies inside an input that is a directory, or holds an
-//     input (the input lies inside it).
+//   - lies inside an input that is a directory (a checkpoint's or a data directory: every file in it is read, or
+//     may be by the next run);
+//   - for a directory output (replaced whole under --force): holds an input (the input lies inside it).
 // "-" (stdin or stdout) and inputs that do not exist pass; so does an output that does not exist yet, unless it
 // would be made inside an input directory.
 void refuse_output_over_inputs(const char* flag, const std::string& output, OutputKind kind,

@@ -181,68 +181,74 @@ ShardSummary run_shard(const ShardConfig& c) {
 
   Progress progress(c.quiet);
   ShardSummary summary;
+  try {
 
-  // Pass 1: document sizes. An input that cannot be read twice (stdin, a named pipe, a process substitution
-  // <(...), a device) is copied to a spool file first, for the later passes: opening a FIFO again would wait
-  // forever for a writer, and /dev/fd/N would be empty the second time.
-  std::vector<uint64_t> sizes;
-  std::vector<std::string> sources = c.inputs;
-  std::vector<std::unique_ptr<TemporaryFile>> spools;
-  for (auto& source : sources) {
-    if (readable_twice(source)) continue;
-    progress.stage(fmt::format("copying {} for the later passes", source == "-" ? "stdin" : source));
-    // A fresh name each run: a file the user has at PREFIX.stdin-spool (or a second run's spool) is not touched.
-    spools.push_back(std::make_unique<TemporaryFile>(
-        c.prefix + (source == "-" ? ".stdin-spool.tmp.XXXXXX" : ".input-spool.tmp.XXXXXX")));
-    Output copy(spools.back()->path, /*overwrite=*/true);  // replaces only the empty file mkstemp just made
-    Input input(source);
-    DocumentReader reader(input);
-    Document doc;
-    // The sizes of these documents are taken below, when the spool is read with the other inputs.
-    while (reader.next(doc)) {
-      write_document(copy, doc.lines);
-      if (progress.wants_update()) progress.update(input.offset());
+    // Pass 1: document sizes. An input that cannot be read twice (stdin, a named pipe, a process substitution
+    // <(...), a device) is copied to a spool file first, for the later passes: opening a FIFO again would wait
+    // forever for a writer, and /dev/fd/N would be empty the second time.
+    std::vector<uint64_t> sizes;
+    std::vector<std::string> sources = c.inputs;
+    std::vector<std::unique_ptr<TemporaryFile>> spools;
+    for (auto& source : sources) {
+      if (readable_twice(source)) continue;
+      progress.stage(fmt::format("copying {} for the later passes", source == "-" ? "stdin" : source));
+      // A fresh name each run: a file the user has at PREFIX.stdin-spool (or a second run's spool) is not touched.
+      spools.push_back(std::make_unique<TemporaryFile>(
+          c.prefix + (source == "-" ? ".stdin-spool.tmp.XXXXXX" : ".input-spool.tmp.XXXXXX")));
+      Output copy(spools.back()->path, /*overwrite=*/true);  // replaces only the empty file mkstemp just made
+      Input input(source);
+      DocumentReader reader(input);
+      Document doc;
+      // The sizes of these documents are taken below, when the spool is read with the other inputs.
+      while (reader.next(doc)) {
+        write_document(copy, doc.lines);
+        if (progress.wants_update()) progress.update(input.offset());
+      }
+      copy.commit();
+      source = spools.back()->path;
     }
-    copy.commit();
-    source = spools.back()->path;
-  }
-  // One pass to measure, then one per group of --max-open-files shards.
-  const uint32_t total_shards = static_cast<uint32_t>(files.size());
-  const uint32_t group = open_file_budget(static_cast<uint32_t>(c.max_open));
-  const uint32_t passes = 1 + (total_shards + group - 1) / group;
-  const uint64_t source_bytes = file_bytes(sources);
-  progress.stage(fmt::format("pass 1/{}", passes), source_bytes);
-  auto measure_size = [&](const Document& doc, uint64_t, const Input&) { sizes.push_back(doc.bytes()); };
-  const uint64_t documents = read_sources(sources, progress, measure_size);
-  summary.documents = documents;
-  for (uint64_t b : sizes) summary.bytes += b;
+    // One pass to measure, then one per group of --max-open-files shards.
+    const uint32_t total_shards = static_cast<uint32_t>(files.size());
+    const uint32_t group = open_file_budget(static_cast<uint32_t>(c.max_open));
+    const uint32_t passes = 1 + (total_shards + group - 1) / group;
+    const uint64_t source_bytes = file_bytes(sources);
+    progress.stage(fmt::format("pass 1/{}", passes), source_bytes);
+    auto measure_size = [&](const Document& doc, uint64_t, const Input&) { sizes.push_back(doc.bytes()); };
+    const uint64_t documents = read_sources(sources, progress, measure_size);
+    summary.documents = documents;
+    for (uint64_t b : sizes) summary.bytes += b;
 
-  summary.plan = make_shard_plan(sizes, training_shards, test_shards, c.test_fraction, static_cast<uint64_t>(c.seed));
+    summary.plan = make_shard_plan(sizes, training_shards, test_shards, c.test_fraction, static_cast<uint64_t>(c.seed));
+    const ShardPlan& plan = summary.plan;
+
+    // Pass 2 (repeated per group of shards): stream the documents into their shards.
+    for (uint32_t first = 0; first < total_shards; first += group) {
+      const uint32_t last = std::min(total_shards, first + group);
+      std::vector<std::unique_ptr<Output>> outputs;
+      for (uint32_t s = first; s < last; ++s)
+        outputs.push_back(std::make_unique<Output>(staged_paths[s], false, kShardBuffer));
+      ++summary.passes;
+      progress.stage(fmt::format("pass {}/{}", summary.passes + 1, passes), source_bytes);
+      auto route = [&](const Document& doc, uint64_t i, const Input& source) {
+        if (i >= documents || doc.bytes() != sizes[i])
+          fail("{}: line {}: the input changed between passes (document {})", source.name(), doc.first_line, i + 1);
+        uint32_t to = plan.shard_of[i];
+        uint32_t combined = (to & ShardPlan::kTest) ? training_shards + (to & ~ShardPlan::kTest) : to;
+        if (combined >= first && combined < last) write_document(*outputs[combined - first], doc.lines);
+      };
+      uint64_t seen = read_sources(sources, progress, route);
+      if (seen != documents) fail("the inputs changed between passes: {} documents, then {}", documents, seen);
+      for (auto& out : outputs) out->commit();
+    }
+
+    write_file_atomic(staged_marker, marker_json(c, summary, files));
+    staged.commit();
+  } catch (const Error& e) {
+    throw Error(staged.as_destination(e.what()));  // a shard as the user knows it, not its staging name
+  }
+
+  const uint64_t documents = summary.documents;
   const ShardPlan& plan = summary.plan;
-
-  // Pass 2 (repeated per group of shards): stream the documents into their shards.
-  for (uint32_t first = 0; first < total_shards; first += group) {
-    const uint32_t last = std::min(total_shards, first + group);
-    std::vector<std::unique_ptr<Output>> outputs;
-    for (uint32_t s = first; s < last; ++s)
-      outputs.push_back(std::make_unique<Output>(staged_paths[s], false, kShardBuffer));
-    ++summary.passes;
-    progress.stage(fmt::format("pass {}/{}", summary.passes + 1, passes), source_bytes);
-    auto route = [&](const Document& doc, uint64_t i, const Input& source) {
-      if (i >= documents || doc.bytes() != sizes[i])
-        fail("{}: line {}: the input changed between passes (document {})", source.name(), doc.first_line, i + 1);
-      uint32_t to = plan.shard_of[i];
-      uint32_t combined = (to & ShardPlan::kTest) ? training_shards + (to & ~ShardPlan::kTest) : to;
-      if (combined >= first && combined < last) write_document(*outputs[combined - first], doc.lines);
-    };
-    uint64_t seen = read_sources(sources, progress, route);
-    if (seen != documents) fail("the inputs changed between passes: {} documents, then {}", documents, seen);
-    for (auto& out : outputs) out->commit();
-  }
-
-  write_file_atomic(staged_marker, marker_json(c, summary, files));
-  staged.commit();
-
   const uint64_t test_documents = split_documents(plan.test);
   std::string what = fmt::format("{} documents ({} training, {} test), {} + {} shards, max/mean {:.4f} training",
                                  documents, documents - test_documents, test_documents, c.training_shards,

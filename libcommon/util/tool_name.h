@@ -14,4 +14,7 @@ const std::vector<std::string>& tool_arguments();
 
 void set_tool_identity(const char* name, int argc, char** argv);
 
+// "TOOL: warning: MESSAGE" on stderr, one line.
+void print_warning(const std::string& message);
+
 }  // namespace bk

@@ -73,4 +73,14 @@ if [ -n "$torch_lib" ]; then
   expect_rc 1 "a LibTorch tool without LibTorch"
   expect_err "^bundle-run: bert-train needs LibTorch \(torch 2\.[0-9]+[^)]*\): set BERTKIT_TORCH_LIB" "without LibTorch: message"
 fi
+# (issue 38, items 13 and 15) A bundle in a folder whose name ends in a newline runs itself, not the folder of the
+# name without it (which holds no bundle: the launcher failed there); a killed unpacking's .unpacking-HOST-PID-*
+# (its process gone) is removed by the next one.
+nl_dir="$TMP/nl/bundle"$'\n'
+mkdir -p "$TMP/nl/bundle" && cp -r "$B" "$nl_dir" && rm -rf "$nl_dir"/.unpacked-*
+mkdir "$nl_dir/.unpacking-$(uname -n | tr -c 'A-Za-z0-9.\n-' '_')-999999999-AbCdEf"
+run clean "$nl_dir/bin/wordpiece" --version
+expect_rc 0 "a bundle in a folder whose name ends in a newline"
+expect_out "$("$BIN/wordpiece" --version)" "the newline folder's own wordpiece ran"
+OUT=$(ls -A "$nl_dir" | grep '^\.unpacking-' || true); expect_out "" "a dead unpacking's folder is removed"
 finish

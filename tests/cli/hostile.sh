@@ -568,4 +568,104 @@ run shard -q -n 1 -o "$TMP/shdir/out/s" "$TMP/corpus.txt"
 expect_rc 1 "a shard name that is a directory"
 expect_err "s_training-00000-of-00001.txt: is a directory" "the directory named"
 CASES=$((CASES + 1)); [ -f "$TMP/shdir/out/s_training-00000-of-00001.txt/keep/me" ] || fail_case "the directory was removed"
+# 22. (issue 38) What a killed or raced commit leaves, stamps and leftovers. The commit windows are held open with
+# strace's syscall delays, as the hostile run found them.
+# wait_for TEST...: polls a condition for up to 20 s.
+wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.1; done; return 1; }
+# strace_windows: strace can trace here, on x86_64 (whose glibc renames with rename(2), renameat2 only for the swap).
+strace_windows() { [ "$(uname -m)" = x86_64 ] && command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; }
+# Item 4: shard -f killed during its renames leaves no marker over a mix of old and new shards (the old marker goes
+# aside before anything moves), and the next run removes the staging folder it left.
+if strace_windows; then
+  mkdir "$TMP/mix"
+  shard -q -n 3 --seed 1 -o "$TMP/mix/s" "$TMP/corpus.txt"
+  # Renames 1-4 put each staged file's own temporary in place (three shards, the marker); the commit's begin at 5.
+  strace -f -o "$TMP/mix.strace" -e trace=rename -e inject=rename:delay_enter=8000000:when=6 \
+    shard -q -f -n 3 --seed 2 -o "$TMP/mix/s" "$TMP/corpus.txt" &
+  tracer=$!
+  wait_for sh -c '[ "$(grep -c "rename(.*= 0" "$1")" -ge 5 ]' _ "$TMP/mix.strace" && sleep 0.3
+  pkill -9 -P "$tracer" shard; wait "$tracer" 2>/dev/null
+  CASES=$((CASES + 1)); [ ! -e "$TMP/mix/s.done" ] || fail_case "a killed shard -f left its old marker over a mixed set"
+  run shard -q -f -n 3 --seed 2 -o "$TMP/mix/s" "$TMP/corpus.txt"
+  expect_rc 0 "shard -f after a killed one"
+  OUT=$(ls -A "$TMP/mix" | grep -v '^s_training-0000[0-2]-of-00003.txt$\|^s.done$' || true)
+  expect_out "" "nothing but the shards and the marker after the rerun"
+  CASES=$((CASES + 1)); grep -q '"seed": 2' "$TMP/mix/s.done" || fail_case "the new marker does not name seed 2"
+fi
+# Item 5: bin4 -f swaps the new output in with one renameat2 (RENAME_EXCHANGE): killed right after it, OUT is the
+# new output whole, and the old one left at its temporary name is removed by the next run. Where the file system
+# cannot swap (EINVAL, injected), a run killed between the fallback's two renames has moved OUT aside: the next run
+# puts it back before anything else.
+mkpretrain -q --vocab "$TMP/vocab.txt" --format hdf5 --max-seq-length 16 --max-predictions 2 -o "$TMP/stamped.hdf5" "$TMP/corpus.txt"
+if strace_windows; then
+  bin4 -q --bins 8,16 -o "$TMP/b5" "$TMP/stamped.hdf5"
+  cp "$TMP/b5/bin4.json" "$TMP/b5.old.json"
+  strace -f -o /dev/null -e trace=renameat2 -e inject=renameat2:delay_exit=8000000 \
+    bin4 -q -f --bins 4,16 -o "$TMP/b5" "$TMP/stamped.hdf5" &
+  tracer=$!
+  wait_for grep -q '"max_length": 4' "$TMP/b5/bin4.json"
+  pkill -9 -P "$tracer" bin4; wait "$tracer" 2>/dev/null
+  CASES=$((CASES + 1)); grep -q '"max_length": 4' "$TMP/b5/bin4.json" || fail_case "bin4 -f killed after its swap: OUT is not the new output"
+  run bin4 -q -f --bins 4,16 -o "$TMP/b5" "$TMP/stamped.hdf5"
+  expect_rc 0 "bin4 -f after a killed one"
+  OUT=$(ls -A "$TMP" | grep '^\.b5\.' || true); expect_out "" "no .b5.partial-* left after the rerun"
+  strace -f -o /dev/null -e trace=renameat2,rename -e inject=renameat2:error=EINVAL \
+    -e inject=rename:delay_exit=8000000 -P "$TMP/b5" bin4 -q -f --bins 8,16 -o "$TMP/b5" "$TMP/stamped.hdf5" &
+  tracer=$!
+  wait_for test ! -e "$TMP/b5"
+  pkill -9 -P "$tracer" bin4; wait "$tracer" 2>/dev/null
+  run bin4 -q --bins 8,16 -o "$TMP/b5" "$TMP/stamped.hdf5"
+  expect_rc 1 "bin4 without -f after a fallback commit was killed"
+  expect_err "^bin4: $TMP/b5: put back the output that a killed run had moved aside" "the put-back said"
+  CASES=$((CASES + 1)); grep -q '"max_length": 4' "$TMP/b5/bin4.json" || fail_case "the old output was not put back"
+  OUT=$(ls -A "$TMP" | grep '^\.b5\.' || true); expect_out "" "no .b5.partial-* left after the put-back"
+  # Item 6: a file put into OUT while bin4 -f runs is refused by name at the commit, never deleted with the old
+  # output, and the old output stays.
+  strace -f -o /dev/null -e trace=renameat2 -e inject=renameat2:delay_enter=4000000 \
+    bin4 -q -f --bins 8,16 -o "$TMP/b5" "$TMP/stamped.hdf5" >"$TMP/b6.out" 2>"$TMP/b6.err" &
+  tracer=$!
+  wait_for sh -c 'ls "$1"/.b5.partial-*/bin4.json' _ "$TMP" >/dev/null 2>&1 && sleep 0.5
+  echo "my notes" >"$TMP/b5/notes.txt"
+  wait "$tracer"; RC=$?; ERR=$(cat "$TMP/b6.err")
+  expect_rc 1 "bin4 -f with a file put into OUT during the run"
+  expect_err "^bin4: error: $TMP/b5: holds notes.txt, which bin4 did not write" "the file named"
+  CASES=$((CASES + 1)); [ "$(cat "$TMP/b5/notes.txt")" = "my notes" ] && grep -q '"max_length": 4' "$TMP/b5/bin4.json" ||
+    fail_case "the user's file or the old output is gone"
+fi
+# Item 9: a stamped and an unstamped file: the output keeps the known stamp and says so.
+run pack -o "$TMP/mixed.hdf5" "$TMP/stamped.hdf5" "$TMP/in.hdf5"
+expect_rc 0 "pack of a stamped and an unstamped file"
+expect_err "^pack: warning: $TMP/in.hdf5 records no vocabulary; taken as $TMP/stamped.hdf5's " "the warning"
+OUT=$("$PYTHON" -c 'import sys, h5py
+a, b = (h5py.File(p).attrs.get("bertkit_vocab") for p in sys.argv[1:])
+print(a is not None and a == b)' "$TMP/stamped.hdf5" "$TMP/mixed.hdf5")
+expect_out "True" "the packed output keeps the stamp"
+# Item 12: tfrecord2hdf5 --output-dir is all or nothing: a later input that fails leaves no earlier output.
+printf 'not a tfrecord' >"$TMP/bad.tfrecord"
+mkdir "$TMP/t12"
+run tfrecord2hdf5 -q --output-dir "$TMP/t12/out" "$TMP/good.tfrecord" "$TMP/bad.tfrecord"
+expect_rc 1 "tfrecord2hdf5 --output-dir with a bad second input"
+OUT=$(ls -A "$TMP/t12"); expect_out "" "no output and no directory left"
+run tfrecord2hdf5 -q --output-dir "$TMP/t12/out" "$TMP/good.tfrecord"
+expect_rc 0 "the rerun is not refused"
+# Item 13: a dead run's temporaries (no process holds them, older than the run) are removed by the next run that
+# writes the same output; one a live process holds stays.
+mkdir "$TMP/t13"
+touch -d '1 hour ago' "$TMP/t13/out.txt.tmp.AbCdEf"
+host=$(uname -n | sed 's/[^A-Za-z0-9.-]/_/g')
+mkdir "$TMP/t13/.bertkit-staged-$host-XyZ123" && echo old >"$TMP/t13/.bertkit-staged-$host-XyZ123/s.done.old"
+touch -d '1 hour ago' "$TMP/t13/held.txt.tmp.HeLd00"
+flock "$TMP/t13/held.txt.tmp.HeLd00" sleep 30 &
+holder=$!
+wait_for sh -c '! flock -n "$1" true' _ "$TMP/t13/held.txt.tmp.HeLd00"
+run sent-seg -q -o "$TMP/t13/out.txt" "$TMP/corpus.txt"
+run sent-seg -q -o "$TMP/t13/held.txt" "$TMP/corpus.txt"
+run shard -q -n 1 -o "$TMP/t13/s" "$TMP/corpus.txt"
+expect_rc 0 "runs beside a dead run's leftovers"
+OUT=$(ls -A "$TMP/t13" | tr '\n' ' '); expect_out "held.txt held.txt.tmp.HeLd00 out.txt s.done s_training-00000-of-00001.txt " "only the held temporary stays"
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+# Item 14: an error after the disk fills names the output, not its staging path.
+run bash -c 'ulimit -f 1 && exec shard -q -n 1 -o "$1" "$2"' _ "$TMP/t14/s" "$TMP/split.xml"
+expect_rc 1 "shard past a file-size limit"
+expect_err "^shard: error: $TMP/t14/s_training-00000-of-00001.txt: " "the shard named as the user knows it"
 finish

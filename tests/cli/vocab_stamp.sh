@@ -94,16 +94,18 @@ run bin4 -q --bins 32,64 --max-predictions 10 -o "$TMP/bins2" "$TMP/uncased.h5" 
 expect_rc 1 "bin4: inputs of two vocabularies"
 expect_err "were made with different vocabularies" "bin4: message"
 CASES=$((CASES + 1)); [ ! -e "$TMP/bins2" ] || fail_case "bin4 refused but left $TMP/bins2"
-# A file that records no vocabulary (as Google's and tfrecord2hdf5's) beside a stamped one: the output claims none.
+# A file that records no vocabulary (as Google's and tfrecord2hdf5's) beside a stamped one: the output keeps the
+# stamped one's, which bert-train then checks, and bin4 says so.
 if "$PYTHON" -c 'import h5py' 2>/dev/null; then
   "$PYTHON" -c 'import h5py, sys
 with h5py.File(sys.argv[1], "r") as f, h5py.File(sys.argv[2], "w") as g:
     for name in f: g.create_dataset(name, data=f[name][:])' "$TMP/shuffled.h5" "$TMP/plain.h5"
-  run bin4 -q --bins 32,64 --max-predictions 10 -o "$TMP/mixed-bins" "$TMP/shuffled.h5" "$TMP/plain.h5"
+  run bin4 --bins 32,64 --max-predictions 10 -o "$TMP/mixed-bins" "$TMP/shuffled.h5" "$TMP/plain.h5"
   expect_rc 0 "bin4: a stamped and an unstamped input"
+  expect_err "^bin4: warning: $TMP/plain.h5 records no vocabulary; taken as $TMP/shuffled.h5's" "bin4: the warning"
   run "$PYTHON" -c 'import h5py, sys; print("bertkit_vocab" in h5py.File(sys.argv[1], "r").attrs)' \
     "$TMP/mixed-bins/64/part-00000-of-00001.hdf5"
-  expect_out False "bin4: no stamp claimed for an unstamped input's ids"
+  expect_out True "bin4: the known stamp kept"
 fi
 run pack -q -o "$TMP/packed.h5" "$TMP/shuffled.h5"
 expect_rc 0 "pack"

@@ -69,6 +69,15 @@ SquadFeatureOptions with_model_windows(SquadFeatureOptions options, const Finetu
   return with_model_length(options, config, model);
 }
 
+// What the run reads, never written over nor written into: the predict file, the vocabulary, and the checkpoint
+// with everything it holds (a run's `latest` too).
+std::vector<std::string> read_paths(const FinetunePredictConfig& config, const Tokenization& tokenization) {
+  std::vector<std::string> paths = checkpoint_read_paths(resolve_checkpoint(config.checkpoint));
+  paths.push_back(config.predict_file);
+  paths.push_back(tokenization.vocab_path);
+  return paths;
+}
+
 SquadPredictSettings squad_settings(const FinetunePredictConfig& config, const Tokenization& tokenization,
                                     const FinetunedModel& model) {
   SquadPredictSettings s;
@@ -82,7 +91,7 @@ SquadPredictSettings squad_settings(const FinetunePredictConfig& config, const T
   s.inference = {config.batch_size, config.precision, config.unpadded};
   s.predict_file = config.predict_file;
   s.outputs = {config.output_dir, config.save_logits, s.post.version_2_with_negative, config.force,
-               {config.predict_file, tokenization.vocab_path}};
+               read_paths(config, tokenization)};
   s.quiet = config.quiet;
   return s;
 }
@@ -96,7 +105,7 @@ GluePredictSettings glue_settings(const FinetunePredictConfig& config, const Tok
   s.output_dir = config.output_dir;
   s.force = config.force;
   s.quiet = config.quiet;
-  s.inputs = {config.predict_file, tokenization.vocab_path};
+  s.inputs = read_paths(config, tokenization);
   return s;
 }
 

@@ -19,7 +19,8 @@ struct GluePredictSettings {
   std::string output_dir;
   bool force = false;
   bool quiet = false;
-  std::vector<std::string> inputs;  // what the run reads (the predict file, the vocabulary): never written over
+  // What the run reads (the predict file, the vocabulary, the checkpoint): never written over or into.
+  std::vector<std::string> inputs;
 };
 
 // OUTPUT_DIR/<TASK>.tsv in the GLUE submission format, and the task's scores on stdout when the file has labels.

@@ -42,11 +42,15 @@ void write_squad_outputs(const SquadOutputs& o, const SquadPredictions& predicti
     out.commit();
   };
   StagedFiles files;  // the logits and the predictions go in place together, or none of them
-  if (!o.save_logits.empty() && o.save_logits != "-") write_logits(files.stage(o.save_logits));
-  const auto written = squad_prediction_files(predictions);
-  const std::vector<std::string> paths = o.prediction_paths();
-  for (size_t i = 0; i < written.size(); ++i) write_file_atomic(files.stage(paths[i]), written[i].second);
-  files.commit();
+  try {
+    if (!o.save_logits.empty() && o.save_logits != "-") write_logits(files.stage(o.save_logits));
+    const auto written = squad_prediction_files(predictions);
+    const std::vector<std::string> paths = o.prediction_paths();
+    for (size_t i = 0; i < written.size(); ++i) write_file_atomic(files.stage(paths[i]), written[i].second);
+    files.commit();
+  } catch (const Error& e) {
+    throw Error(files.as_destination(e.what()));  // a file as the user knows it, not its staging name
+  }
   if (o.save_logits == "-") write_logits("-");
 }
 

@@ -16,7 +16,8 @@ struct SquadOutputs {
   std::string save_logits;  // empty: none; "-": stdout
   bool v2 = false;          // null_odds.json too
   bool force = false;
-  std::vector<std::string> inputs;  // what the run reads (the predict file, the vocabulary): never written over
+  // What the run reads (the predict file, the vocabulary, the checkpoint): never written over or into.
+  std::vector<std::string> inputs;
 
   std::vector<std::string> prediction_paths() const;
 };

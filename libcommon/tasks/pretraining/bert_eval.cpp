@@ -181,8 +181,9 @@ void run_fill_mask(const BertEvalConfig& options, const std::string& checkpoint,
 // The settings --input resolves to: its files as bert-train reads them (directories of HDF5 files, or bin4's, in
 // its order), and for unmasked ones (--masking dynamic) the rule they are masked with once. Data of another
 // vocabulary than the model's is refused.
-EvalSettings eval_settings(const BertEvalConfig& options, const std::string& checkpoint) {
+EvalSettings eval_settings(const BertEvalConfig& options, const std::string& checkpoint, int64_t max_positions) {
   const PretrainInputs inputs = resolve_pretrain_inputs(options.settings.inputs);
+  check_max_predictions(options.settings.max_predictions, inputs, max_positions);
   if (inputs.vocab)
     if (const auto model_vocab = checkpoint_vocab_stamp(checkpoint))
       check_same_vocabulary(*inputs.vocab, *model_vocab, true, options.allow_vocab_mismatch);
@@ -209,7 +210,7 @@ void run_bert_eval(const BertEvalConfig& options) {
   auto model = load_model_dir(checkpoint, options.config);
   model->to(device);
   model->eval();
-  const EvalSettings settings = eval_settings(options, checkpoint);
+  const EvalSettings settings = eval_settings(options, checkpoint, model->config().max_position_embeddings);
   Progress progress(options.quiet);
   EvalTotals totals = evaluate_pretraining(*model, settings, &progress);
   // An accuracy of 0.0 over nothing would read as a result.

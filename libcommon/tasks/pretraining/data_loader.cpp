@@ -157,6 +157,7 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
     fail("rank {} is not in [0, {})", config.rank, config.world);
   if (config.prefetch < 0) fail("prefetch must not be negative, not {}", config.prefetch);
   PretrainInputs resolved = resolve_pretrain_inputs(config.inputs);
+  check_max_predictions(config.max_predictions, resolved, config.max_positions);
   m.sources = std::move(resolved.sources);
   m.bin_bounds = std::move(resolved.bin_bounds);
   if (m.bin_bounds.empty()) {

@@ -35,6 +35,7 @@ struct DataLoaderConfig {
   std::vector<std::string> inputs;
   int64_t batch_size = 0;       // samples per batch, per rank and micro-step
   int64_t max_predictions = 0;  // P of the batches; 0: the widest masked_lm_positions of the inputs
+  int64_t max_positions = 0;    // the model's longest sequence: P's bound for varlength inputs (0: none)
   uint64_t seed = 0;
   int rank = 0, world = 1;
   int prefetch = 4;             // batches built ahead by a background thread; 0 builds them inside next()

@@ -6,7 +6,7 @@
 //   - a bin4 directory (one holding bin4.json, see bin4(1)): its bins' part-*.hdf5 files, one source per bin.
 // Plain inputs and bin4 directories cannot be mixed; several bin4 directories must have the same bins.
 // Every file is opened once here (layout checked, rows counted), so a missing, non-HDF5 or malformed input fails
-// before training starts, with an error naming the file.
+// before training starts, with an error naming the file; so does a file named twice.
 #pragma once
 
 #include "tasks/pretraining/sampler.h"
@@ -23,8 +23,17 @@ struct PretrainInputs {
   std::vector<int> bin_bounds;                   // bin4: each bin's max_length; empty otherwise
   std::optional<StampedVocab> vocab;             // the vocabulary the files record, if any (files of two fail)
   bool masked = true;                            // false: unmasked instances, all of them (a mix fails)
+  // Every sample of the first file's first rows is labelled "is next": single-segment data (mkpretrain --no-nsp
+  // or --full-sentences), on which a next-sentence head learns a constant.
+  bool single_segment = false;
+  std::vector<std::string> warnings;  // one line each, for the caller to print: sample ids shared, a stamp missing
 };
 
 PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs);
+
+// --max-predictions P: at most the inputs' longest row (a row of L tokens has fewer than L to mask), or for
+// varlength files, which record no width, `max_positions` (the model's longest sequence). A usage error before any
+// batch of B x P slots is allocated.
+void check_max_predictions(int64_t max_predictions, const PretrainInputs& inputs, int64_t max_positions);
 
 }  // namespace bk

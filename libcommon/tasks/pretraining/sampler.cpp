@@ -154,6 +154,10 @@ bool SampleStream::load_next_slice() {
     for (auto& sample : block) {
       if (row >= slice.first && (row - slice.first) % slice.step == 0) {
         if (!file.masked) draw_masks_of(sample, file.path, row);
+        else if (sample.masked_lm_positions.empty())  // it would train at mlm_loss 0
+          fail("{}: row {}: no masked-LM prediction (masked_lm_positions all 0); masked data holds at least one per "
+               "row (mkpretrain), unmasked data (--masking none) holds sample_ids and no masked_lm_* columns",
+               file.path, row);
         if (static_cast<int64_t>(sample.masked_lm_positions.size()) > max_predictions_)
           fail("{}: row {}: {} masked positions, more than the {} max predictions", file.path, row,
                sample.masked_lm_positions.size(), max_predictions_);

@@ -4,6 +4,7 @@
 #include "util/error.h"
 #include "util/tool_name.h"
 #include "io/input.h"
+#include "io/output_over_input.h"
 #include "train/loop/checkpoint.h"
 #include "train/loop/generator_state.h"
 #include "train/loop/loop_run.h"
@@ -42,6 +43,32 @@ int64_t checkpoint_step(const std::string& dir) {
   return TrainingState::from_json(nlohmann::json::parse(read_file(path), nullptr, false), path).step;
 }
 
+// What the run reads besides the task's data: the vocabulary, and the checkpoint it starts from with all that
+// reading it touches (not how it was named: a run's directory may hold the next run beside its checkpoints).
+std::vector<std::string> model_inputs(const LoopConfig& cfg) {
+  std::vector<std::string> inputs = {cfg.vocab};
+  std::error_code ec;
+  if (!cfg.init_checkpoint.empty() &&
+      (fs::exists(cfg.init_checkpoint, ec) || fs::exists(cfg.init_checkpoint + ".index", ec)))
+    for (std::string& path : checkpoint_read_paths(resolve_checkpoint(cfg.init_checkpoint)))
+      inputs.push_back(std::move(path));
+  return inputs;
+}
+
+// No output is one of the run's inputs or lies inside the checkpoint it reads, checked before the output
+// directory is made. The output directory is written into, never replaced whole: a file's rules. A data
+// directory may hold it (its *.hdf5 files are read, not what lies below them).
+void refuse_outputs_over_inputs(const LoopConfig& cfg, const std::vector<std::string>& data,
+                                const std::vector<std::string>& model) {
+  std::vector<std::string> inputs = model;
+  std::error_code ec;
+  for (const std::string& path : data)
+    if (!fs::is_directory(path, ec)) inputs.push_back(path);
+  refuse_output_over_inputs("--output-dir", cfg.output_dir, OutputKind::file, inputs);
+  refuse_output_over_inputs("--log-file", cfg.log_file, OutputKind::file, inputs);
+  refuse_output_over_inputs("--mlperf-log", cfg.mlperf_log, OutputKind::file, inputs);
+}
+
 }  // namespace
 
 RunStart find_start(const LoopRun& run) {
@@ -56,8 +83,15 @@ bool claim_and_restore(LoopRun& run, RunStart& start) {
   const LoopConfig& cfg = run.cfg;
   const bool main = run.dist->is_main();
   if (main) {
+    const std::vector<std::string> data = run.task->input_paths(), model = model_inputs(cfg);
+    refuse_outputs_over_inputs(cfg, data, model);
     run.lock = std::make_unique<OutputDirLock>(cfg.output_dir);
-    if (!cfg.resume) claim_for_new_run(cfg.output_dir, cfg.force, {cfg.init_checkpoint, cfg.vocab});
+    if (!cfg.resume) {
+      std::vector<std::string> inputs = data;  // --force removes no step directory that holds one
+      inputs.insert(inputs.end(), model.begin(), model.end());
+      inputs.push_back(cfg.init_checkpoint);
+      claim_for_new_run(cfg.output_dir, cfg.force, inputs);
+    }
   }
   const std::optional<std::string> latest = cfg.resume ? latest_checkpoint(cfg.output_dir) : std::nullopt;
   if (latest) {
