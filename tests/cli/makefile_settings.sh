@@ -66,4 +66,29 @@ CASES=$((CASES + 1))
 run make -s -f "$SRC/Makefile.data" help
 expect_rc 0 "help"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "clean: rm -rf OUT" || fail_case "help names make clean and what it deletes"
+# (issue 39) TEXT= takes one's own corpus instead of DUMP: JSON lines in (the WikiExtractor extract written as
+# such), phase 1 and the eval set out, the shards named for the corpus; a changed TEXT_FIELD rebuilds the text.
+python3 - "$FIXTURES/wiki/mlperf-extracted/wiki_00" "$TMP/notes.jsonl" <<'PY'
+import json, sys
+docs, lines = [], None
+for line in open(sys.argv[1], encoding="utf-8"):
+    if line.startswith("<doc "): lines = []
+    elif line.startswith("</doc>"): docs.append("\n".join(lines[1:])); lines = None
+    elif lines is not None: lines.append(line.rstrip("\n"))
+with open(sys.argv[2], "w") as f:
+    for d in docs: f.write(json.dumps({"body": d}) + "\n")
+PY
+text=(BIN="$BIN" OUT="$TMP/text" TEXT="$TMP/notes.jsonl" TEXT_FORMAT=jsonl TEXT_FIELD=body TRAIN_SHARDS=2 TEST_SHARDS=1
+      TEST_FRACTION=0.1 VOCAB="$FIXTURES/vocab/bert-base-uncased-vocab.txt" EVAL_DOCS=2 DUPE_FACTOR=1 QUIET=1)
+run make -s -f "$SRC/Makefile.data" -C "$SRC" "${text[@]}" phase1 eval
+expect_rc 0 "TEXT=notes.jsonl: phase 1 and the eval set"
+OUT=$(cd "$TMP/text" && ls shards phase1 eval | tr '\n' ' ')
+expect_out "eval: eval-docs.txt eval.hdf5  phase1: notes_training-00000-of-00002.hdf5 notes_training-00001-of-00002.hdf5  shards: notes.done notes_test-00000-of-00001.txt notes_training-00000-of-00002.txt notes_training-00001-of-00002.txt " "the corpus's files"
+CASES=$((CASES + 1)); [ "$(grep -c '^$' "$TMP/text/sentences.txt")" = 37 ] || fail_case "TEXT: not the 37 documents of the JSON lines"
+run make -s -f "$SRC/Makefile.data" -C "$SRC" "${text[@]}" TEXT_FIELD=text phase1
+expect_rc 2 "another TEXT_FIELD rebuilds the text"
+expect_err "line 1: no field \"text\"" "the text rebuilt with the new field"
+run make -s -f "$SRC/Makefile.data" -C "$SRC" "${text[@]}" DUMP="$DUMP" phase1
+expect_rc 2 "TEXT and DUMP together"
+expect_err "give DUMP= \(a Wikipedia dump\) or TEXT= \(your own text files\), not both" "TEXT and DUMP: message"
 finish

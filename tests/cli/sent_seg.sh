@@ -20,8 +20,14 @@ expect_rc 2 "non-numeric --threads"
 run sent-seg --lang 'e n!'
 expect_rc 2 "bad --lang"
 expect_err 'lang.*; try --help' "bad --lang message"
-run sent-seg a.txt b.txt
-expect_rc 2 "two inputs"
+run sent-seg --unwrap --input-format lines -
+expect_rc 2 "--unwrap with lines"
+expect_err "^sent-seg: --unwrap joins a paragraph's lines; with --input-format lines every line is a document; try --help$" "--unwrap with lines: message"
+run sent-seg --text-field body -
+expect_rc 2 "--text-field without jsonl"
+run sent-seg --input-format xml -
+expect_rc 2 "an unknown --input-format"
+expect_err "^sent-seg: --input-format must be text, jsonl or lines, got 'xml'; try --help$" "--input-format: message"
 
 # Two documents; the first has two paragraphs. Blank-line runs and leading blank lines are normalised.
 printf '\n\nMr. Smith went to the U.S. He left. It rained.\nThe second paragraph ends here\n\n\n\nDoc two: J. R. R. Tolkien wrote it. "Why?" he asked.  Pi is 3.14.\n' > "$TMP/in.txt"
@@ -121,6 +127,46 @@ expect_err 'abbr_bad\.txt: line 1: unknown kind' "bad abbreviation kind message"
 printf '東京は大きい。大阪も大きい。\n' | sent-seg -q > "$TMP/cjk.txt"
 printf '東京は大きい。\n大阪も大きい。\n\n' > "$TMP/cjk_expected.txt"
 expect_same "$TMP/cjk.txt" "$TMP/cjk_expected.txt" "CJK full stop"
+
+# (issue 39) Corpora that are not in the text format. Several inputs, compressed or not, are one stream.
+printf 'First doc. It has two sentences.\n\n' >"$TMP/a.txt"
+printf 'Second doc here.\n\n' | gzip >"$TMP/b.txt.gz"
+printf 'Third doc. Also two.\n\n' | zstd -q >"$TMP/c.txt.zst"
+run sent-seg -q "$TMP/a.txt" "$TMP/b.txt.gz" "$TMP/c.txt.zst"
+expect_rc 0 "three inputs"
+expect_out "$(printf 'First doc.\nIt has two sentences.\n\nSecond doc here.\n\nThird doc.\nAlso two.')" "three inputs, one stream"
+# JSON lines: the document in --text-field; its newlines end paragraphs, blank lines skipped, empty texts dropped.
+printf '%s\n' '{"id": 1, "content": "Dr. Smith came. He left.\n\nA new paragraph here."}' '' \
+  '{"id": 2, "content": ""}' '{"id": 3, "content": "Caf\u00e9 time. Done."}' >"$TMP/corpus.jsonl"
+run sent-seg -q --input-format jsonl --text-field content "$TMP/corpus.jsonl"
+expect_rc 0 "jsonl"
+expect_out "$(printf 'Dr. Smith came.\nHe left.\nA new paragraph here.\n\nCafé time.\nDone.')" "jsonl documents"
+printf '{"content": "ok"}\n{"content": "ok"\n' >"$TMP/broken.jsonl"
+run sent-seg -q --input-format jsonl --text-field content "$TMP/broken.jsonl"
+expect_rc 1 "a line that is not JSON"
+expect_err "^sent-seg: error: $TMP/broken.jsonl: line 2: malformed JSON" "not JSON: the line named"
+run sent-seg -q --input-format jsonl "$TMP/corpus.jsonl"
+expect_rc 1 "jsonl without the field"
+expect_err "^sent-seg: error: $TMP/corpus.jsonl: line 1: no field \"text\" \(--text-field names the one holding the text\)$" "the field named"
+printf '{"text": 5}\n' >"$TMP/number.jsonl"
+run sent-seg -q --input-format jsonl "$TMP/number.jsonl"
+expect_rc 1 "a text that is a number"
+expect_err "line 1: field \"text\" is number, not a string$" "not a string: message"
+# A document per line.
+printf 'One line is one document. Two sentences.\n\nAnother document.\n' >"$TMP/lines.txt"
+run sent-seg -q --input-format lines "$TMP/lines.txt"
+expect_out "$(printf 'One line is one document.\nTwo sentences.\n\nAnother document.')" "a document per line"
+# Hard-wrapped text: a blank line ends a paragraph, each file is a document.
+printf 'This sentence is wrapped\nacross two lines. Then\nanother one.\n\nA second paragraph,\nalso wrapped.\n' >"$TMP/wrapped.txt"
+run sent-seg -q --unwrap "$TMP/wrapped.txt" "$TMP/a.txt"
+expect_out "$(printf 'This sentence is wrapped across two lines.\nThen another one.\nA second paragraph, also wrapped.\n\nFirst doc.\nIt has two sentences.')" "--unwrap"
+# Many paragraphs read as one document: most likely the wrong --input-format, said once.
+for i in $(seq 150); do echo "{\"text\": \"Line $i of a JSON corpus.\"}"; done >"$TMP/big.jsonl"
+run sent-seg -o "$TMP/big.txt" "$TMP/big.jsonl"
+expect_rc 0 "a JSON lines file read as text"
+expect_err "^sent-seg: warning: $TMP/big.jsonl: 150 paragraphs made one document; for one document per line give --input-format lines, for JSON lines --input-format jsonl$" "the warning"
+run sent-seg -q -f --input-format jsonl -o "$TMP/big.txt" "$TMP/big.jsonl"
+CASES=$((CASES + 1)); [ "$(grep -c '^$' "$TMP/big.txt")" -eq 150 ] || fail_case "jsonl: not 150 documents"
 
 # Real text: documents in = documents out, and identical bytes for --threads 1, 3 and 0.
 need_fixtures

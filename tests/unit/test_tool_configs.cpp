@@ -41,12 +41,17 @@ TEST_CASE("wiki-clean config: defaults pass, a bad format or thread count is nam
 
 TEST_CASE("sent-seg config: defaults pass, a bad thread count or locale is named") {
   bk::SentSegConfig c;
-  c.input = "-";  // named: no terminal check, whatever stdin is when the tests run
+  c.inputs = {"-"};  // named: no terminal check, whatever stdin is when the tests run
   CHECK_NOTHROW(c.validate());
   CHECK(usage_of(c, [](auto& b) { b.segmenter.lang = "de_CH"; }) == "accepted");
   CHECK(usage_of(c, [](auto& b) { b.threads = -2; }) == "--threads must be 0 (all cores) or positive, got -2");
   CHECK(usage_of(c, [](auto& b) { b.segmenter.lang = "en/../x"; }) ==
         "--lang expects a locale such as en or de_CH, got 'en/../x'");
+  CHECK(usage_of(c, [](auto& b) { b.document_format.format = bk::TextFormat::lines, b.document_format.unwrap = true; }) ==
+        "--unwrap joins a paragraph's lines; with --input-format lines every line is a document");
+  CHECK(usage_of(c, [](auto& b) { b.document_format.text_field = "body"; }) ==
+        "--text-field names a JSON field: give --input-format jsonl");
+  CHECK(usage_of(c, [](auto& b) { b.inputs = {"-", "-"}; }) == "stdin (-) can be given only once");
 }
 
 TEST_CASE("shard config: what a run is given passes, each bad value or combination is named") {
