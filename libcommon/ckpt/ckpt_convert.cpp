@@ -31,15 +31,12 @@ const std::set<std::string> kModelDirectoryFiles = {"model.safetensors", "optimi
                                                     "vocab.txt", "tokenizer_config.json", "special_tokens_map.json"};
 
 // --force replaces a model directory whole: a run's checkpoints, a README or notes in it are refused.
-void refuse_foreign_files(const fs::path& dir) {
-  refuse_foreign_entries(
-      dir.string(),
-      [](const fs::directory_entry& entry) {
-        std::error_code ec;
-        return kModelDirectoryFiles.count(entry.path().filename().string()) > 0 && entry.is_regular_file(ec);
-      },
-      "a model directory (model.safetensors, config.json and the tokenizer files)");
+bool is_model_directory_file(const fs::directory_entry& entry) {
+  std::error_code ec;
+  return kModelDirectoryFiles.count(entry.path().filename().string()) > 0 && entry.is_regular_file(ec);
 }
+constexpr const char* kModelDirectoryDescription =
+    "a model directory (model.safetensors, config.json and the tokenizer files)";
 
 // Where --to tf writes: -o PREFIX as TensorFlow names a checkpoint; an existing directory or a name ending in
 // '/' stands for DIR/bert_model.ckpt, Google's name.
@@ -73,7 +70,7 @@ struct BesideFile {
 // The TF1 output: PREFIX.data-00000-of-00001 and PREFIX.index, then bert_config.json, vocab.txt and `checkpoint`
 // beside them (ckpt-convert(1) gives the rules), all staged and renamed into place together.
 void write_tf_output(const CkptConvertConfig& cfg, const TfOutput& out, std::vector<StTensor> variables,
-                     const std::vector<BesideFile>& beside) {
+                     const std::vector<BesideFile>& beside, const std::vector<std::string>& inputs) {
   std::vector<const BesideFile*> to_write;
   for (const BesideFile& f : beside) {
     const std::string path = (fs::path(out.directory) / f.name).string();
@@ -84,6 +81,7 @@ void write_tf_output(const CkptConvertConfig& cfg, const TfOutput& out, std::vec
       fail("{}: exists and is not a file", path);
     } else if (!f.same(path)) {
       if (!cfg.force) fail("{}: {}; use -f/--force to replace it", path, f.differs);
+      refuse_output_over_inputs("-o", path, OutputKind::file, inputs);  // -f replaces no file the run reads
       to_write.push_back(&f);
     }
   }
@@ -102,13 +100,21 @@ void write_tf_output(const CkptConvertConfig& cfg, const TfOutput& out, std::vec
   if (!fs::exists(out.directory, ec)) {
     // A new directory is built whole under a temporary name and renamed into place.
     StagedDirectory dir(out.directory, false);
-    write_all([&](const std::string& name) { return dir.file(name.c_str()); });
-    dir.commit();
+    try {
+      write_all([&](const std::string& name) { return dir.file(name.c_str()); });
+      dir.commit();
+    } catch (const Error& e) {
+      throw Error(dir.as_destination(e.what()));  // the output as the user knows it, not its staging name
+    }
   } else {
     if (!fs::is_directory(out.directory, ec)) fail("{}: exists and is not a directory", out.directory);
     StagedFiles files;
-    write_all([&](const std::string& name) { return files.stage((fs::path(out.directory) / name).string()); });
-    files.commit();
+    try {
+      write_all([&](const std::string& name) { return files.stage((fs::path(out.directory) / name).string()); });
+      files.commit();
+    } catch (const Error& e) {
+      throw Error(files.as_destination(e.what()));  // the file as the user knows it, not its staging name
+    }
   }
 }
 
@@ -126,11 +132,18 @@ uint64_t count_bytes(const std::vector<StTensor>& tensors) {
 
 const std::map<std::string, std::string> kPtMetadata = {{"format", "pt"}};
 
-// Every file the conversion reads (the checkpoint as resolved, a TF prefix's files, its config and vocabulary)
-// kept apart from what it writes: a directory output replaced under --force would take them along.
-void refuse_output_over_checkpoint(const CkptConvertConfig& cfg, const std::string& input, const std::string& vocab) {
+// Every file the conversion reads (the checkpoint as resolved and all it holds, a TF prefix's files, its config
+// and vocabulary, a run's `latest`) kept apart from what it writes: no output replaces one of them or lands inside
+// the checkpoint, and a directory output replaced under --force would take them along.
+std::vector<std::string> conversion_inputs(const CkptConvertConfig& cfg, const std::string& input,
+                                           const std::string& vocab) {
   // What is read, not how it was named: a run's directory may hold an export (-o RUN/hf) beside its checkpoints.
-  std::vector<std::string> inputs = {input, input + ".index", tf_data_path(input), vocab, cfg.load.config_path};
+  std::vector<std::string> inputs = checkpoint_read_paths(input);
+  for (const std::string& path : {tf_data_path(input), vocab, cfg.load.config_path}) inputs.push_back(path);
+  return inputs;
+}
+
+void refuse_output_over_checkpoint(const CkptConvertConfig& cfg, const std::vector<std::string>& inputs) {
   if (cfg.to == "native" || cfg.to == "hf") {
     refuse_output_over_inputs("-o", cfg.output, OutputKind::directory, inputs);
   } else if (cfg.to == "pt") {
@@ -140,6 +153,19 @@ void refuse_output_over_checkpoint(const CkptConvertConfig& cfg, const std::stri
     for (const std::string& path : {out.prefix + ".index", tf_data_path(out.prefix)})
       refuse_output_over_inputs("-o", path, OutputKind::file, inputs);
   }
+}
+
+// The labels a fine-tuned checkpoint's task.json names (bert-finetune train writes it), for HF's id2label; none for
+// other checkpoints.
+std::vector<std::string> task_labels(const std::string& input) {
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(input, ec) ? fs::path(input) : fs::path(input).parent_path();
+  const nlohmann::json task = read_checkpoint_task(dir.empty() ? "." : dir.string());
+  std::vector<std::string> labels;
+  if (task.is_object() && task.contains("labels") && task["labels"].is_array())
+    for (const auto& label : task["labels"])
+      if (label.is_string()) labels.push_back(label.get<std::string>());
+  return labels;
 }
 
 }  // namespace
@@ -191,7 +217,8 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   const std::string input = resolve_checkpoint(cfg.input);
   // The tokenizer travels with the model (hf must have it: transformers would build an empty one without a word).
   const std::string vocab = cfg.vocab.empty() ? vocab_beside_checkpoint(input) : cfg.vocab;
-  refuse_output_over_checkpoint(cfg, input, vocab);
+  const std::vector<std::string> inputs = conversion_inputs(cfg, input, vocab);
+  refuse_output_over_checkpoint(cfg, inputs);
   check_given_vocabulary(cfg, input);
   if (cfg.to == "pt") check_overwrite(cfg.output, cfg.force);
   std::optional<TfOutput> tf_out;
@@ -249,22 +276,30 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
     const std::string state = tf_checkpoint_state(tf_out->name);
     beside.push_back({"checkpoint", state, [&](const std::string& path) { return read_file(path) == state; },
                       "names another checkpoint as the latest"});
-    write_tf_output(cfg, *tf_out, to_tf_variables(std::move(ck.model), std::move(ck.optimizer)), beside);
+    write_tf_output(cfg, *tf_out, to_tf_variables(std::move(ck.model), std::move(ck.optimizer)), beside, inputs);
   } else {
-    if (std::error_code ec; cfg.force && fs::is_directory(cfg.output, ec)) refuse_foreign_files(cfg.output);
+    recover_killed_commit(cfg.output);
+    if (std::error_code ec; cfg.force && fs::is_directory(cfg.output, ec))
+      refuse_foreign_entries(cfg.output, is_model_directory_file, kModelDirectoryDescription);
     StagedDirectory dir(cfg.output, cfg.force);
-    write_safetensors(dir.file("model.safetensors"), ck.model, kPtMetadata);
-    nlohmann::json config_json =
-        cfg.to == "hf" ? out_config.to_hf_json(head_architecture(ck.head), ck.num_labels) : out_config.to_json();
-    write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
-    if (cfg.to == "native" && !ck.optimizer.empty())
-      write_safetensors(dir.file("optimizer.safetensors"), ck.optimizer, kPtMetadata);
-    if (tokenizer) {
-      write_file_atomic(dir.file("vocab.txt"), tokenizer->vocab_bytes);
-      write_file_atomic(dir.file("tokenizer_config.json"), tokenizer_config_json(*tokenizer));
-      write_file_atomic(dir.file("special_tokens_map.json"), special_tokens_map_json());
+    dir.replaces_only(is_model_directory_file, kModelDirectoryDescription);
+    try {
+      write_safetensors(dir.file("model.safetensors"), ck.model, kPtMetadata);
+      nlohmann::json config_json =
+          cfg.to == "hf" ? out_config.to_hf_json(head_architecture(ck.head), ck.num_labels, task_labels(input))
+                         : out_config.to_json();
+      write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
+      if (cfg.to == "native" && !ck.optimizer.empty())
+        write_safetensors(dir.file("optimizer.safetensors"), ck.optimizer, kPtMetadata);
+      if (tokenizer) {
+        write_file_atomic(dir.file("vocab.txt"), tokenizer->vocab_bytes);
+        write_file_atomic(dir.file("tokenizer_config.json"), tokenizer_config_json(*tokenizer));
+        write_file_atomic(dir.file("special_tokens_map.json"), special_tokens_map_json());
+      }
+      dir.commit();
+    } catch (const Error& e) {
+      throw Error(dir.as_destination(e.what()));  // the output as the user knows it, not its staging name
     }
-    dir.commit();
   }
   std::string what = fmt::format("{} tensors ({} parameters)", model_tensors, parameters);
   if (optimizer_tensors) what += fmt::format(", {} optimizer tensors", optimizer_tensors);

@@ -263,6 +263,14 @@ NamedTensors safetensors_source(const std::shared_ptr<SafetensorsReader>& reader
 // present, tied copies and constant buffers dropped, shapes checked, dtypes converted, padded vocabularies cut.
 LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, const NamedTensors* optimizer,
                                const LoadOptions& options) {
+  // transformers' BertModel (bare names, no heads): nothing to convert its heads from, and no weights are invented.
+  const auto named = [&](std::string_view prefix) {
+    return std::any_of(model.entries.begin(), model.entries.end(), [&](const StEntry& e) { return e.name.starts_with(prefix); });
+  };
+  if (!named("bert.") && named("encoder.layer."))
+    fail("{}: a bare BertModel (transformers' BertModel: no \"bert.\" prefix, no pretraining heads), whose heads "
+         "would have to be invented; as an HF directory (save_pretrained's model.safetensors and config.json) "
+         "bert-train --init-checkpoint and bert-finetune train take it, initialising the heads it lacks", model.path);
   for (const auto& e : model.entries) {
     if (e.name == "qa_outputs.weight") ck.head = BertHead::span;
     if (e.name == "classifier.weight" && !e.shape.empty()) {

@@ -1,5 +1,7 @@
 #include "io/cleanup.h"
 
+#include "io/leftovers.h"
+
 #include "util/error.h"
 #include "util/tool_name.h"
 
@@ -9,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <mutex>
 #include <random>
 #include <string>
@@ -26,6 +29,8 @@ std::atomic<bool> g_interrupted{false};
 // While an output is being put in place (SignalsDeferred), a signal on any thread is noted, not acted on.
 std::atomic<int> g_deferring{0};
 std::atomic<int> g_pending_signal{0};
+std::atomic<int> g_stop_mode{0};       // StopRequests alive
+std::atomic<int> g_stop_requested{0};  // the signal that asked to stop
 std::atomic<bool> g_cleaning{false};  // the first handler to run cleans up; another waits for its exit
 // What the handler says after ": interrupted" (set_interrupt_note): two buffers, the one not being read written
 // and then published, so the handler never reads a half-written note. A note changes at most once per training
@@ -43,14 +48,24 @@ enum class CleanupKind : uint8_t { file, dir, tree };
 std::array<CleanupKind, kMaxCleanup> g_kind{};  // written before g_used is set, read only after
 std::mutex g_register_mutex;
 
-void write_stderr(const char* text) {
-  size_t left = std::strlen(text);
+void write_stderr(const char* text, size_t left) {
   while (left > 0) {
     ssize_t n = ::write(STDERR_FILENO, text, left);
     if (n <= 0) return;
     text += n;
     left -= static_cast<size_t>(n);
   }
+}
+
+// One line from its parts, in one write(2): handlers on two threads (two signals at once) never interleave their
+// words. Async-signal-safe: a buffer on the stack, cut at its size.
+void write_stderr_line(std::initializer_list<const char*> parts) {
+  char line[640];
+  size_t used = 0;
+  for (const char* part : parts)
+    for (; *part != '\0' && used + 1 < sizeof line; ++part) line[used++] = *part;
+  line[used++] = '\n';
+  write_stderr(line, used);
 }
 
 // Unlinks the entries directly in `dir` with system calls only (no allocation: this runs in a signal handler).
@@ -72,6 +87,11 @@ void empty_directory(const char* dir) {
 
 extern "C" void on_signal(int sig) {
   g_interrupted = true;
+  if (int none = 0; g_stop_mode.load() > 0 && g_stop_requested.compare_exchange_strong(none, sig)) {
+    write_stderr_line({tool_name().c_str(), ": stopping after this step, at a checkpoint (once more to stop at once, "
+                                            "without one)"});
+    return;
+  }
   if (g_deferring.load() > 0) {
     g_pending_signal = sig;
     return;
@@ -89,10 +109,10 @@ extern "C" void on_signal(int sig) {
   for (int pass = 0; pass < 2; ++pass)
     for (int i = kMaxCleanup - 1; i >= 0; --i)
       if (g_used[i].load() && g_kind[i] != CleanupKind::file) ::rmdir(g_paths[i].data());
-  write_stderr(tool_name().c_str());  // set before the handlers are installed, never changed after
-  write_stderr(sig == SIGINT ? ": interrupted" : sig == SIGHUP ? ": hangup" : ": terminated");
-  if (const int note = g_note.load(); note >= 0) write_stderr(g_notes[static_cast<size_t>(note)].data());
-  write_stderr("\n");
+  const int note = g_note.load();
+  // The tool's name is set before the handlers are installed, never changed after.
+  write_stderr_line({tool_name().c_str(), sig == SIGINT ? ": interrupted" : sig == SIGHUP ? ": hangup" : ": terminated",
+                     note >= 0 ? g_notes[static_cast<size_t>(note)].data() : ""});
   ::_exit(128 + sig);
 }
 
@@ -146,7 +166,10 @@ int create_temporary(std::string& path, int& slot) {
     if (::lstat(path.c_str(), &st) == 0) continue;  // taken: try another name (this one was never registered)
     slot = register_cleanup(path);                   // first, so no signal finds the file made but not registered
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
+    if (fd >= 0) {
+      hold_temporary(fd);  // while the descriptor is open, no later run takes it for a leftover (io/leftovers.h)
+      return fd;
+    }
     const int error = errno;
     unregister_cleanup(slot);
     slot = -1;
@@ -157,6 +180,17 @@ int create_temporary(std::string& path, int& slot) {
   }
   errno = EEXIST;
   return -1;
+}
+
+StopRequests::StopRequests() { ++g_stop_mode; }
+StopRequests::~StopRequests() { --g_stop_mode; }
+int stop_requested() { return g_stop_requested.load(); }
+
+void end_as_signalled(int sig) {
+  g_stop_mode = 0;
+  g_deferring = 0;
+  on_signal(sig);
+  ::_exit(128 + sig);  // not reached: on_signal exits
 }
 
 SignalsDeferred::SignalsDeferred() { ++g_deferring; }

@@ -25,7 +25,8 @@ void unregister_cleanup(int slot);
 
 // mkstemp that closes its window: `path` ends in XXXXXX, which is replaced by random letters; the name is registered
 // for cleanup (slot) before the file is made (O_EXCL, mode 0600), so a signal at any moment leaves no temporary
-// behind. Returns the open descriptor, or -1 with errno set (slot then -1); bk::Error when the table is full.
+// behind. Returns the open descriptor, holding the file (io/leftovers.h) until it is closed, or -1 with errno set
+// (slot then -1); bk::Error when the table is full.
 int create_temporary(std::string& path, int& slot);
 
 // True once SIGINT/SIGTERM/SIGHUP arrived (long loops may poll it; the handler itself exits the process).
@@ -46,5 +47,20 @@ class SignalsDeferred {
   SignalsDeferred(const SignalsDeferred&) = delete;
   SignalsDeferred& operator=(const SignalsDeferred&) = delete;
 };
+
+// While one lives, the first SIGINT, SIGTERM or SIGHUP asks the run to stop (stop_requested() returns it, and the
+// handler says on stderr that the run stops at a checkpoint) instead of ending the process; a second one ends it
+// at once, as always. A training loop polls it after each step, saves, and ends with end_as_signalled.
+class StopRequests {
+ public:
+  StopRequests();
+  ~StopRequests();
+  StopRequests(const StopRequests&) = delete;
+  StopRequests& operator=(const StopRequests&) = delete;
+};
+// The signal that asked to stop, or 0.
+int stop_requested();
+// What the handler does for `sig`, now: temporaries removed, the line with the interrupt note, exit 128 + sig.
+[[noreturn]] void end_as_signalled(int sig);
 
 }  // namespace bk

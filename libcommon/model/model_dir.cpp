@@ -56,24 +56,40 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
   if (!fs::exists(config, ec)) fail("{}: no config.json (give one with --config)", config);
   const BertConfig cfg = BertConfig::load(config);
   auto model = std::make_shared<BertForPreTraining>(cfg);
-  model->load_state_dict(load_weights(weights, config_given ? &cfg : nullptr), strict, weights);
+  std::map<std::string, at::Tensor> tensors = load_weights(weights, config_given ? &cfg : nullptr);
+  const auto has = [&](std::string_view prefix) {
+    return std::any_of(tensors.begin(), tensors.end(), [&](const auto& kv) { return kv.first.starts_with(prefix); });
+  };
+  if (strict && !has("bert.") && has("encoder.layer."))
+    fail("{}: a bare BertModel (transformers' BertModel.save_pretrained: no masked-LM head), whose masked-LM figures "
+         "would be an untrained head's; evaluate a checkpoint bert-train wrote from it (--init-checkpoint)", weights);
+  model->load_state_dict(tensors, strict, weights);
   return model;
 }
 
-FinetuneInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
-                                   const std::string& head_prefix, const std::string& where) {
-  static const char* kHeads[] = {"qa_outputs.", "classifier."};
-  // A bare BertModel (transformers' BertModel.save_pretrained) names its tensors without the "bert." prefix.
+namespace {
+
+bool starts_with_any(const std::string& name, const std::vector<std::string>& prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.starts_with(p); });
+}
+
+}  // namespace
+
+HeadsInit load_encoder_and_heads(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
+                                 const HeadRule& rule, const std::string& where) {
+  static const std::vector<std::string> kHeads = {"qa_outputs.", "classifier.", "cls."};
+  // A bare BertModel (transformers' BertModel.save_pretrained) names its tensors without the "bert." prefix, as
+  // from_pretrained takes them.
   const bool bare = std::none_of(tensors.begin(), tensors.end(), [](const auto& kv) { return kv.first.starts_with("bert."); });
-  FinetuneInit init;
+  HeadsInit init;
   std::map<std::string, at::Tensor> kept;
   for (auto& [name, t] : tensors) {
-    const bool head = std::any_of(std::begin(kHeads), std::end(kHeads), [&](const char* h) { return name.starts_with(h); });
-    if (head && !name.starts_with(head_prefix))
+    const bool head = starts_with_any(name, kHeads);
+    if (head && starts_with_any(name, rule.refused))
       fail("{}: holds the head {} of another task (this model's head is {}*): a checkpoint fine-tuned for something "
-           "else", where, name, head_prefix);
-    const std::string key = bare && !head && !name.starts_with("cls.") ? "bert." + name : name;
-    if (key.starts_with("cls.")) init.dropped.push_back(key);
+           "else", where, name, rule.own.front());
+    const std::string key = bare && !head ? "bert." + name : name;
+    if (starts_with_any(key, rule.dropped)) init.dropped.push_back(key);
     else kept.emplace(key, t);
   }
   std::map<std::string, at::Tensor> own = model.state_dict();
@@ -85,16 +101,36 @@ FinetuneInit load_finetune_weights(BertModelBase& model, std::map<std::string, a
       ++it;
     }
   }
-  // The head, when the checkpoint has none of it, keeps the model's own initialisation; a partial head is an error.
-  const bool has_head = std::any_of(kept.begin(), kept.end(), [&](const auto& kv) { return kv.first.starts_with(head_prefix); });
-  if (!has_head)
-    for (const auto& [name, t] : own)
-      if (name.starts_with(head_prefix)) {
-        init.initialised.push_back(name);
-        kept.emplace(name, t.clone());
-      }
+  // A head the checkpoint has none of keeps the model's own initialisation; a partial head is an error (the strict
+  // load below names what is missing).
+  for (const std::string& prefix : rule.own) {
+    const bool has_head = std::any_of(kept.begin(), kept.end(), [&](const auto& kv) { return kv.first.starts_with(prefix); });
+    if (!has_head)
+      for (const auto& [name, t] : own)
+        if (name.starts_with(prefix)) {
+          init.initialised.push_back(name);
+          kept.emplace(name, t.clone());
+        }
+  }
   model.load_state_dict(kept, /*strict=*/true, where);
   return init;
+}
+
+HeadsInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
+                                const std::string& head_prefix, const std::string& where) {
+  HeadRule rule;
+  rule.own = {head_prefix};
+  rule.dropped = {"cls."};
+  rule.refused = {head_prefix == "qa_outputs." ? "classifier." : "qa_outputs."};
+  return load_encoder_and_heads(model, std::move(tensors), rule, where);
+}
+
+HeadsInit load_pretraining_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
+                                   const std::string& where) {
+  HeadRule rule;
+  rule.own = {"cls.predictions.", "cls.seq_relationship.", "bert.pooler."};
+  rule.dropped = {"qa_outputs.", "classifier."};
+  return load_encoder_and_heads(model, std::move(tensors), rule, where);
 }
 
 void save_model_dir(const std::string& dir, const BertForPreTraining& model, bool overwrite) {

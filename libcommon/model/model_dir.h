@@ -29,20 +29,37 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
 // model's, when the caller has one) or else the config beside it.
 std::map<std::string, at::Tensor> load_weights(const std::string& weights_path, const BertConfig* config = nullptr);
 
-// What load_finetune_weights did besides copying: the head it left as initialised, the tensors it set aside.
-struct FinetuneInit {
-  std::vector<std::string> initialised;  // the task head's tensors the checkpoint lacked (BERT's initialisation)
+// What loading an encoder and its heads did besides copying: the heads it left as initialised, the tensors it set
+// aside.
+struct HeadsInit {
+  std::vector<std::string> initialised;  // a head's tensors the checkpoint lacked (BERT's initialisation)
   std::vector<std::string> dropped;      // other heads (pretraining, a pooler the model has none of)
 };
 
-// Loads a checkpoint's tensors into a fine-tuning model whose task head is named `head_prefix` ("qa_outputs." or
-// "classifier."). The tensors may come from a pretraining checkpoint (bertkit or HF BertForPreTraining: the
-// pretraining heads cls.* are set aside), a bare BertModel saved by transformers (keys without "bert."), or a model
-// fine-tuned for the same task. Only the task head may be missing; any other missing or unexpected tensor is an
-// error listing them, and so is the head of another task (a checkpoint fine-tuned for something else). `where`
-// names the file in errors.
-FinetuneInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
-                                   const std::string& head_prefix, const std::string& where);
+// Which heads a model has and which a checkpoint may bring: `own` prefixes are the model's heads, initialised as
+// BERT initialises them when the checkpoint has none of one (a partial head is an error); `dropped` are other
+// heads set aside; `refused` heads say the checkpoint was fine-tuned for something else (an error).
+struct HeadRule {
+  std::vector<std::string> own, dropped, refused;
+};
+
+// Loads a checkpoint's tensors into `model`: bertkit's and HF's names, or a bare BertModel saved by transformers
+// (keys without "bert.", mapped as from_pretrained maps them), its heads by `rule`. Any other missing or unexpected
+// tensor is an error listing them. `where` names the file in errors.
+HeadsInit load_encoder_and_heads(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
+                                 const HeadRule& rule, const std::string& where);
+
+// A fine-tuning model whose task head is `head_prefix` ("qa_outputs." or "classifier."): from a pretraining
+// checkpoint (bertkit or HF BertForPreTraining: cls.* set aside), a bare BertModel, or a model fine-tuned for the
+// same task; the head of another task is an error.
+HeadsInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
+                                const std::string& head_prefix, const std::string& where);
+
+// BertForPreTraining: from its own checkpoints, HF's BertForPreTraining or BertForMaskedLM (the NSP head then
+// initialised), a bare BertModel (both heads and, without one, the pooler initialised; the decoder stays tied to
+// the word embeddings), or a fine-tuned model (its task head set aside).
+HeadsInit load_pretraining_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
+                                   const std::string& where);
 
 // Writes DIR/config.json (HF's config, which keeps Google's keys) and DIR/model.safetensors (fp32, HF names, true
 // vocabulary; the tied decoder left out as save_pretrained does), each atomically. Creates DIR if needed; refuses

@@ -136,13 +136,16 @@ nlohmann::json BertConfig::to_json() const {
           {"vocab_size", vocab_size}, {"layer_norm_eps", layer_norm_eps}};
 }
 
-nlohmann::json BertConfig::to_hf_json(const std::string& architecture, int64_t num_labels) const {
+nlohmann::json BertConfig::to_hf_json(const std::string& architecture, int64_t num_labels,
+                                      const std::vector<std::string>& labels) const {
   nlohmann::json j = to_json();
   j["model_type"] = "bert";
   j["architectures"] = {architecture};
+  const bool named = static_cast<int64_t>(labels.size()) == num_labels;
   for (int64_t i = 0; i < num_labels; ++i) {
-    j["id2label"][std::to_string(i)] = "LABEL_" + std::to_string(i);
-    j["label2id"]["LABEL_" + std::to_string(i)] = i;
+    const std::string label = named ? labels[static_cast<size_t>(i)] : "LABEL_" + std::to_string(i);
+    j["id2label"][std::to_string(i)] = label;
+    j["label2id"][label] = i;
   }
   j["pad_token_id"] = 0;
   j["position_embedding_type"] = "absolute";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace bk {
 
@@ -30,8 +31,10 @@ struct BertConfig {
   // Google's keys (what bert_config.json holds).
   nlohmann::json to_json() const;
   // HF transformers' config.json (model_type, architectures, layer_norm_eps, ...) for `architecture`;
-  // num_labels > 0 writes the classifier's id2label / label2id.
-  nlohmann::json to_hf_json(const std::string& architecture = "BertForPreTraining", int64_t num_labels = 0) const;
+  // num_labels > 0 writes the classifier's id2label / label2id: `labels` (the task's, as task.json and predict name
+  // them) when there are num_labels of them, else transformers' LABEL_0, LABEL_1, ...
+  nlohmann::json to_hf_json(const std::string& architecture = "BertForPreTraining", int64_t num_labels = 0,
+                            const std::vector<std::string>& labels = {}) const;
 
   // The embedding and decoder rows used internally: vocab_size rounded up to a multiple of `multiple`.
   int64_t padded_vocab_size(int64_t multiple = 8) const { return (vocab_size + multiple - 1) / multiple * multiple; }

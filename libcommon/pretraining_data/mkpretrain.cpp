@@ -2,6 +2,7 @@
 
 #include "io/output_over_input.h"
 #include "util/error.h"
+#include "util/tool_name.h"
 #include "io/progress.h"
 #include "pretraining_data/instance_record.h"
 #include "hdf5/hdf5_handle.h"
@@ -149,6 +150,14 @@ void unmask(PretrainSample& sample, int64_t id) {
   sample.sample_id = id;
 }
 
+// The output's directory name and file name: "phase1/part_00001.hdf5".
+std::string sample_id_key(const std::string& output) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path where = fs::weakly_canonical(fs::absolute(output, ec), ec);
+  return (where.parent_path().filename() / where.filename()).string();
+}
+
 void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingVocab& vocab,
                 const MkpretrainConfig& cfg, const std::string& vocab_stamp, Progress& progress) {
   PretrainWriterOptions options;
@@ -160,9 +169,10 @@ void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingV
   options.overwrite = cfg.force;
   options.masked = !cfg.unmasked;
   PretrainWriter writer(cfg.output, options);
-  // Unmasked samples' ids: the output's name (a shard's) in the high 32 bits, the row in the low ones, so that the
-  // shards of one corpus give their samples different masks.
-  const uint64_t first_id = (fnv1a64(std::filesystem::path(cfg.output).filename().string()) & 0x7fffffffull) << 32;
+  // Unmasked samples' ids: a hash of the output's directory and name (phase1/part_00001.hdf5, however the path was
+  // spelt) in the high 31 bits, the row in the low 32, so that the shards of one corpus, and the same shard names
+  // of two phases, give their samples different masks.
+  const uint64_t first_id = (fnv1a64(sample_id_key(cfg.output)) & 0x7fffffffull) << 32;
   InstanceTokens inst;
   PretrainSample sample;
   for (size_t i = 0; i < instances.list.size(); ++i) {
@@ -179,6 +189,31 @@ void write_hdf5(const Corpus& corpus, const Instances& instances, const MaskingV
     progress.update(i + 1);
   }
   writer.commit();
+}
+
+// What a corpus that is not sentences in documents looks like: one document (JSON lines or a document per line
+// read as the text format: sent-seg --input-format), or lines that are paragraphs or whole documents, far longer
+// than any instance (over twice --max-seq-length, 1% of them or more: real sentences are that long far more
+// rarely), which are cut. Lines on stderr, unless -q.
+void warn_if_not_sentences(const Corpus& corpus, const MkpretrainConfig& cfg, int max_seq_length) {
+  const std::string what = cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs";
+  const size_t sentences = corpus.sentence_begin.size() - 1;
+  const InstanceConfig ic = cfg.instance_config();
+  if (corpus.num_docs() == 1 && sentences > 1 && ic.next_sentence && !ic.full_sentences)
+    print_warning(fmt::format("{}: one document of {} sentences: a blank line ends each document, and next-sentence "
+                              "pairs need several (sent-seg --input-format jsonl or lines for other corpora)",
+                              what, sentences));
+  size_t longer = 0;
+  uint64_t longest = 0;
+  for (size_t i = 0; i < sentences; ++i) {
+    const uint64_t length = corpus.sentence_begin[i + 1] - corpus.sentence_begin[i];
+    longer += length > 2 * static_cast<uint64_t>(max_seq_length);
+    longest = std::max(longest, length);
+  }
+  if (longer > 0 && longer * 100 >= sentences)
+    print_warning(fmt::format("{}: {} of {} lines are over twice --max-seq-length {} tokens (the longest {}) and are "
+                              "cut: give one sentence per line (sent-seg)", what, longer, sentences, max_seq_length,
+                              longest));
 }
 
 }  // namespace
@@ -250,6 +285,7 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   Corpus corpus = read_corpus(cfg, threads, vocab, progress, bytes, lines, unknown);
   if (corpus.num_docs() == 0)
     fail("{}: no documents: the input has no line with tokens", cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs");
+  if (!cfg.quiet) warn_if_not_sentences(corpus, cfg, ic.max_seq_length);
   progress.stage("making instances");
   progress.update(0, fmt::format("{} documents, {} passes", corpus.num_docs(), ic.dupe_factor));
   const Instances instances = create_instances(corpus, ic, masking, rng);

@@ -50,6 +50,26 @@ LearningRate pretraining_learning_rate(const BertConfig& model, OptimizerKind op
              choice_name(kOptimizerKinds, optimizer));
 }
 
+LearningRate continued_pretraining_learning_rate(OptimizerKind optimizer, int64_t global_batch) {
+  const char* note = "; continuing trained weights (--init-checkpoint of a model from elsewhere), 6% warm-up";
+  LearningRate lr;
+  switch (optimizer) {
+    case OptimizerKind::lamb:
+      lr = scaled({kContinuedLambRate, 32, "bertkit's continued-pretraining LAMB rate (measured to drift as AdamW's "
+                                           "5e-5 does)"}, global_batch, note);
+      break;
+    case OptimizerKind::adamw:
+      lr = scaled({5e-5, 32, "google-research/bert run_pretraining.py's rate from --init_checkpoint"}, global_batch, note);
+      break;
+    case OptimizerKind::acclip:
+    case OptimizerKind::madgrad:
+      usage_fail("--optimizer {} needs --learning-rate: there is no published BERT recipe to take it from",
+                 choice_name(kOptimizerKinds, optimizer));
+  }
+  lr.warmup_proportion = kContinuedWarmupProportion;
+  return lr;
+}
+
 LearningRate finetuning_learning_rate() {
   return {5e-5, "the default of Google's run_classifier.py and run_squad.py"};
 }

@@ -11,6 +11,12 @@
 // A smaller global batch than the recipe's scales the rate by the square root of the ratio (the LAMB paper's rule,
 // You et al. 2020); a larger one keeps the recipe's rate. acclip and madgrad have no published BERT recipe: a run
 // with them must give --learning-rate.
+// Continued pretraining (bert-train --init-checkpoint of a model from elsewhere, without --init-optimizer: a
+// trained model on new text, as BioBERT, FinBERT and run_mlm.py do it): the rates of fresh weights erase what the
+// model knew. (A bert-train checkpoint's next phase keeps the recipes above.) AdamW: 5e-5 at
+// batch 32, google-research/bert run_pretraining.py's defaults (and run_mlm.py's rate); LAMB: kContinuedLambRate
+// at batch 32, measured as the rate whose drift matches AdamW's (DESIGN.md section 4). Warm-up: 6% of the steps,
+// Gururangan et al. 2020's domain-adaptive pretraining.
 // Fine-tuning (bert-finetune): 5e-5, the default of Google's run_classifier.py and run_squad.py.
 #pragma once
 
@@ -30,6 +36,9 @@ inline constexpr double kSmallAdamwRate = 1e-3;
 // taken as phase 1).
 LearningRate pretraining_learning_rate(const BertConfig& model, OptimizerKind optimizer, int64_t global_batch,
                                        int64_t max_length);
+inline constexpr double kContinuedLambRate = 3e-4;
+inline constexpr double kContinuedWarmupProportion = 0.06;
+LearningRate continued_pretraining_learning_rate(OptimizerKind optimizer, int64_t global_batch);
 LearningRate finetuning_learning_rate();
 
 }  // namespace bk

@@ -14,6 +14,8 @@ TRAIN=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size
 train() { "${TRAIN[@]}" "$@"; }
 # The values of a JSON field in a log, one per line (python as an independent reader).
 field() { python3 -c 'import json,sys; [print(d[sys.argv[2]]) for d in map(json.loads, open(sys.argv[1])) if sys.argv[2] in d]' "$1" "$2"; }
+# The steps of a log's training lines (those with a loss), one per line, in the log's order.
+loss_steps() { python3 -c 'import json,sys; [print(d["step"]) for d in map(json.loads, open(sys.argv[1])) if "loss" in d]' "$1"; }
 
 run bert-train --help
 expect_rc 0 "--help"
@@ -269,12 +271,15 @@ expect_err "^bert-train: error: step 1: the data holds masked_lm_ids 40000, but 
 CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || fail_case "masked_lm_ids error is one line: $ERR"
 
 # Interrupted while it writes a checkpoint (with 11M parameters and a checkpoint every step, most of the time is
-# spent writing them): the run removes its step-N.tmp.* itself.
+# spent writing them): the run removes its step-N.tmp.* itself. The first SIGINT only asks the run to stop at a
+# checkpoint; the second, sent as soon as that is said, stops it wherever it is.
 for delay in 1.0 1.7 2.4; do
   (OMP_NUM_THREADS=1 exec bert-train -q --config bert-L4-H256 --input "$TMP/data.hdf5" --train-batch-size 4 \
      --max-predictions 10 --max-steps 100000 --checkpoint-every 1 --keep-checkpoints 1 --output-dir "$TMP/intr-$delay" \
-     --no-tensorboard 2>/dev/null) & pid=$!
-  sleep "$delay"; kill -INT "$pid"; wait "$pid"; rc=$?
+     --no-tensorboard 2>"$TMP/intr-$delay.err") & pid=$!
+  sleep "$delay"; kill -INT "$pid"
+  for _ in $(seq 500); do grep -q "stopping after this step" "$TMP/intr-$delay.err" && break; sleep 0.01; done
+  kill -INT "$pid" 2>/dev/null; wait "$pid"; rc=$?
   CASES=$((CASES + 1)); [ "$rc" = 130 ] || fail_case "interrupted run: exit $rc, expected 130"
   CASES=$((CASES + 1))
   left=$(ls "$TMP/intr-$delay/checkpoints" 2>/dev/null | grep -F .tmp. || true)
@@ -299,9 +304,10 @@ CASES=$((CASES + 1))
 [ "$(printf '%s\n' "$ERR" | grep -c ': step [0-9]*/30')" = 3 ] || fail_case "--log-seconds 0: a line per logged step: $ERR"
 expect_err "^bert-train: step 20/30, eta [0-9hms]+: loss " "an ETA on a line to a file"
 
-# Interrupted: one line says the step, the last checkpoint and --resume; before any checkpoint, that the same
-# command starts over, and it does (the earlier run's log.jsonl is replaced, not in the way). A failed run before
-# its first checkpoint does not block the next one either.
+# Interrupted: the first SIGINT finishes the step and saves a checkpoint there (issue 39), and one line says the
+# step, the checkpoint and --resume; a second one stops at once, and before any checkpoint the line says that the
+# same command starts over, and it does (the earlier run's log.jsonl is replaced, not in the way). A failed run
+# before its first checkpoint does not block the next one either.
 TINY=(bert-train --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --log-every 1000)
 (exec "${TINY[@]}" --output-dir "$TMP/stopped" --max-steps 100000 --checkpoint-every 5 2>"$TMP/stopped.err") & pid=$!
 for _ in $(seq 300); do [ -e "$TMP/stopped/checkpoints/step-00000010" ] && break; sleep 0.1; done
@@ -311,9 +317,19 @@ line=$(tail -1 "$TMP/stopped.err")
 CASES=$((CASES + 1))
 [[ "$line" =~ ^bert-train:\ interrupted\ at\ step\ [0-9]+\;\ last\ checkpoint\ (step-[0-9]{8})\;\ continue\ with\ --resume$ ]] \
   && [ -d "$TMP/stopped/checkpoints/${BASH_REMATCH[1]}" ] || fail_case "interrupted: the last line says where to go on: $line"
-(exec "${TINY[@]}" --output-dir "$TMP/early" --max-steps 100000 --checkpoint-every 100000 2>"$TMP/early.err") & pid=$!
-for _ in $(seq 300); do [ -s "$TMP/early/log.jsonl" ] && break; sleep 0.1; done
+CASES=$((CASES + 1))
+grep -q "^bert-train: stopping after this step, at a checkpoint (once more to stop at once, without one)$" "$TMP/stopped.err" \
+  || fail_case "the first SIGINT does not say it stops at a checkpoint"
+# The second signal comes while the first step runs: a step of bert-L4-H256 at batch 32 takes most of a second here,
+# and it is sent as soon as the first one is acknowledged.
+(OMP_NUM_THREADS=1 exec bert-train --config bert-L4-H256 --vocab "$VOCAB" --input "$TMP/data.hdf5" --train-batch-size 32 \
+   --max-predictions 10 --log-every 1000 --output-dir "$TMP/early" --max-steps 100000 --no-tensorboard 2>"$TMP/early.err") &
+pid=$!
+for _ in $(seq 300); do [ -s "$TMP/early/log.jsonl" ] && break; sleep 0.05; done
+kill -INT "$pid"
+for _ in $(seq 500); do grep -q "stopping after this step" "$TMP/early.err" && break; sleep 0.01; done
 kill -INT "$pid"; wait "$pid"
+CASES=$((CASES + 1)); grep -q "stopping after this step" "$TMP/early.err" || fail_case "the first SIGINT was not acknowledged"
 CASES=$((CASES + 1))
 grep -qE "^bert-train: interrupted at step [0-9]+, before the first checkpoint; the same command starts over$" "$TMP/early.err" \
   || fail_case "interrupted before a checkpoint: $(tail -1 "$TMP/early.err")"
@@ -409,6 +425,35 @@ run train --output-dir "$TMP/killed" --max-steps 20 --checkpoint-every 3 --resum
 expect_rc 0 "resumed after kill -9"
 expect_same "$TMP/straight/checkpoints/step-00000020/model.safetensors" "$TMP/killed/checkpoints/step-00000020/model.safetensors" \
   "killed and resumed == straight"
+# The log holds each step once: the killed run's lines past its last checkpoint are dropped when it resumes.
+CASES=$((CASES + 1)); [ "$(loss_steps "$TMP/killed/log.jsonl" | tr '\n' ' ')" = "$(seq 20 | tr '\n' ' ')" ] ||
+  fail_case "killed and resumed: log.jsonl does not hold each step once: $(loss_steps "$TMP/killed/log.jsonl" | tr '\n' ' ')"
+# SIGINT (a Ctrl-C) mid-run: the step finishes, a checkpoint is saved there, exit 130; --resume goes on from it to
+# the same weights as a straight run, and the log holds one line per step.
+run train --output-dir "$TMP/straight300" --max-steps 300 --no-tensorboard
+(exec "${TRAIN[@]}" --output-dir "$TMP/ctrl-c" --max-steps 300 --no-tensorboard 2>"$TMP/ctrl-c.err") & pid=$!
+for _ in $(seq 600); do [ "$(grep -c '"loss"' "$TMP/ctrl-c/log.jsonl" 2>/dev/null)" -ge 20 ] && break; sleep 0.05; done
+kill -INT "$pid"; wait "$pid"; rc=$?
+CASES=$((CASES + 1)); [ "$rc" = 130 ] || fail_case "Ctrl-C: exit $rc, expected 130"
+stopped=$(cat "$TMP/ctrl-c/checkpoints/latest" 2>/dev/null)
+CASES=$((CASES + 1))
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if s["saved_because"] == "interrupted" and 0 < s["step"] < 300 else 1)' \
+  "$TMP/ctrl-c/checkpoints/$stopped/trainer_state.json" 2>/dev/null || fail_case "Ctrl-C saved no checkpoint mid-run ($stopped)"
+run train --output-dir "$TMP/ctrl-c" --max-steps 300 --no-tensorboard --resume
+expect_rc 0 "resumed after Ctrl-C"
+expect_same "$TMP/straight300/checkpoints/step-00000300/model.safetensors" "$TMP/ctrl-c/checkpoints/step-00000300/model.safetensors" \
+  "Ctrl-C and resumed == straight"
+CASES=$((CASES + 1)); [ "$(loss_steps "$TMP/ctrl-c/log.jsonl" | tr '\n' ' ')" = "$(seq 300 | tr '\n' ' ')" ] ||
+  fail_case "Ctrl-C and resumed: not one log line per step"
+# A resumed run keeps the warm-up it was started with (trainer_state.json), given again or not.
+W=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --learning-rate 2e-2
+   --seed 7 --max-steps 20 --no-tensorboard)
+run "${W[@]}" --output-dir "$TMP/w-straight" --warmup-proportion 0.5
+run "${W[@]}" --output-dir "$TMP/w-split" --warmup-proportion 0.5 --stop-after 5
+run "${W[@]}" --output-dir "$TMP/w-split" --resume
+expect_rc 0 "resumed without --warmup-proportion"
+expect_same "$TMP/w-straight/checkpoints/step-00000020/model.safetensors" "$TMP/w-split/checkpoints/step-00000020/model.safetensors" \
+  "the resumed run's warm-up is the one it started with"
 
 # --init-checkpoint is strict: a checkpoint of another shape names the keys.
 sed 's/"num_hidden_layers": 2/"num_hidden_layers": 3/' "$CFG" >"$TMP/three.json"

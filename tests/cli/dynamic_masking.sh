@@ -74,10 +74,16 @@ run bert-train -q --config "$TMP/config.json" --input "$TMP/u.h5" --max-predicti
   --max-steps 1 --output-dir "$TMP/x"
 expect_rc 2 "dynamic masking without the vocabulary"
 expect_err "dynamic masking needs the data's vocabulary .*give --vocab" "no vocabulary: message"
-run bert-train -q --config "$TMP/config.json" --vocab "$VOCAB" --input "$TMP/u.h5" --train-batch-size 8 \
-  --max-steps 1 --output-dir "$TMP/x"
-expect_rc 2 "dynamic masking without --max-predictions"
-expect_err "dynamic masking needs --max-predictions" "no --max-predictions: message"
+# Without --max-predictions, the most the rule draws from the longest row: round(64 x 0.15) = 10, round(64 x 0.3) = 19.
+for prob in 0.15 0.3; do
+  run bert-train -q --config "$TMP/config.json" --vocab "$VOCAB" --input "$TMP/u.h5" --train-batch-size 8 \
+    --max-steps 1 --output-dir "$TMP/x" --masked-lm-prob "$prob" --dry-run
+  expect_rc 0 "dynamic masking without --max-predictions, --masked-lm-prob $prob"
+  CASES=$((CASES + 1))
+  want=$([ "$prob" = 0.15 ] && echo 10 || echo 19)
+  printf '%s\n' "$OUT" | grep -q "^data: .*, $want masked positions per sample, masks drawn every epoch" ||
+    fail_case "--masked-lm-prob $prob without --max-predictions: not $want per sample: $OUT"
+done
 for p in 0 1 1.5 -0.1; do
   run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 1 --masked-lm-prob "$p" --output-dir "$TMP/x"
   expect_rc 2 "--masked-lm-prob $p"

@@ -188,4 +188,111 @@ python3 -c 'import json,sys; p=sys.argv[1]; t=json.load(open(p)); t["max_seq_len
 run bert-finetune predict --task squad --vocab "$VOCAB" --checkpoint "$TMP/badlen" --question "who?" --context "me"
 expect_rc 1 "task.json with max_seq_length -5"
 expect_err "^bert-finetune: error: $TMP/badlen/task.json: \"max_seq_length\" must be an integer from 2 to the model's 128 positions, got -5$" "max_seq_length: message"
+# 9. (issue 38) Nothing a tool reads is overwritten, and no input trains silently wrong.
+md5_of() { find "$@" -type f ! -name .lock | sort | xargs md5sum; }  # .lock: the pid of the last run that looked
+md5_of "$TMP/run" "$TMP/pre" "$SQCKPT" >"$TMP/inputs.md5"
+# Items 1 and 2: a file output inside a checkpoint it reads (its model, its config, the run's `latest`) is refused.
+for out in "$TMP/run/checkpoints/step-00000001/model.safetensors" "$TMP/run/checkpoints/latest"; do
+  run ckpt-convert -q --to pt -f -o "$out" "$TMP/run"
+  expect_rc 2 "ckpt-convert -o $out of the run"
+  expect_err "^ckpt-convert: -o $out: (lies inside|is) the input .*; write the output elsewhere; try --help$" "the refusal of $out"
+done
+run ckpt-convert -q --to pt -f -o "$TMP/pre/config.json" "$TMP/pre"
+expect_rc 2 "ckpt-convert -o the checkpoint's own config.json"
+run "${PRED[@]}" -o "$TMP/p9" --attention padded -f --save-logits "$SQCKPT/model.safetensors"
+expect_rc 2 "predict --save-logits over the model it loads"
+expect_err "^bert-finetune: --save-logits $SQCKPT/model.safetensors: (lies inside|is) the input" "--save-logits: the refusal"
+# Item 3: --force never removes a step directory holding any input; no output lies inside a checkpoint read.
+cp "$TMP/data.hdf5" "$TMP/run/checkpoints/step-00000001/data.hdf5"
+run "${TRAIN[@]}" --output-dir "$TMP/run" --force --eval-input "$TMP/run/checkpoints/step-00000001/data.hdf5" \
+  --eval-samples 100
+expect_rc 2 "--force over a step directory holding --eval-input"
+expect_err "^bert-train: --force would remove $TMP/run/checkpoints/step-00000001, which holds $TMP/run/checkpoints/step-00000001/data.hdf5" "--eval-input named"
+rm "$TMP/run/checkpoints/step-00000001/data.hdf5"
+run "${TRAIN[@]}" --output-dir "$TMP/pre/phase2" --init-checkpoint "$TMP/pre"
+expect_rc 2 "an output directory inside --init-checkpoint"
+expect_err "^bert-train: --output-dir $TMP/pre/phase2: lies inside the input $TMP/pre" "inside --init-checkpoint: the refusal"
+cp "$TMP/mrpc.tfrecord" "$MRCKPT/train.tfrecord"
+run bert-finetune train -q --task mrpc --init-checkpoint "$TMP/pre" --train-file "$MRCKPT/train.tfrecord" \
+  --output-dir "$TMP/mrpc" --force --max-steps 1 --train-batch-size 8 --no-tensorboard
+expect_rc 2 "bert-finetune train --force over a step directory holding --train-file"
+expect_err "^bert-finetune: --force would remove $MRCKPT, which holds $MRCKPT/train.tfrecord" "--train-file named"
+CASES=$((CASES + 1)); [ -f "$MRCKPT/train.tfrecord" ] || fail_case "--force removed --train-file"
+rm "$MRCKPT/train.tfrecord"
+CASES=$((CASES + 1)); md5sum -c --quiet "$TMP/inputs.md5" || fail_case "an input checkpoint changed"
+# (issue 39) The HF export of a classifier names its classes as the task.json beside it does.
+cp -r "$MRCKPT" "$TMP/named"
+python3 -c 'import json,sys; p=sys.argv[1]; t=json.load(open(p)); t["labels"]=["different","same"]; json.dump(t, open(p,"w"))' "$TMP/named/task.json"
+ckpt-convert -q --to hf --vocab "$VOCAB" -o "$TMP/named-hf" "$TMP/named"
+OUT=$("$PYTHON" -c 'import sys; from transformers import AutoConfig
+c = AutoConfig.from_pretrained(sys.argv[1]); print(c.id2label, c.label2id)' "$TMP/named-hf" 2>/dev/null)
+expect_out "{0: 'different', 1: 'same'} {'different': 0, 'same': 1}" "id2label from task.json, as transformers reads it"
+# Item 7: masked rows without a prediction, or masks beside sample_ids, are refused, not trained at mlm_loss 0.
+"$PYTHON" - "$TMP/data.hdf5" "$TMP/nomask.hdf5" "$TMP/both.hdf5" <<'PY'
+import shutil, sys, h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2]); shutil.copy(sys.argv[1], sys.argv[3])
+with h5py.File(sys.argv[2], "r+") as f:
+    f["masked_lm_positions"][...] = 0
+with h5py.File(sys.argv[3], "r+") as f:
+    f["sample_ids"] = np.arange(f["input_ids"].shape[0], dtype=np.int64)
+PY
+TRAIN_ON=(bert-train -q --config "$CFG" --train-batch-size 4 --max-steps 1 --no-tensorboard)
+run "${TRAIN_ON[@]}" --input "$TMP/nomask.hdf5" --max-predictions 10 --output-dir "$TMP/t7a"
+expect_rc 1 "masked rows without predictions"
+expect_err "^bert-train: error: $TMP/nomask.hdf5: row [0-9]+: no masked-LM prediction" "no predictions: message"
+run "${TRAIN_ON[@]}" --input "$TMP/both.hdf5" --max-predictions 10 --output-dir "$TMP/t7b"
+expect_rc 1 "masks and sample_ids in one file"
+expect_err "^bert-train: error: $TMP/both.hdf5: holds both sample_ids .* and masked_lm_\* " "both: message"
+# Item 8: single-segment data (every label 0) trains NSP only when asked not to.
+mkpretrain -q --vocab "$VOCAB" --no-nsp --max-seq-length 64 --max-predictions 10 -o "$TMP/nonsp.hdf5" \
+  "$FIXTURES/pretraining_text/sample_text.txt"
+run "${TRAIN_ON[@]}" --input "$TMP/nonsp.hdf5" --output-dir "$TMP/t8"
+expect_rc 2 "NSP on single-segment data"
+expect_err "^bert-train: $TMP/nonsp.hdf5: every sample of its first rows is labelled \"is next\" .*: add --no-nsp; try --help$" "--no-nsp named"
+run "${TRAIN_ON[@]}" --input "$TMP/nonsp.hdf5" --output-dir "$TMP/t8" --no-nsp
+expect_rc 0 "the same data with --no-nsp"
+# Item 10: ids unique by construction (the directory in the hash), the same file twice refused, shared ids warned,
+# unsigned ids past 2^63 refused, and a sample_ids of the wrong rank named rightly.
+mkdir "$TMP/phase1" "$TMP/phase2"
+for ph in phase1 phase2; do
+  mkpretrain -q --vocab "$VOCAB" --masking none --max-seq-length 64 -o "$TMP/$ph/part_00000.hdf5" \
+    "$FIXTURES/pretraining_text/sample_text.txt"
+done
+OUT=$("$PYTHON" -c 'import sys, h5py
+a, b = (set(h5py.File(p)["sample_ids"][:].tolist()) for p in sys.argv[1:])
+print(len(a), len(a & b))' "$TMP/phase1/part_00000.hdf5" "$TMP/phase2/part_00000.hdf5")
+CASES=$((CASES + 1)); [ "${OUT#* }" = 0 ] && [ "${OUT% *}" -gt 0 ] || fail_case "phase1/ and phase2/ share sample ids: $OUT"
+DYN=(--vocab "$VOCAB" --max-predictions 10)
+run "${TRAIN_ON[@]}" "${DYN[@]}" --input "$TMP/phase1" "$TMP/phase1/part_00000.hdf5" --output-dir "$TMP/t10a"
+expect_rc 2 "one file given twice"
+expect_err "given twice \(also as " "twice: message"
+cp "$TMP/phase1/part_00000.hdf5" "$TMP/phase2/copy.hdf5"
+run bert-train --config "$CFG" --train-batch-size 4 --max-steps 1 --no-tensorboard "${DYN[@]}" --input "$TMP/phase1" \
+  "$TMP/phase2/copy.hdf5" --output-dir "$TMP/t10b"
+expect_rc 0 "two files of the same ids"
+expect_err "bert-train: warning: .* hold the same sample ids" "shared ids: the warning"
+"$PYTHON" - "$TMP/phase1/part_00000.hdf5" "$TMP/u64.hdf5" "$TMP/rank2.hdf5" <<'PY'
+import shutil, sys, h5py, numpy as np
+for out, ids in ((sys.argv[2], "u64"), (sys.argv[3], "rank2")):
+    shutil.copy(sys.argv[1], out)
+    with h5py.File(out, "r+") as f:
+        n = f["sample_ids"].shape[0]
+        del f["sample_ids"]
+        if ids == "u64":
+            f["sample_ids"] = np.full(n, 2**63 + 5, dtype=np.uint64)
+        else:
+            f["sample_ids"] = np.zeros((n, 2), dtype=np.int64)
+PY
+run "${TRAIN_ON[@]}" "${DYN[@]}" --input "$TMP/u64.hdf5" --output-dir "$TMP/t10c"
+expect_rc 1 "unsigned ids past 2^63"
+expect_err "sample_ids: an unsigned id of 2\^63 or more" "u64: message"
+run "${TRAIN_ON[@]}" "${DYN[@]}" --input "$TMP/rank2.hdf5" --output-dir "$TMP/t10d"
+expect_rc 1 "a 2-D sample_ids in a file that is not packed"
+expect_err "dataset sample_ids has 2 dimensions, expected 1$" "rank: message"
+# Item 11: --max-predictions is bounded by the rows before anything is allocated.
+run "${TRAIN_ON[@]}" --input "$TMP/data.hdf5" --max-predictions 4294967306 --output-dir "$TMP/t11"
+expect_rc 2 "--max-predictions past 2^32"
+run "${TRAIN_ON[@]}" --input "$TMP/data.hdf5" --max-predictions 100000 --output-dir "$TMP/t11"
+expect_rc 2 "--max-predictions past the row length"
+expect_err "^bert-train: --max-predictions 100000: more than the 64 tokens of the inputs' longest row" "bound: message"
 finish

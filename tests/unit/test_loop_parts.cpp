@@ -29,6 +29,7 @@ TEST_CASE("training state: every key round-trips through trainer_state.json's JS
   s.max_steps = 100;
   s.train_batch_size = 32;
   s.learning_rate = 6e-3;
+  s.warmup_proportion = 0.06;
   s.optimizer = "lamb";
   s.precision = "bf16";
   s.saved_because = "stop";
@@ -37,7 +38,8 @@ TEST_CASE("training state: every key round-trips through trainer_state.json's JS
   CHECK(back.to_json() == s.to_json());
   CHECK(back.seed == s.seed);
   CHECK(back.schedule_offset == 5);
-  CHECK(json.size() == 13);
+  CHECK(back.warmup_proportion == 0.06);
+  CHECK(json.size() == 14);
 }
 
 TEST_CASE("training state: step and data position are required, the rest defaults") {

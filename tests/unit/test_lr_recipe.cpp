@@ -46,3 +46,17 @@ TEST_CASE("learning-rate recipes: the measured one for small models; none for ac
                        UsageError);
   CHECK(finetuning_learning_rate().value == doctest::Approx(5e-5));
 }
+
+TEST_CASE("learning-rate recipes: continued pretraining, any model: AdamW 5e-5 and LAMB 3e-4 at 32, 6% warm-up") {
+  const LearningRate adamw = continued_pretraining_learning_rate(OptimizerKind::adamw, 32);
+  CHECK(adamw.value == doctest::Approx(5e-5));
+  CHECK(adamw.warmup_proportion == doctest::Approx(0.06));
+  CHECK(adamw.source.find("run_pretraining.py") != std::string::npos);
+  CHECK(continued_pretraining_learning_rate(OptimizerKind::adamw, 8).value == doctest::Approx(2.5e-5));
+  CHECK(continued_pretraining_learning_rate(OptimizerKind::lamb, 256).value == doctest::Approx(3e-4));
+  CHECK(continued_pretraining_learning_rate(OptimizerKind::lamb, 16).value == doctest::Approx(3e-4 / std::sqrt(2.0)));
+  // The fresh-weights recipes keep their warm-up (the loop's default).
+  CHECK(pretraining_learning_rate(shape(2, 128), OptimizerKind::lamb, 32, 128).warmup_proportion ==
+        doctest::Approx(0.01));
+  CHECK_THROWS_AS(continued_pretraining_learning_rate(OptimizerKind::madgrad, 32), UsageError);
+}

@@ -130,7 +130,7 @@ void FinetuneTask::load_init_checkpoint(const std::string& path) {
   const nlohmann::json described = read_checkpoint_task(dir.string());
   const std::string other = described.is_object() ? described.value("task", std::string()) : "";
   if (!other.empty() && other != info_.name) fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, info_.name);
-  const FinetuneInit init = load_finetune_weights(*model_, load_weights(weights.string()), head_prefix(),
+  const HeadsInit init = load_finetune_weights(*model_, load_weights(weights.string()), head_prefix(),
                                                   weights.string());
   if (context_.quiet || context_.rank != 0) return;
   if (!init.initialised.empty())
@@ -144,7 +144,7 @@ void FinetuneTask::load_init_checkpoint(const std::string& path) {
 
 BertModelBase& FinetuneTask::bert() const { return *model_; }
 
-LearningRate FinetuneTask::default_learning_rate(OptimizerKind, int64_t) const { return finetuning_learning_rate(); }
+LearningRate FinetuneTask::default_learning_rate(OptimizerKind, int64_t, bool) const { return finetuning_learning_rate(); }
 
 double FinetuneTask::flops_per_sequence(int64_t seq_len) const {
   return model_config_.training_flops_per_sequence(seq_len, 0);
@@ -268,6 +268,10 @@ std::string FinetuneTask::cuda_graphs_unsupported() const {
 }
 
 std::string FinetuneTask::stage_micro_batches() { return stage_batches(batches_, staged_, context_.device); }
+
+std::vector<std::string> FinetuneTask::input_paths() const {
+  return {config_.train_file, config_.eval_file, config_.vocab_path};
+}
 
 TaskDataSummary FinetuneTask::data_summary() const {
   return {train_.size(), train_.seq_len, fmt::format("{} features of {}", info_.name, config_.train_file)};

@@ -54,7 +54,8 @@ class FinetuneTask : public BertModelTask {
   void start(const TaskContext& context) override;
   const BertConfig& model_config() const override { return model_config_; }
   void load_init_checkpoint(const std::string& path) override;
-  LearningRate default_learning_rate(OptimizerKind optimizer, int64_t global_batch) const override;
+  LearningRate default_learning_rate(OptimizerKind optimizer, int64_t global_batch,
+                                     bool continues_trained_weights) const override;
   double flops_per_sequence(int64_t seq_len) const override;
 
   const std::vector<std::string>& loss_terms() const override { return terms_; }
@@ -63,6 +64,7 @@ class FinetuneTask : public BertModelTask {
   MicroBatchLoss forward(size_t index) override;
   std::string cuda_graphs_unsupported() const override;
   std::string stage_micro_batches() override;
+  std::vector<std::string> input_paths() const override;
   TaskDataSummary data_summary() const override;
   nlohmann::json data_position() const override;
   void restore_data_position(const nlohmann::json& position) override;

@@ -5,6 +5,11 @@
 #include "tasks/pretraining/pretraining_task.h"
 #include "train/loop/loop.h"
 #include "ckpt/checkpoint_path.h"
+#include "ckpt/convert.h"
+#include "util/error.h"
+#include "util/tool_name.h"
+
+#include <filesystem>
 
 namespace bk {
 
@@ -18,7 +23,14 @@ namespace {
 void resolve_data(BertTrainConfig& config) {
   PretrainingConfig& data = config.data;
   const PretrainInputs train = resolve_pretrain_inputs(data.inputs);
+  if (train.single_segment && !data.no_nsp)
+    usage_fail("{}: every sample of its first rows is labelled \"is next\" (single-segment data: mkpretrain --no-nsp "
+               "or --full-sentences); a next-sentence head would learn a constant: add --no-nsp",
+               train.sources.front().front().path);
+  if (!config.loop.quiet && detect_dist_env().rank == 0)
+    for (const std::string& warning : train.warnings) print_warning(warning);
   data.masking = resolve_masking(data.masking_flags, train, data.vocab_path, data.max_predictions, true);
+  if (data.masking && data.max_predictions == 0) data.max_predictions = data.masking->rule.max_predictions;
   if (!data.eval_inputs.empty()) {
     const PretrainInputs eval = resolve_pretrain_inputs(data.eval_inputs);
     // With --allow-vocab-mismatch only the first process says the warning (each worker runs this).
@@ -34,11 +46,24 @@ void resolve_data(BertTrainConfig& config) {
   }
 }
 
+// The config beside the checkpoint a run starts from: its directory's config.json, or the bert_config.json or
+// config.json beside a weights file or TF prefix.
+std::string init_checkpoint_config(const std::string& resolved) {
+  std::error_code ec;
+  const std::string config = std::filesystem::is_directory(resolved, ec)
+                                 ? (std::filesystem::path(resolved) / "config.json").string()
+                                 : config_beside_file(resolved);
+  if (config.empty() || !std::filesystem::exists(config, ec))
+    usage_fail("--config: {} has no config.json beside it; give one", resolved);
+  return config;
+}
+
 }  // namespace
 
 void run_bert_train(BertTrainConfig config) {
   config.validate();
   if (!config.loop.init_checkpoint.empty()) config.loop.init_checkpoint = resolve_checkpoint(config.loop.init_checkpoint);
+  if (config.data.config_path.empty()) config.data.config_path = init_checkpoint_config(config.loop.init_checkpoint);
   // A preset's vocabulary size: --vocab's, else that of the vocabulary beside the checkpoint the run starts from
   // (phase 2 from phase 1, a resumed run).
   config.data.vocab_path = config.loop.vocab;

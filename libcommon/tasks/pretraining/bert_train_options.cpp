@@ -4,12 +4,19 @@
 #include "tasks/attention_option.h"
 #include "util/error.h"
 
+#include <cstdint>
+#include <limits>
+
 namespace bk {
 
 void BertTrainConfig::validate() const {
   loop.validate();
   if (data.inputs.empty()) usage_fail("--input: give at least one HDF5 file or directory");
+  if (data.config_path.empty() && loop.init_checkpoint.empty())
+    usage_fail("--config is required (without it, --init-checkpoint's config is taken)");
   if (data.max_predictions < 0) usage_fail("--max-predictions must not be negative, got {}", data.max_predictions);
+  if (data.max_predictions > std::numeric_limits<int32_t>::max())  // the masking rule counts in int
+    usage_fail("--max-predictions {}: more than any row holds", data.max_predictions);
   if (data.eval_inputs.empty() && (loop.eval_every_samples > 0 || loop.target_score || !loop.mlperf_log.empty()))
     usage_fail("--eval-every-samples, --target-mlm-accuracy and --mlperf-log need --eval-input");
   if (!data.eval_inputs.empty() && data.eval_samples == 0) usage_fail("--eval-samples must be positive");
@@ -25,9 +32,10 @@ void BertTrainConfig::validate() const {
 void add_bert_train_options(Options& options, BertTrainConfig& c) {
   const PretrainingConfig d;  // the defaults, written once in PretrainingConfig's initialisers
   options.add()
-    ("config", po::value(&c.data.config_path)->required()->value_name("FILE"),
+    ("config", po::value(&c.data.config_path)->value_name("FILE"),
      "bert_config.json (Google's or HF's keys), or a preset (see man bert-train):\n"
-     "bert-base, bert-large,\nbert-L{2,4,6,8,10,12}-H{128,256,512,768}")
+     "bert-base, bert-large,\nbert-L{2,4,6,8,10,12}-H{128,256,512,768};\n"
+     "default: --init-checkpoint's config.json")
     ("input", po::value(&c.data.inputs)->required()->multitoken()->value_name("PATH..."),
      "HDF5 files, directories of them, or bin4 directories")
     ("max-predictions", po::value(&c.data.max_predictions)->default_value(d.max_predictions, "0: from the data")

@@ -5,6 +5,7 @@
 #include "util/error.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace bk {
 
@@ -29,13 +30,20 @@ std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags,
          "--mask-seed, as bert-train's evaluation does", first);
   if (vocab_path.empty())
     usage_fail("dynamic masking needs the data's vocabulary ([MASK], the random replacements): give --vocab");
-  if (max_predictions == 0)
-    usage_fail("dynamic masking needs --max-predictions, the most masks per sample (create_pretraining_data.py's: 20 "
-               "for 128 tokens, 80 for 512)");
+  const double prob = flags.masked_lm_prob.value_or(0.15);
+  if (max_predictions == 0) {
+    // The most the rule draws for the longest row: round(L x prob) (what 20 for 128 tokens and 80 for 512 round up).
+    int64_t longest = 0;
+    for (const auto& source : inputs.sources)
+      for (const auto& file : source) longest = std::max<int64_t>(longest, file.seq_len);
+    if (longest == 0)
+      usage_fail("{}: varlength files record no row length: give --max-predictions, the most masks per sample "
+                 "(create_pretraining_data.py's: 20 for 128 tokens, 80 for 512)", first);
+    max_predictions = std::max<int64_t>(1, static_cast<int64_t>(std::nearbyint(static_cast<double>(longest) * prob)));
+  }
   return std::make_shared<const DynamicMasking>(
       DynamicMasking{masking_vocab(Vocab::load(vocab_path)),
-                     MaskingRule{flags.masked_lm_prob.value_or(0.15), static_cast<int>(max_predictions),
-                                 flags.whole_word_mask}});
+                     MaskingRule{prob, static_cast<int>(max_predictions), flags.whole_word_mask}});
 }
 
 int64_t dynamic_prediction_slots(const std::vector<std::vector<SampleFile>>& sources, const DynamicMasking& masking) {

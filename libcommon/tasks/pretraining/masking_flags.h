@@ -28,8 +28,9 @@ struct MaskingFlags {
 
 // The rule unmasked inputs are masked with; null for masked inputs. dynamic_by_default: unmasked inputs without
 // --masking are masked (bert-train) or refused (bert-eval, whose scores are those of a set masked once, on
-// request). Needs the data's vocabulary and max_predictions for unmasked inputs; every refusal is one line
-// (bk::UsageError for a flag, bk::Error naming the file).
+// request). Needs the data's vocabulary for unmasked inputs; max_predictions 0 takes the most the rule can draw
+// from the inputs' longest row, round(L x prob) (varlength files, which record no length, need it given); every
+// refusal is one line (bk::UsageError for a flag, bk::Error naming the file).
 std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags, const PretrainInputs& inputs,
                                                       const std::string& vocab_path, int64_t max_predictions,
                                                       bool dynamic_by_default);

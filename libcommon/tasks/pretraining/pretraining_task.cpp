@@ -3,6 +3,7 @@
 #include "tasks/lr_recipe.h"
 #include "model_config/config_presets.h"
 #include "model/bert.h"
+#include "model/model_dir.h"
 #include "model/token_stream.h"
 #include "tasks/pretraining/evaluate.h"
 #include "pretraining_data/dynamic_masks.h"
@@ -11,8 +12,11 @@
 #include "tok/vocab.h"
 #include "train/dist/dist.h"
 #include "util/error.h"
+#include "util/tool_name.h"
 
 #include <ATen/ATen.h>
+#include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -44,6 +48,26 @@ PretrainingTask::PretrainingTask(PretrainingConfig config) : config_(std::move(c
 }
 PretrainingTask::~PretrainingTask() = default;
 
+void PretrainingTask::load_init_checkpoint(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return TrainingTask::load_init_checkpoint(path);  // .pt, TF1
+  const std::string weights = path + "/model.safetensors";
+  const HeadsInit init = load_pretraining_weights(*model_, load_weights(weights), weights);
+  if (context_.quiet || context_.rank != 0) return;
+  if (!init.initialised.empty()) {
+    const bool mlm = std::any_of(init.initialised.begin(), init.initialised.end(),
+                                 [](const std::string& n) { return n.starts_with("cls.predictions."); });
+    print_warning(fmt::format(
+        "{}: no {}; {} initialised as BERT initialises them (normal, std {:g}; biases 0; the decoder tied to the word "
+        "embeddings){}", path, mlm ? "pretraining heads (a bare encoder)" : "next-sentence head or pooler",
+        fmt::join(init.initialised, ", "), model_config_.initializer_range,
+        mlm ? ": its masked-LM head is untrained, so a first evaluation's figure says little of the encoder" : ""));
+  }
+  if (!init.dropped.empty())
+    print_warning(fmt::format("{}: {} tensors of a fine-tuning head left out ({}...)", path, init.dropped.size(),
+                              init.dropped.front()));
+}
+
 void PretrainingTask::start(const TaskContext& context) {
   context_ = context;
   model_config_ = pretraining_model_config(config_);
@@ -53,6 +77,7 @@ void PretrainingTask::start(const TaskContext& context) {
   dc.inputs = config_.inputs;
   dc.batch_size = context.micro_batch_size;
   dc.max_predictions = config_.max_predictions;
+  dc.max_positions = model_config_.max_position_embeddings;
   dc.seed = context.seed;
   dc.rank = context.rank;
   dc.world = context.world;
@@ -122,7 +147,9 @@ TaskEvaluation PretrainingTask::evaluate() {
 
 BertModelBase& PretrainingTask::bert() const { return *model_; }
 
-LearningRate PretrainingTask::default_learning_rate(OptimizerKind optimizer, int64_t global_batch) const {
+LearningRate PretrainingTask::default_learning_rate(OptimizerKind optimizer, int64_t global_batch,
+                                                    bool continues_trained_weights) const {
+  if (continues_trained_weights) return continued_pretraining_learning_rate(optimizer, global_batch);
   return pretraining_learning_rate(model_config_, optimizer, global_batch, data_summary().max_length);
 }
 
@@ -192,6 +219,13 @@ std::string PretrainingTask::cuda_graphs_unsupported() const {
 }
 
 std::string PretrainingTask::stage_micro_batches() { return stage_batches(batches_, staged_, context_.device); }
+
+std::vector<std::string> PretrainingTask::input_paths() const {
+  std::vector<std::string> paths = config_.inputs;
+  paths.insert(paths.end(), config_.eval_inputs.begin(), config_.eval_inputs.end());
+  paths.insert(paths.end(), eval_files_.begin(), eval_files_.end());
+  return paths;
+}
 
 TaskDataSummary PretrainingTask::data_summary() const {
   TaskDataSummary summary;

@@ -26,7 +26,11 @@ class PretrainingTask : public BertModelTask {
   void start(const TaskContext& context) override;
 
   const BertConfig& model_config() const override { return model_config_; }
-  LearningRate default_learning_rate(OptimizerKind optimizer, int64_t global_batch) const override;
+  // Also a bare BertModel or one without the pretraining heads (transformers' save_pretrained): the heads it lacks
+  // initialised as BERT initialises them, said in one line.
+  void load_init_checkpoint(const std::string& path) override;
+  LearningRate default_learning_rate(OptimizerKind optimizer, int64_t global_batch,
+                                     bool continues_trained_weights) const override;
   double flops_per_sequence(int64_t seq_len) const override;
 
   const std::vector<std::string>& loss_terms() const override { return terms_; }
@@ -43,6 +47,7 @@ class PretrainingTask : public BertModelTask {
   TaskEvaluation evaluate() override;
   uint64_t evaluation_samples() const override { return config_.eval_samples; }
 
+  std::vector<std::string> input_paths() const override;
   TaskDataSummary data_summary() const override;
   nlohmann::json data_position() const override;
   void restore_data_position(const nlohmann::json& position) override;

@@ -1,5 +1,7 @@
 #include "train/loop/loop.h"
 
+#include "io/cleanup.h"
+
 #include "util/error.h"
 #include "util/tool_name.h"
 #include "train/feed/upload.h"
@@ -285,14 +287,15 @@ class StepRecorder {
 
 // What happens after a step: an evaluation, a checkpoint, the end of the run.
 struct Cadence {
-  bool evaluating = false, saving = false, stopping = false;
+  bool evaluating = false, saving = false, stopping = false, interrupted = false;
 };
 
 Cadence cadence_after(const LoopRun& run, int64_t first_step) {
   const LoopConfig& cfg = run.cfg;
   Cadence c;
-  c.stopping = cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after;
-  c.evaluating = run.task->has_evaluation() &&
+  c.interrupted = stop_requested() != 0;  // a single process's Ctrl-C or SIGTERM: saved, then ended (io/cleanup.h)
+  c.stopping = (cfg.stop_after > 0 && run.step - first_step >= cfg.stop_after) || c.interrupted;
+  c.evaluating = run.task->has_evaluation() && !c.interrupted &&  // an interrupt saves and ends at once
                  ((run.eval_every > 0 && run.step % run.eval_every == 0) || run.step == cfg.max_steps);
   c.saving = (cfg.checkpoint_every > 0 && run.step % cfg.checkpoint_every == 0) || run.step == cfg.max_steps ||
              c.stopping;
@@ -351,6 +354,10 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
   std::optional<StepResult> pending;  // the step whose statistics are read once the next one is queued
   bool target_reached = false;
   const auto profiler = StepProfiler::from_env(run.device, run.dist->rank());
+  // One process stops at a checkpoint on the first SIGINT or SIGTERM; several would have to agree on the step (a
+  // collective each step), so they end at once as before, from their last --checkpoint-every.
+  std::optional<StopRequests> stops;
+  if (run.dist->world() == 1) stops.emplace();
   while (run.step < cfg.max_steps) {
     if (profiler) profiler->before_step(run.step + 1);
     StepResult r = step(run);
@@ -368,12 +375,15 @@ void run_training_loop(const LoopConfig& config, TrainingTask& task) {
     if (cadence.saving)
       save_run(run, target_reached      ? "target"
                     : run.step == cfg.max_steps ? "end"
+                    : cadence.interrupted       ? "interrupted"
                     : cadence.stopping          ? "stop"
                                                 : "periodic");
     if (cadence.stopping) break;
   }
   if (pending) recorder.finish(*pending);
   end_run(run, recorder, first_step, target_reached);
+  // A run that reached --max-steps meanwhile is complete: it ends as such.
+  if (const int sig = stop_requested(); sig && run.step < cfg.max_steps) end_as_signalled(sig);
 }
 
 }  // namespace bk

@@ -33,7 +33,9 @@ struct LoopConfig {
   Precision precision = Precision::fp32;
   uint64_t seed = 12345;
   std::string log_file;                 // JSON lines; empty = OUTPUT_DIR/log.jsonl
-  double warmup_proportion = 0.01;
+  // Unset: the recipe's (TrainingTask::default_learning_rate), kDefaultWarmupProportion with --learning-rate, the
+  // resumed run's on --resume.
+  std::optional<double> warmup_proportion;
   LrDecay lr_decay = LrDecay::poly;
   double poly_power = 0.5;
   int64_t gradient_accumulation_steps = 1;

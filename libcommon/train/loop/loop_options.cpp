@@ -4,6 +4,8 @@
 #include "tok/vocab_stamp.h"
 #include "util/error.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 namespace bk {
@@ -20,8 +22,8 @@ void LoopConfig::validate(bool steps_known) const {
   // NaN fails every comparison, so each range is written as what passes.
   if (learning_rate && !(*learning_rate > 0 && std::isfinite(*learning_rate)))
     usage_fail("--learning-rate must be a positive number, got {}", *learning_rate);
-  if (!(warmup_proportion >= 0 && warmup_proportion <= 1))
-    usage_fail("--warmup-proportion must be in [0, 1], got {}", warmup_proportion);
+  if (warmup_proportion && !(*warmup_proportion >= 0 && *warmup_proportion <= 1))
+    usage_fail("--warmup-proportion must be in [0, 1], got {}", *warmup_proportion);
   if (!(weight_decay >= 0 && std::isfinite(weight_decay)))
     usage_fail("--weight-decay must be a number >= 0, got {}", weight_decay);
   if (!(max_grad_norm >= 0 && std::isfinite(max_grad_norm)))
@@ -49,6 +51,11 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
   auto* steps = po::value(&c.max_steps)->value_name("N");
   if (steps_from_data) steps->default_value(d.max_steps, "0: from the data");
   else steps->required();
+  // Unset, the warm-up is the recipe's (train/loop/learning_rate.h); a tool's own default is shown as one.
+  const std::string warmup_help =
+      d.warmup_proportion ? fmt::format("share of steps in linear warm-up (default {:g})", *d.warmup_proportion)
+                          : "share of steps in linear warm-up (default 0.01; 0.06 continuing trained weights "
+                            "without --learning-rate)";
   options.add()
     ("output-dir", po::value(&c.output_dir)->required()->value_name("DIR"), "checkpoints, log.jsonl and tensorboard/ go here")
     ("train-batch-size", batch, "samples per process per optimizer step (split over the accumulation steps)")
@@ -87,8 +94,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
        if (n < 0) usage_fail("--warmup-steps must not be negative, got {}", n);
        c.warmup_steps = n;
      }), "warm-up in optimizer steps (instead of --warmup-proportion)")
-    ("warmup-proportion", po::value(&c.warmup_proportion)->default_value(d.warmup_proportion, default_text(d.warmup_proportion))
-     ->value_name("W"), "share of steps in linear warm-up")
+    ("warmup-proportion", optional_value(c.warmup_proportion)->value_name("W"), warmup_help.c_str())
     ("lr-decay", choice_value("lr-decay", kLrDecays, c.lr_decay, d.lr_decay)->value_name("D"),
      "poly (NVIDIA's, power 0.5) or linear")
     ("weight-decay", po::value(&c.weight_decay)->default_value(d.weight_decay, default_text(d.weight_decay))->value_name("WD"),

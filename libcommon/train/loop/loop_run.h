@@ -35,6 +35,7 @@ struct LoopRun {
   LrSchedule schedule;
   double learning_rate = 0;          // the peak: --learning-rate, else the task's recipe (TrainingTask::default_learning_rate)
   std::string learning_rate_source;  // where it comes from, for the banner
+  double warmup_proportion = kDefaultWarmupProportion;  // --warmup-proportion, the resumed run's or the recipe's
   double lr_scale = 1;
   int64_t step = 0;         // optimizer steps done (skipped fp16 steps included)
   int64_t micro_batch = 0;  // micro-batches consumed

@@ -37,6 +37,7 @@ Checkpoint snapshot(LoopRun& run, const std::string& why) {
   state.max_steps = run.cfg.max_steps;
   state.train_batch_size = run.cfg.train_batch_size;
   state.learning_rate = run.learning_rate;
+  state.warmup_proportion = run.schedule.warmup_proportion;
   state.optimizer = choice_name(kOptimizerKinds, run.cfg.optimizer);
   state.precision = choice_name(kPrecisions, run.cfg.precision);
   state.saved_because = why;

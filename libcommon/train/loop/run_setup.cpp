@@ -59,35 +59,48 @@ void start_process(LoopRun& run, const DistEnv& env) {
   set_experimental_kernels(cfg.fused_kernels == FusedKernels::experimental);
 }
 
-// The peak learning rate: --learning-rate; else, resuming, the rate the run was started with (trainer_state.json),
-// so that a resumed run never changes it; else the task's recipe for its model, optimizer and batch
-// (TrainingTask::default_learning_rate): the global batch, or each worker's own with --no-sync-gradients. The
-// recipe is already for that batch, so --lr-scaling (which scales a given rate by the workers) needs a given rate.
+// The peak learning rate and the warm-up: --learning-rate (and --warmup-proportion); else, resuming, what the run
+// was started with (trainer_state.json), so that a resumed run never changes them; else the task's recipe for its
+// model, optimizer and batch (TrainingTask::default_learning_rate): the global batch, or each worker's own with
+// --no-sync-gradients, and whether the run continues trained weights (--init-checkpoint without --init-optimizer,
+// of a model from elsewhere: a published model on new text, not the next phase of a bert-train run, whose
+// checkpoints hold trainer_state.json). The recipe is already for that batch,
+// so --lr-scaling (which scales a given rate by the workers) needs a given rate.
+bool is_training_checkpoint(const std::string& init_checkpoint) {
+  std::error_code ec;
+  return fs::exists(fs::path(resolve_checkpoint(init_checkpoint)) / "trainer_state.json", ec);
+}
+
 void choose_learning_rate(LoopRun& run) {
   const LoopConfig& cfg = run.cfg;
+  std::optional<TrainingState> resumed;
+  if (cfg.resume)
+    if (const auto latest = latest_checkpoint(cfg.output_dir)) {
+      const fs::path state = fs::path(*latest) / "trainer_state.json";
+      resumed = TrainingState::from_json(parse_json(read_file(state.string()), state.string()), state.string());
+    }
+  run.warmup_proportion = cfg.warmup_proportion.value_or(
+      resumed && resumed->warmup_proportion >= 0 ? resumed->warmup_proportion : kDefaultWarmupProportion);
   if (cfg.learning_rate) {
     run.learning_rate = *cfg.learning_rate;
     run.learning_rate_source = "--learning-rate";
     return;
   }
-  if (cfg.resume)
-    if (const auto latest = latest_checkpoint(cfg.output_dir)) {
-      const fs::path state = fs::path(*latest) / "trainer_state.json";
-      const auto recorded = TrainingState::from_json(parse_json(read_file(state.string()), state.string()), state.string())
-                                  .learning_rate;
-      if (recorded > 0) {
-        run.learning_rate = recorded;
-        run.learning_rate_source = "the resumed run's, from its trainer_state.json";
-        return;
-      }
-    }
+  if (resumed && resumed->learning_rate > 0) {
+    run.learning_rate = resumed->learning_rate;
+    run.learning_rate_source = "the resumed run's, from its trainer_state.json";
+    return;
+  }
   if (cfg.lr_scaling != LrScaling::none)
     usage_fail("--lr-scaling scales a given --learning-rate; the default rate is already the recipe's for the batch");
-  const LearningRate lr = run.task->default_learning_rate(cfg.optimizer, run.synced() || run.dist->world() == 1
-                                                                              ? run.global_batch()
-                                                                              : cfg.train_batch_size);
+  const bool continues_trained_weights = !cfg.init_checkpoint.empty() && !cfg.init_optimizer &&
+                                         !is_training_checkpoint(cfg.init_checkpoint);
+  const LearningRate lr = run.task->default_learning_rate(
+      cfg.optimizer, run.synced() || run.dist->world() == 1 ? run.global_batch() : cfg.train_batch_size,
+      continues_trained_weights);
   run.learning_rate = lr.value;
   run.learning_rate_source = lr.source;
+  if (!cfg.warmup_proportion) run.warmup_proportion = lr.warmup_proportion;
 }
 
 // The task: the same initial weights on every rank (seeded here, then rank 0's broadcast in make_update), its
@@ -183,6 +196,7 @@ void open_outputs(LoopRun& run, const RunStart& start) {
     lo.log_file = cfg.log_file.empty() ? (fs::path(cfg.output_dir) / "log.jsonl").string() : cfg.log_file;
     if (cfg.tensorboard) lo.tensorboard_dir = (fs::path(cfg.output_dir) / "tensorboard").string();
     lo.append = cfg.resume;  // a resumed run continues the same log; a new run never appends to an old one
+    if (cfg.resume) lo.resumed_step = start.step;
     // A new run got here with no checkpoint in the directory (claim_for_new_run), so its own log.jsonl is that of
     // a run that failed or was stopped before its first checkpoint, or whose checkpoints --force removed: replaced,
     // so the same command can simply be run again. A --log-file of the user's is replaced only under --force.

@@ -83,7 +83,7 @@ void make_schedule(LoopRun& run) {
   run.schedule.total_steps = cfg.max_steps;
   run.schedule.warmup_proportion = cfg.warmup_steps >= 0 ? static_cast<double>(cfg.warmup_steps) /
                                                             static_cast<double>(cfg.max_steps)
-                                                      : cfg.warmup_proportion;
+                                                      : run.warmup_proportion;
   run.schedule.degree = cfg.poly_power;
   run.schedule.decay = cfg.lr_decay;
   run.schedule.validate();

@@ -135,9 +135,11 @@ class TrainingTask {
   // --init-checkpoint: the weights to start from. By default a strict load of a checkpoint directory's
   // model.safetensors (every tensor present, no other); a fine-tuning task lets its head be missing.
   virtual void load_init_checkpoint(const std::string& path);
-  // The peak learning rate without --learning-rate (the task's recipe: tasks/lr_recipe.h), after start();
-  // bk::UsageError when the task has no recipe for the optimizer.
-  virtual LearningRate default_learning_rate(OptimizerKind optimizer, int64_t global_batch) const = 0;
+  // The peak learning rate and warm-up without --learning-rate (the task's recipe: tasks/lr_recipe.h), after
+  // start(); `continues_trained_weights`: the run starts from a trained model (--init-checkpoint without
+  // --init-optimizer). bk::UsageError when the task has no recipe for the optimizer.
+  virtual LearningRate default_learning_rate(OptimizerKind optimizer, int64_t global_batch,
+                                             bool continues_trained_weights) const = 0;
   // Model FLOPs of one training sequence (forward + backward) of seq_len tokens, for MFU.
   virtual double flops_per_sequence(int64_t seq_len) const = 0;
 
@@ -160,6 +162,10 @@ class TrainingTask {
   virtual TaskDataSummary data_summary() const = 0;  // after start()
   virtual nlohmann::json data_position() const = 0;
   virtual void restore_data_position(const nlohmann::json& position) = 0;
+
+  // The files and directories the task reads (its training and held-out data), after start(): --force never
+  // removes a step directory that holds one of them.
+  virtual std::vector<std::string> input_paths() const { return {}; }
 
   // The task and its labels as a fine-tuned checkpoint records them (task.json); null for none.
   virtual nlohmann::json description() const { return nullptr; }

@@ -1,5 +1,7 @@
 #include "train/loop/train_log.h"
 
+#include "io/input.h"
+#include "io/output.h"
 #include "util/error.h"
 #include "util/tool_name.h"
 
@@ -40,6 +42,28 @@ std::string json_number(double value) {
   return fmt::format("{}", value);  // fmt's shortest round-trip form
 }
 
+namespace {
+
+// Keeps the lines of steps up to `step` (and none that is not a whole JSON line: a killed write's tail).
+void drop_lines_after(const std::string& path, int64_t step) {
+  if (!std::filesystem::exists(path)) return;
+  const std::string text = read_file(path);
+  std::string kept;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at);
+    if (end == std::string::npos) break;
+    const std::string_view line(text.data() + at, end - at);
+    const nlohmann::json json = nlohmann::json::parse(line, nullptr, false);
+    if (json.is_object() && json.contains("step") && json["step"].is_number_integer() &&
+        json["step"].get<int64_t>() <= step)
+      kept.append(line).push_back('\n');
+    at = end + 1;
+  }
+  if (kept.size() != text.size()) write_file_atomic(path, kept);
+}
+
+}  // namespace
+
 TrainLog::TrainLog(TrainLogOptions options)
     : options_(std::move(options)), start_(std::chrono::steady_clock::now()), last_draw_(start_) {
   human_ = options_.human ? options_.human : stderr;
@@ -48,6 +72,7 @@ TrainLog::TrainLog(TrainLogOptions options)
     const std::string& path = options_.log_file;
     if (!options_.append && !options_.overwrite && std::filesystem::exists(path))
       fail("{}: the log file exists (resume appends to it; --force replaces it)", path);
+    if (options_.append && options_.resumed_step >= 0) drop_lines_after(path, options_.resumed_step);
     file_ = std::fopen(path.c_str(), options_.append ? "a" : "w");
     if (!file_) fail("{}: cannot open the log file: {}", path, std::strerror(errno));
   }

@@ -27,6 +27,8 @@ struct TrainLogOptions {
   std::string log_file;          // JSON lines; "" = none
   std::string tensorboard_dir;   // "" = none
   bool append = false;           // resume: append to an existing log file
+  int64_t resumed_step = -1;     // append: the step resumed from; the lines of later steps (a stopped run's past
+                                 // its last checkpoint) are dropped first, so that each step has one line
   bool overwrite = false;        // without append: replace an existing log file (else it is an error)
   bool quiet = false;            // no human lines, no progress bar
   int64_t total_steps = 0;       // for "step N/M" and the bar; 0 = unknown

@@ -16,6 +16,7 @@ nlohmann::json TrainingState::to_json() const {
           {"max_steps", max_steps},
           {"train_batch_size", train_batch_size},
           {"learning_rate", learning_rate},
+          {"warmup_proportion", warmup_proportion},
           {"optimizer", optimizer},
           {"precision", precision},
           {"saved_because", saved_because}};
@@ -36,6 +37,7 @@ TrainingState TrainingState::from_json(const nlohmann::json& json, const std::st
     s.max_steps = json.value("max_steps", int64_t{0});
     s.train_batch_size = json.value("train_batch_size", int64_t{0});
     s.learning_rate = json.value("learning_rate", 0.0);
+    s.warmup_proportion = json.value("warmup_proportion", -1.0);
     s.optimizer = json.value("optimizer", std::string());
     s.precision = json.value("precision", std::string());
     s.saved_because = json.value("saved_because", std::string());

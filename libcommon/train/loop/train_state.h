@@ -20,8 +20,11 @@ struct TrainingState {
   uint64_t seed = 0;
   int64_t max_steps = 0, train_batch_size = 0;
   double learning_rate = 0;
+  double warmup_proportion = -1;  // -1: not recorded (a state written before it was)
   std::string optimizer, precision;
-  std::string saved_because;  // "periodic", "stop", "end" or "target" (an evaluation reached the target)
+  // "periodic", "stop" (--stop-after), "interrupted" (SIGINT or SIGTERM), "end" or "target" (an evaluation
+  // reached the target).
+  std::string saved_because;
 
   nlohmann::json to_json() const;
   // `where` names the file in errors; a state without step or data position is an error, other keys default.
