@@ -47,6 +47,14 @@ echo "gpu_check: $card, bundle $(cat "$BUNDLE/build-info" 2>/dev/null || cat "$B
 # line NAME RESULT CRITERION MEASURED: one line of the table.
 line() { printf '{"check": "%s", "result": "%s", "criterion": "%s", "measured": "%s"}\n' "$1" "$2" "$3" "$4" >>"$CHECKS"; }
 
+# A bundle that finds no LibTorch (no BERTKIT_TORCH_LIB, a python3 without torch) can run nothing below: the table
+# is one line with the launcher's own words, not every line failed with "see runs.log".
+if ! why=$("$BUNDLE/bin/bert-train" --version 2>&1 >/dev/null); then
+  printf 'FAIL libtorch  %s   [the bundle'"'"'s LibTorch tools start]\n1 FAIL of 1 lines\n' "$(printf '%s' "$why" | head -1)" |
+    tee "$RESULTS/check.txt"
+  exit 1
+fi
+
 # 1. Correctness.
 tests=$BUNDLE/bin/torch_unit_tests
 if [ "$DEVICE" = cuda ]; then

@@ -29,6 +29,15 @@ CASES=$((CASES + 1)); grep -q "^0 FAIL of 13 lines$" "$TMP/results/check.txt" ||
 run bash "$SRC/bench/gpu_check.sh" "$TMP/nothing"
 expect_rc 2 "no bundle"
 expect_err "^usage: bench/gpu_check.sh BUNDLE" "no bundle: message"
+# (issue 44, item 5) A bundle that finds no LibTorch: one FAIL line that says why, and nothing run.
+mkdir -p "$TMP/no-torch"
+run env BERTKIT_TORCH_LIB="$TMP/no-torch" SMOKE=1 DEVICE=cpu PYTHON="$PYTHON" FIXTURES="$FIXTURES" RESULTS="$TMP/no-lib" \
+  bash "$SRC/bench/gpu_check.sh" "$TMP/bundle"
+expect_rc 1 "a bundle without LibTorch"
+CASES=$((CASES + 1))
+[ "$(head -1 "$TMP/no-lib/check.txt")" != "" ] && head -1 "$TMP/no-lib/check.txt" | grep -q "^FAIL libtorch  bundle-run: bert-train needs LibTorch" &&
+  grep -q "^1 FAIL of 1 lines$" "$TMP/no-lib/check.txt" || fail_case "no LibTorch: $(cat "$TMP/no-lib/check.txt" 2>/dev/null)"
+CASES=$((CASES + 1)); [ ! -e "$TMP/no-lib/runs.log" ] || fail_case "no LibTorch: runs were started"
 # Without its data (no fixtures), every run fails and the check says so in its exit status.
 run env SMOKE=1 DEVICE=cpu PYTHON="$PYTHON" FIXTURES="$TMP/none" RESULTS="$TMP/broken" bash "$SRC/bench/gpu_check.sh" "$TMP/bundle"
 CASES=$((CASES + 1)); [ "$RC" -gt 0 ] || fail_case "a check whose runs all failed exited 0"
