@@ -1,4 +1,5 @@
-"""HF transformers' BertForPreTraining trained eagerly on the same HDF5 batches bert-train reads: the peer of
+"""HF transformers' BertForPreTraining (or ModernBertForMaskedLM, for a config with "model_type": "modernbert")
+trained eagerly on the same HDF5 batches bert-train reads: the peer of
 bench/bert_train.sh (CPU) and bench/bert_train_gpu.sh (CUDA). Same config, optimizer (AdamW; fused on CUDA, as
 the HF Trainer's default adamw_torch_fused), batch size, steps; each batch cut to its longest sequence as
 bert-train does (dynamic padding); prints one JSON line per variant with the mean seconds per step after the
@@ -11,6 +12,10 @@ bert-train's does (and NVIDIA's and MLPerf's): BertModel, then model.cls on the 
 mode and dynamic shapes as torch chooses): the peer a user who wants speed would pick. A variant that fails to
 compile prints {"variant": ..., "failed": "the error"} and the others still run.
 
+ModernBERT has no next-sentence head: its loss is the masked LM's alone; "masked" runs ModernBertModel, then
+model.head and model.decoder on the masked positions (what its sparse_prediction does). --attention picks HF's
+attention implementation (sdpa, its default, or eager).
+
 On CUDA the batches are read and moved to the GPU before the timed steps, and the steps are timed together
 (synchronising before and after), so the peer is measured at its best; --precision bf16 is autocast with fp32
 weights (the Trainer's --bf16), fp16 adds torch's GradScaler (--fp16)."""
@@ -21,7 +26,7 @@ import time
 import h5py
 import numpy as np
 import torch
-from transformers import BertConfig, BertForPreTraining
+from transformers import BertConfig, BertForPreTraining, ModernBertConfig, ModernBertForMaskedLM
 
 p = argparse.ArgumentParser()
 p.add_argument("--config")
@@ -35,7 +40,10 @@ p.add_argument("--variants", default="full",
                help="comma-separated: full, masked, and either under torch.compile: full-compiled, masked-compiled")
 p.add_argument("--device", default="cpu")
 p.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"])
+p.add_argument("--attention", default="sdpa", choices=["sdpa", "eager"])
 a = p.parse_args()
+config_json = json.load(open(a.config))
+modern = config_json.get("model_type") == "modernbert"
 variants = ["masked"] if a.masked_only else a.variants.split(",")
 device = torch.device(a.device)
 cuda = device.type == "cuda"
@@ -66,6 +74,13 @@ def load_batches():
 def forward_loss(model, variant):
     """The step's forward and loss as one function of the batch, for torch.compile to take whole."""
     def loss_of(ids, seg, mask, labels, nsp):
+        if modern:
+            if variant.startswith("masked"):
+                hidden = model.model(input_ids=ids, attention_mask=mask).last_hidden_state
+                where = labels.view(-1) != -100
+                logits = model.decoder(model.head(hidden.reshape(-1, hidden.size(-1))[where]))
+                return torch.nn.functional.cross_entropy(logits.float(), labels.view(-1)[where])
+            return model(input_ids=ids, attention_mask=mask, labels=labels).loss
         if variant.startswith("masked"):
             hidden, pooled = model.bert(input_ids=ids, token_type_ids=seg, attention_mask=mask, return_dict=False)[:2]
             where = labels.view(-1) != -100
@@ -79,7 +94,10 @@ def forward_loss(model, variant):
 
 def run(variant, batches):
     torch.manual_seed(1)
-    model = BertForPreTraining(BertConfig(**json.load(open(a.config)), attn_implementation="sdpa")).to(device)
+    if modern:
+        model = ModernBertForMaskedLM(ModernBertConfig(**config_json, attn_implementation=a.attention)).to(device)
+    else:
+        model = BertForPreTraining(BertConfig(**config_json, attn_implementation=a.attention)).to(device)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=a.lr, eps=1e-6, weight_decay=0.01, fused=cuda or None)
     scaler = torch.amp.GradScaler("cuda", enabled=a.precision == "fp16")

@@ -235,6 +235,9 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   LoadOptions load = cfg.load;
   load.progress = &progress;
   LoadedCheckpoint ck = load_canonical_checkpoint(input, load);
+  if (cfg.to == "tf" && ck.config.is_modernbert())
+    fail("{}: a ModernBERT model has no TF1 form (google-research/bert's code builds BERT only); convert it --to hf, "
+         "native or pt", cfg.input);
   progress.stage("writing " + cfg.to);
   std::optional<TokenizerFiles> tokenizer;
   if (cfg.to != "pt" && !vocab.empty()) {
@@ -286,7 +289,8 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
     try {
       write_safetensors(dir.file("model.safetensors"), ck.model, kPtMetadata);
       nlohmann::json config_json =
-          cfg.to == "hf" ? out_config.to_hf_json(head_architecture(ck.head), ck.num_labels, task_labels(input))
+          cfg.to == "hf" ? out_config.to_hf_json(ck.head == BertHead::pretraining ? "" : head_architecture(ck.head),
+                                                 ck.num_labels, task_labels(input))
                          : out_config.to_json();
       write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
       if (cfg.to == "native" && !ck.optimizer.empty())

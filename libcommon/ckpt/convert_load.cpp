@@ -267,11 +267,15 @@ LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, c
   const auto named = [&](std::string_view prefix) {
     return std::any_of(model.entries.begin(), model.entries.end(), [&](const StEntry& e) { return e.name.starts_with(prefix); });
   };
+  if (ck.config.is_modernbert() && !named("model.") && named("layers."))
+    fail("{}: a bare ModernBertModel (no \"model.\" prefix, no masked-LM head), whose head would have to be invented; "
+         "as an HF directory bert-train --init-checkpoint takes it, initialising the head", model.path);
   if (!named("bert.") && named("encoder.layer."))
     fail("{}: a bare BertModel (transformers' BertModel: no \"bert.\" prefix, no pretraining heads), whose heads "
          "would have to be invented; as an HF directory (save_pretrained's model.safetensors and config.json) "
          "bert-train --init-checkpoint and bert-finetune train take it, initialising the heads it lacks", model.path);
   for (const auto& e : model.entries) {
+    if (ck.config.is_modernbert()) break;  // bert_tensors() says what is not supported
     if (e.name == "qa_outputs.weight") ck.head = BertHead::span;
     if (e.name == "classifier.weight" && !e.shape.empty()) {
       ck.head = BertHead::classifier;
@@ -286,7 +290,7 @@ LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, c
   std::vector<const StEntry*> wanted;
   for (const auto& e : model.entries) {
     if (e.name == "cls.predictions.decoder.weight" || e.name == "cls.predictions.decoder.bias" ||
-        e.name == "bert.embeddings.position_ids") {
+        e.name == "bert.embeddings.position_ids" || (ck.config.is_modernbert() && e.name == "decoder.weight")) {
       ++ck.dropped_training_state;  // copies of tied tensors and a constant buffer
       continue;
     }
@@ -437,6 +441,16 @@ std::string list_checkpoint(const std::string& named) {
     for (const auto& t : reader.index().tensors) line(t.name, tf_dtype_name(t.dtype), t.shape, t.num_elements());
   }
   out += fmt::format("\n# Total number of params: {}\n", total);
+  // The architecture, from the config beside a directory or a torch.save file, when there is one that reads (a TF1
+  // prefix is BERT's, and its listing stays inspect_checkpoint's byte for byte).
+  const std::string config = fs::is_directory(input)     ? (fs::path(input) / "config.json").string()
+                             : is_torch_save_file(input) ? config_beside_file(input)
+                                                         : "";
+  std::error_code ec;
+  if (!config.empty() && fs::is_regular_file(config, ec)) try {
+      out += fmt::format("# Architecture: {}, from {}\n", BertConfig::load(config).pretraining_architecture(), config);
+    } catch (const Error&) {
+    }
   return out;
 }
 
@@ -462,6 +476,18 @@ std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model) {
   for (const auto& t : model) {
     if (t.name == "bert.embeddings.word_embeddings.weight") word = &t;
     if (t.name == "cls.predictions.bias") bias = &t;
+  }
+  if (!word) {  // ModernBertForMaskedLM: state_dict() holds the tied decoder.weight after decoder.bias
+    for (const auto& t : model) {
+      out.push_back(t);
+      if (t.name == "model.embeddings.tok_embeddings.weight") word = &t;
+    }
+    if (word) {
+      StTensor w = *word;
+      w.name = "decoder.weight";
+      out.push_back(std::move(w));
+    }
+    return out;
   }
   for (const auto& t : model) {
     out.push_back(t);

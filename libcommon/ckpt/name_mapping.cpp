@@ -1,5 +1,7 @@
 #include "ckpt/name_mapping.h"
 
+#include "util/error.h"
+
 #include <algorithm>
 
 namespace bk {
@@ -156,7 +158,47 @@ std::string adam_state_name(const std::string& hf_name, TfRole role) {
 
 std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& c) { return bert_tensors(c, BertHead::pretraining); }
 
+namespace {
+
+// ModernBertForMaskedLM's parameters, in model/modern_encoder.h's order.
+std::vector<ExpectedTensor> modernbert_tensors(const BertConfig& c) {
+  const int64_t H = c.hidden_size, I = c.intermediate_size;
+  const ModernBertSettings& m = c.modern;
+  std::vector<ExpectedTensor> t;
+  auto norm = [&](const std::string& prefix) {
+    t.push_back({prefix + ".weight", {H}});
+    if (m.norm_bias) t.push_back({prefix + ".bias", {H}});
+  };
+  auto linear = [&](const std::string& prefix, int64_t out, int64_t in, bool bias) {
+    t.push_back({prefix + ".weight", {out, in}});
+    if (bias) t.push_back({prefix + ".bias", {out}});
+  };
+  t.push_back({"model.embeddings.tok_embeddings.weight", {c.vocab_size, H}});
+  norm("model.embeddings.norm");
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const std::string p = "model.layers." + std::to_string(l);
+    if (l > 0) norm(p + ".attn_norm");
+    linear(p + ".attn.Wqkv", 3 * H, H, m.attention_bias);
+    linear(p + ".attn.Wo", H, H, m.attention_bias);
+    norm(p + ".mlp_norm");
+    linear(p + ".mlp.Wi", 2 * I, H, m.mlp_bias);
+    linear(p + ".mlp.Wo", H, I, m.mlp_bias);
+  }
+  norm("model.final_norm");
+  linear("head.dense", H, H, m.classifier_bias);
+  norm("head.norm");
+  if (m.decoder_bias) t.push_back({"decoder.bias", {c.vocab_size}});
+  return t;
+}
+
+}  // namespace
+
 std::vector<ExpectedTensor> bert_tensors(const BertConfig& c, BertHead head, int64_t num_labels) {
+  if (c.is_modernbert()) {
+    if (head != BertHead::pretraining)
+      fail("a fine-tuned ModernBERT checkpoint cannot be converted yet (its masked-LM model can)");
+    return modernbert_tensors(c);
+  }
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   std::vector<ExpectedTensor> t;
   auto dense = [&](const std::string& prefix, int64_t out, int64_t in) {
@@ -206,7 +248,8 @@ std::vector<std::string> expected_names(const std::vector<ExpectedTensor>& tenso
 }
 
 bool is_vocab_tensor(std::string_view hf_name) {
-  return hf_name == "bert.embeddings.word_embeddings.weight" || hf_name == "cls.predictions.bias";
+  return hf_name == "bert.embeddings.word_embeddings.weight" || hf_name == "cls.predictions.bias" ||
+         hf_name == "model.embeddings.tok_embeddings.weight" || hf_name == "decoder.bias";
 }
 
 }  // namespace bk

@@ -66,13 +66,15 @@ struct ExpectedTensor {
 };
 
 // Every parameter of BertForPreTraining under `config`, in a fixed order (embeddings, layers, pooler, heads);
-// the tied decoder weight and bias are not listed (they are the word embeddings and cls.predictions.bias).
+// the tied decoder weight and bias are not listed (they are the word embeddings and cls.predictions.bias). For a
+// ModernBERT config, ModernBertForMaskedLM's (model.*, head.*, decoder.bias; the tied decoder.weight not listed).
 std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& config);
-// The same for any head (num_labels: the classifier's rows).
+// The same for any head (num_labels: the classifier's rows); ModernBERT's fine-tuned heads are an error (not yet).
 std::vector<ExpectedTensor> bert_tensors(const BertConfig& config, BertHead head, int64_t num_labels = 2);
 std::vector<std::string> expected_names(const std::vector<ExpectedTensor>& tensors);
 
-// True for the two tensors that carry one row per vocabulary entry (padded with --pad-vocab).
+// True for the tensors that carry one row per vocabulary entry (padded with --pad-vocab): BERT's word embeddings
+// and cls.predictions.bias, ModernBERT's tok_embeddings and decoder.bias.
 bool is_vocab_tensor(std::string_view hf_name);
 
 }  // namespace bk

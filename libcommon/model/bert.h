@@ -1,6 +1,8 @@
-// BertForPreTraining in LibTorch: the encoder of Devlin et al. (encoder.h) with the masked-LM and next-sentence
-// heads (pretraining_heads.h), parameter for parameter what HF transformers' BertForPreTraining and NVIDIA's
-// DeepLearningExamples model hold, under the same names.
+// The pretraining model of the config's architecture: for BERT, BertForPreTraining in LibTorch, the encoder of Devlin
+// et al. (encoder.h) with the masked-LM and next-sentence heads (pretraining_heads.h), parameter for parameter what
+// HF transformers' BertForPreTraining and NVIDIA's DeepLearningExamples model hold, under the same names; for
+// ModernBERT, HF's ModernBertForMaskedLM (model/modern_encoder.h, its MLM head; no next-sentence head, so
+// BertOutput::nsp_logits is undefined).
 //
 // Names (state_dict(), named_parameter_list()): bert.embeddings.{word,position,token_type}_embeddings.weight,
 // bert.embeddings.LayerNorm.{weight,bias}, bert.encoder.layer.N.attention.self.{query,key,value}.{weight,bias},
@@ -33,7 +35,7 @@ class BertForPreTraining : public BertModelBase {
                             const at::Tensor& masked_tokens);
 
  private:
-  BertEncoder encoder_;
+  std::unique_ptr<Encoder> encoder_;
   PretrainingHeads heads_;
 };
 

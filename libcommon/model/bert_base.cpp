@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <set>
 
 namespace bk {
@@ -13,7 +14,35 @@ namespace {
 // Tensors HF checkpoints may carry that a tied, buffer-free model does not need.
 bool ignorable_key(const std::string& name) {
   return name == "cls.predictions.decoder.weight" || name == "cls.predictions.decoder.bias" ||
-         name == "bert.embeddings.position_ids";
+         name == "bert.embeddings.position_ids" || name == "decoder.weight";
+}
+
+// torch.nn.init.trunc_normal_'s method: uniform between the bounds' normal CDFs, mapped back by the inverse CDF.
+void truncated_normal_(const at::Tensor& t, double std, double cutoff) {
+  const auto cdf = [](double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; };
+  t.uniform_(2 * cdf(-cutoff) - 1, 2 * cdf(cutoff) - 1).erfinv_().mul_(std * std::sqrt(2.0)).clamp_(-cutoff * std, cutoff * std);
+}
+
+// HF's ModernBertPreTrainedModel._init_weights: weights ~ normal truncated at +-cutoff std, with std
+// initializer_range for the embeddings and the input projections (Wqkv, Wi), initializer_range / sqrt(2 layers)
+// for the output projections (attn.Wo, mlp.Wo) and the MLM head's dense, hidden^-0.5 for a task classifier;
+// norms 1, biases 0.
+void reset_modernbert_parameter(const BertConfig& config, const std::string& name, const at::Tensor& t) {
+  if (name.ends_with(".bias")) {
+    t.zero_();
+    return;
+  }
+  if (name.ends_with("norm.weight")) {
+    t.fill_(1.0);
+    return;
+  }
+  const double range = config.initializer_range, cutoff = config.modern.initializer_cutoff_factor;
+  double std = range;
+  if (name.ends_with("Wo.weight") || name == "head.dense.weight")
+    std = range / std::sqrt(2.0 * static_cast<double>(config.num_hidden_layers));
+  else if (name.starts_with("classifier.") || name.starts_with("qa_outputs."))
+    std = 1 / std::sqrt(static_cast<double>(config.hidden_size));
+  truncated_normal_(t, std, cutoff);
 }
 
 std::string shape_text(at::IntArrayRef shape) {
@@ -46,6 +75,10 @@ void BertModelBase::reset_parameters() {
   at::NoGradGuard no_grad;
   const double std = config_.initializer_range;
   for (const auto& [name, t] : params_.list()) {
+    if (config_.is_modernbert()) {
+      reset_modernbert_parameter(config_, name, t);
+      continue;
+    }
     const bool layer_norm = name.find("LayerNorm.") != std::string::npos;
     if (layer_norm) {
       if (name.ends_with(".weight")) t.fill_(1.0);

@@ -26,7 +26,7 @@ class BertModelBase : public torch::nn::Module {
   int64_t padded_vocab_size() const { return padded_vocab_; }
 
   // BERT's initialisation: Linear and Embedding weights ~ normal(0, initializer_range), biases 0, LayerNorm 1 and 0,
-  // padded vocabulary rows 0, in registration order. Draws from LibTorch's default generator (seed it with
+  // padded vocabulary rows 0, in registration order; ModernBERT's as HF's (truncated normals, bert_base.cpp). Draws from LibTorch's default generator (seed it with
   // at::manual_seed).
   void reset_parameters();
 

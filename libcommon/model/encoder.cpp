@@ -1,5 +1,6 @@
 #include "model/encoder.h"
 
+#include "model/attention.h"
 #include "model/fused_gelu.h"
 #include "model/fused_layer_norm.h"
 #include "model/token_stream.h"
@@ -11,30 +12,6 @@
 #include <fmt/format.h>
 
 namespace bk {
-
-namespace {
-
-// Attention inside each sequence of a token stream. qkv: [N, 3H]; returns the context [N, H].
-at::Tensor stream_attention(const at::Tensor& qkv, const TokenStream& stream, int64_t heads, double dropout_p) {
-  const int64_t n = qkv.size(0), h = qkv.size(1) / 3, d = h / heads;
-  const at::Tensor q3 = qkv.view({n, 3, heads, d});
-  if (stream_attention_unpadded(qkv.device(), qkv.scalar_type(), d)) {
-    const auto parts = q3.unbind(1);  // [N, heads, d] each, the layout of the varlen kernel
-    const auto out = at::_flash_attention_forward(parts[0], parts[1], parts[2], stream.cu_seqlens, stream.cu_seqlens,
-                                                  stream.max_seqlen, stream.max_seqlen, dropout_p,
-                                                  /*is_causal=*/false, /*return_debug_mask=*/false);
-    return std::get<0>(out).reshape({n, h});
-  }
-  // Exact everywhere: the sequences side by side as [S, L] rows, padding masked out of the keys, then back.
-  const int64_t s = stream.first_tokens.size(0), l = stream.max_seqlen;
-  const at::Tensor padded = at::zeros({s * l, 3, heads, d}, qkv.options()).index_copy(0, stream.padded_index, q3);
-  const auto parts = padded.view({s, l, 3, heads, d}).permute({2, 0, 3, 1, 4}).unbind(0);
-  const at::Tensor context = at::scaled_dot_product_attention(parts[0], parts[1], parts[2],
-                                                              stream.padded_mask.view({s, 1, 1, l}), dropout_p);
-  return context.transpose(1, 2).reshape({s * l, h}).index_select(0, stream.padded_index);
-}
-
-}  // namespace
 
 BertEncoder::BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params, bool with_pooler)
     : config_(config) {
@@ -85,17 +62,10 @@ NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const
   const int64_t h = config_.hidden_size, heads = config_.num_attention_heads;
   const at::Tensor qkv = at::linear(x.hidden, qkv_wb[0], qkv_wb[1]);
   const double attn_p = training ? config_.attention_probs_dropout_prob : 0.0;
-  at::Tensor context;
-  if (stream != nullptr) {
-    context = stream_attention(qkv, *stream, heads, attn_p);
-  } else {
-    const int64_t b = x.hidden.size(0), t = x.hidden.size(1);
-    // [B, T, 3, heads, d] -> [3, B, heads, T, d]: strided views, the layout SDPA's kernels take as they are.
-    const auto parts = qkv.view({b, t, 3, heads, h / heads}).permute({2, 0, 3, 1, 4}).unbind(0);
-    context = at::scaled_dot_product_attention(
-        parts[0], parts[1], parts[2], mask.defined() ? std::optional<at::Tensor>(mask) : std::nullopt, attn_p);
-    context = context.transpose(1, 2).reshape({b, t, h});
-  }
+  const at::Tensor context =
+      stream != nullptr
+          ? stream_attention(qkv.view({qkv.size(0), 3, heads, h / heads}), *stream, attn_p)
+          : padded_attention(qkv.view({x.hidden.size(0), x.hidden.size(1), 3, heads, h / heads}), mask, attn_p);
   const double p = config_.hidden_dropout_prob, eps = config_.layer_norm_eps;
   const std::vector<at::Tensor> ao = autocast_weights({l.ao_w, l.ao_b, l.ao_ln_w, l.ao_ln_b});
   const NormOutput attn =
@@ -117,15 +87,14 @@ at::Tensor BertEncoder::embed(const at::Tensor& input_ids, const at::Tensor& pos
 EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,
                                    const at::Tensor& attention_mask, bool training) const {
   if (input_ids.dim() != 2) fail("BERT: input_ids must be [batch, seq], got {} dimensions", input_ids.dim());
-  const int64_t b = input_ids.size(0), t = input_ids.size(1);
+  const int64_t t = input_ids.size(1);
   if (t > config_.max_position_embeddings)
     fail("BERT: sequence length {} exceeds max_position_embeddings {}", t, config_.max_position_embeddings);
 
   const at::Tensor embedded = embed(input_ids, pos_emb_.narrow(0, 0, t), segment_ids, training);
 
-  // Boolean mask [B, 1, 1, T] (true = attend), broadcast over heads and queries by SDPA.
-  at::Tensor mask;
-  if (attention_mask.defined()) mask = attention_mask.ne(0).view({b, 1, 1, t});
+  at::Tensor mask;  // bool [B, T], true = a real token
+  if (attention_mask.defined()) mask = attention_mask.ne(0);
   NormOutput x{embedded, embedded};
   for (const Layer& layer : layers_) x = layer_forward(layer, x, mask, nullptr, training);
   if (!pool_w_.defined()) return {x.hidden, {}};

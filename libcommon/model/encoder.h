@@ -1,6 +1,7 @@
-// The BERT encoder of Devlin et al. (post-LayerNorm): embeddings, the transformer layers and the pooler, under HF's
-// names (bert.embeddings.*, bert.encoder.layer.N.*, bert.pooler.*). The heads (pretraining_heads.h; question
-// answering and classification with fine-tuning) sit on its outputs.
+// The encoders: what every architecture's encoder does (Encoder), BERT's (BertEncoder: Devlin et al., post-LayerNorm;
+// embeddings, the transformer layers and the pooler under HF's names bert.embeddings.*, bert.encoder.layer.N.*,
+// bert.pooler.*), and make_encoder, which builds the one a config names (ModernBERT's: model/modern_encoder.h).
+// The heads (pretraining_heads.h; question answering and classification with fine-tuning) sit on their outputs.
 #pragma once
 
 #include "model_config/bert_config.h"
@@ -9,6 +10,7 @@
 #include <ATen/Tensor.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace bk {
@@ -21,26 +23,41 @@ struct EncoderOutput {
 struct TokenStream;  // model/token_stream.h
 struct NormOutput;   // model/fused_layer_norm.h
 
-class BertEncoder {
+class Encoder {
  public:
-  // Registers the encoder's parameters in `params` (word embeddings with padded_vocab rows). Without the pooler
-  // (HF's BertForQuestionAnswering has none) EncoderOutput::pooled is undefined.
-  BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params, bool with_pooler = true);
+  virtual ~Encoder() = default;
 
   // input_ids, segment_ids, attention_mask: int64 [B, T] (attention_mask 1 = real token; undefined = no padding,
-  // which lets SDPA pick its fastest kernel). Dropout only when `training`.
-  EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask,
-                        bool training) const;
+  // which lets SDPA pick its fastest kernel; segment_ids undefined = all 0, and ignored by an architecture without
+  // token types). Dropout only when `training`.
+  virtual EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                const at::Tensor& attention_mask, bool training) const = 0;
 
   // Unpadded: the batch's real tokens as one stream (input_ids, segment_ids [B, T] gathered by
-  // stream.token_index), GEMMs on [N, H], attention inside each of the S sequences: with CUDA in half precision
-  // ATen's variable-length flash kernel on the cumulative lengths (it has autograd and honours any dropout
-  // probability); otherwise an exact path that lays the sequences out as [S, max_seqlen] with a key mask for SDPA
-  // and gathers the result back. Equal to forward() on the same rows (tests/torch_unit/test_unpadded.cpp).
-  EncoderOutput forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids, const TokenStream& stream,
-                               bool training) const;
+  // stream.token_index), GEMMs on [N, H], attention inside each of the S sequences (model/attention.h); positions
+  // restart at every sequence. Equal to forward() on the same rows (tests/torch_unit/test_unpadded.cpp).
+  virtual EncoderOutput forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids,
+                                       const TokenStream& stream, bool training) const = 0;
 
-  const at::Tensor& word_embeddings() const { return word_emb_; }  // [padded_vocab, H], tied to the MLM decoder
+  // [padded_vocab, H], tied to the MLM decoder.
+  virtual const at::Tensor& word_embeddings() const = 0;
+};
+
+// The encoder `config` names (BERT's or ModernBERT's), its parameters registered in `params` (word embeddings with
+// padded_vocab rows). Without the pooler (HF's BertForQuestionAnswering has none; ModernBERT has none at all)
+// EncoderOutput::pooled is undefined.
+std::unique_ptr<Encoder> make_encoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params,
+                                      bool with_pooler = true);
+
+class BertEncoder : public Encoder {
+ public:
+  BertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params, bool with_pooler = true);
+
+  EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask,
+                        bool training) const override;
+  EncoderOutput forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids, const TokenStream& stream,
+                               bool training) const override;
+  const at::Tensor& word_embeddings() const override { return word_emb_; }
 
  private:
   struct Layer {

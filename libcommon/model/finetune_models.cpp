@@ -4,8 +4,19 @@
 
 namespace bk {
 
+namespace {
+
+// The fine-tuning heads here are BERT's; ModernBERT's (a prediction head before the classifier) are not built yet.
+const BertConfig& bert_layout(const BertConfig& config) {
+  if (config.is_modernbert())
+    fail("fine-tuning a ModernBERT model is not supported yet (its pretraining, evaluation and conversion are)");
+  return config;
+}
+
+}  // namespace
+
 BertForQuestionAnswering::BertForQuestionAnswering(const BertConfig& config)
-    : BertModelBase("BertForQuestionAnswering", config),
+    : BertModelBase("BertForQuestionAnswering", bert_layout(config)),
       encoder_(config_, padded_vocab_, params_, /*with_pooler=*/false),
       head_(config_, params_) {
   add_vocab_rows(encoder_.word_embeddings());
@@ -32,7 +43,7 @@ int64_t checked_labels(int64_t num_labels) {
 }  // namespace
 
 BertForSequenceClassification::BertForSequenceClassification(const BertConfig& config, int64_t num_labels)
-    : BertModelBase("BertForSequenceClassification", config),
+    : BertModelBase("BertForSequenceClassification", bert_layout(config)),
       num_labels_(checked_labels(num_labels)),
       encoder_(config_, padded_vocab_, params_),
       head_(config_, num_labels_, params_) {

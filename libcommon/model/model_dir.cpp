@@ -15,6 +15,25 @@ namespace fs = std::filesystem;
 
 namespace bk {
 
+namespace {
+
+// How an architecture's checkpoints name their parts (HF's names): the encoder's prefix, the heads any of its
+// models may carry, the pretraining model's own heads, and what a bare encoder (saved without its prefix) holds.
+struct CheckpointNames {
+  std::string encoder;
+  std::vector<std::string> heads, pretraining_heads;
+  std::string bare_layers;
+};
+
+CheckpointNames checkpoint_names(const BertConfig& config) {
+  if (config.is_modernbert())  // ModernBertForMaskedLM: model.*, head.*, decoder.bias; task models add classifier.*
+    return {"model.", {"head.", "decoder.", "classifier."}, {"head.", "decoder."}, "layers."};
+  return {"bert.", {"qa_outputs.", "classifier.", "cls."}, {"cls.predictions.", "cls.seq_relationship.", "bert.pooler."},
+          "encoder.layer."};
+}
+
+}  // namespace
+
 std::map<std::string, at::Tensor> load_weights(const std::string& weights_path, const BertConfig* config) {
   std::map<std::string, at::Tensor> out;
   if (is_torch_save_file(weights_path) || is_tf_checkpoint(weights_path)) {
@@ -60,9 +79,11 @@ std::shared_ptr<BertForPreTraining> load_model_dir(const std::string& path, cons
   const auto has = [&](std::string_view prefix) {
     return std::any_of(tensors.begin(), tensors.end(), [&](const auto& kv) { return kv.first.starts_with(prefix); });
   };
-  if (strict && !has("bert.") && has("encoder.layer."))
-    fail("{}: a bare BertModel (transformers' BertModel.save_pretrained: no masked-LM head), whose masked-LM figures "
-         "would be an untrained head's; evaluate a checkpoint bert-train wrote from it (--init-checkpoint)", weights);
+  const CheckpointNames names = checkpoint_names(cfg);
+  if (strict && !has(names.encoder) && has(names.bare_layers))
+    fail("{}: a bare {} (transformers' save_pretrained of the encoder alone: no masked-LM head), whose masked-LM "
+         "figures would be an untrained head's; evaluate a checkpoint bert-train wrote from it (--init-checkpoint)",
+         weights, cfg.is_modernbert() ? "ModernBertModel" : "BertModel");
   model->load_state_dict(tensors, strict, weights);
   return model;
 }
@@ -77,10 +98,12 @@ bool starts_with_any(const std::string& name, const std::vector<std::string>& pr
 
 HeadsInit load_encoder_and_heads(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
                                  const HeadRule& rule, const std::string& where) {
-  static const std::vector<std::string> kHeads = {"qa_outputs.", "classifier.", "cls."};
-  // A bare BertModel (transformers' BertModel.save_pretrained) names its tensors without the "bert." prefix, as
-  // from_pretrained takes them.
-  const bool bare = std::none_of(tensors.begin(), tensors.end(), [](const auto& kv) { return kv.first.starts_with("bert."); });
+  const CheckpointNames names = checkpoint_names(model.config());
+  const std::vector<std::string>& kHeads = names.heads;
+  // A bare encoder (transformers' BertModel.save_pretrained, ModernBertModel's) names its tensors without the
+  // encoder's prefix, as from_pretrained takes them.
+  const bool bare = std::none_of(tensors.begin(), tensors.end(),
+                                 [&](const auto& kv) { return kv.first.starts_with(names.encoder); });
   HeadsInit init;
   std::map<std::string, at::Tensor> kept;
   for (auto& [name, t] : tensors) {
@@ -88,7 +111,7 @@ HeadsInit load_encoder_and_heads(BertModelBase& model, std::map<std::string, at:
     if (head && starts_with_any(name, rule.refused))
       fail("{}: holds the head {} of another task (this model's head is {}*): a checkpoint fine-tuned for something "
            "else", where, name, rule.own.front());
-    const std::string key = bare && !head ? "bert." + name : name;
+    const std::string key = bare && !head ? names.encoder + name : name;
     if (starts_with_any(key, rule.dropped)) init.dropped.push_back(key);
     else kept.emplace(key, t);
   }
@@ -128,7 +151,7 @@ HeadsInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::
 HeadsInit load_pretraining_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
                                    const std::string& where) {
   HeadRule rule;
-  rule.own = {"cls.predictions.", "cls.seq_relationship.", "bert.pooler."};
+  rule.own = checkpoint_names(model.config()).pretraining_heads;
   rule.dropped = {"qa_outputs.", "classifier."};
   return load_encoder_and_heads(model, std::move(tensors), rule, where);
 }

@@ -26,7 +26,8 @@ at::Tensor ParameterSet::add(const std::string& dotted, at::IntArrayRef shape) {
 at::Tensor bert_activation(const std::string& hidden_act, const at::Tensor& x) {
   if (hidden_act == "gelu") return at::gelu(x);
   if (hidden_act == "relu") return at::relu(x);
-  return at::gelu(x, "tanh");  // gelu_new / gelu_tanh (BertConfig::validate admits nothing else)
+  if (hidden_act == "silu") return at::silu(x);
+  return at::gelu(x, "tanh");  // gelu_new / gelu_tanh / gelu_pytorch_tanh (BertConfig::validate admits nothing else)
 }
 
 }  // namespace bk

@@ -31,7 +31,8 @@ class ParameterSet {
   std::vector<NamedParameter> list_;
 };
 
-// BERT's activation by its config name: gelu (erf), gelu_new / gelu_tanh (tanh approximation), relu.
+// An activation by its config name: gelu (erf), gelu_new / gelu_tanh / gelu_pytorch_tanh (tanh approximation),
+// relu, silu.
 at::Tensor bert_activation(const std::string& hidden_act, const at::Tensor& x);
 
 }  // namespace bk

@@ -7,6 +7,15 @@ namespace bk {
 PretrainingHeads::PretrainingHeads(const BertConfig& config, int64_t padded_vocab, ParameterSet& params)
     : config_(config) {
   const int64_t h = config_.hidden_size;
+  if (config_.is_modernbert()) {  // HF's ModernBertPredictionHead and decoder; no next-sentence head
+    const ModernBertSettings& m = config_.modern;
+    tr_w_ = params.add("head.dense.weight", {h, h});
+    if (m.classifier_bias) tr_b_ = params.add("head.dense.bias", {h});
+    tr_ln_w_ = params.add("head.norm.weight", {h});
+    if (m.norm_bias) tr_ln_b_ = params.add("head.norm.bias", {h});
+    if (m.decoder_bias) mlm_bias_ = params.add("decoder.bias", {padded_vocab});
+    return;
+  }
   tr_w_ = params.add("cls.predictions.transform.dense.weight", {h, h});
   tr_b_ = params.add("cls.predictions.transform.dense.bias", {h});
   tr_ln_w_ = params.add("cls.predictions.transform.LayerNorm.weight", {h});
@@ -30,9 +39,9 @@ BertOutput PretrainingHeads::forward_rows(const EncoderOutput& encoded, const at
                                           const at::Tensor& decoder) const {
   const int64_t h = config_.hidden_size;
   BertOutput out;
-  out.nsp_logits = at::linear(encoded.pooled, nsp_w_, nsp_b_);
+  if (nsp_w_.defined()) out.nsp_logits = at::linear(encoded.pooled, nsp_w_, nsp_b_);
   at::Tensor hidden = rows.defined() ? encoded.sequence.index_select(0, rows.reshape({-1})) : encoded.sequence;
-  hidden = bert_activation(config_.hidden_act, at::linear(hidden, tr_w_, tr_b_));
+  hidden = bert_activation(config_.head_activation(), at::linear(hidden, tr_w_, tr_b_));
   hidden = at::layer_norm(hidden, {h}, tr_ln_w_, tr_ln_b_, config_.layer_norm_eps);
   out.mlm_logits_padded = at::linear(hidden, decoder, mlm_bias_);
   out.mlm_logits = out.mlm_logits_padded.narrow(-1, 0, config_.vocab_size);

@@ -1,6 +1,7 @@
-// BERT's pretraining heads on the encoder (encoder.h): the masked-LM head (cls.predictions.transform.dense and
+// The pretraining heads on the encoder (encoder.h). BERT's: the masked-LM head (cls.predictions.transform.dense and
 // .LayerNorm, then a decoder tied to the word embeddings, with cls.predictions.bias) and the next-sentence head
-// (cls.seq_relationship over the pooled output).
+// (cls.seq_relationship over the pooled output). ModernBERT's: the same masked-LM head as head.dense and head.norm
+// (their biases only where the config has them) and decoder.bias, and no next-sentence head.
 #pragma once
 
 #include "model_config/bert_config.h"
@@ -17,7 +18,7 @@ struct BertOutput {
   // The decoder's product over the padded vocabulary ([rows, padded_vocab]), whose first vocab_size columns
   // mlm_logits views: the fused cross entropy reads it in place (model/fused_cross_entropy.h).
   at::Tensor mlm_logits_padded;
-  at::Tensor nsp_logits;  // [B, 2] ([S, 2] for a token stream); index 1 = random next
+  at::Tensor nsp_logits;  // [B, 2] ([S, 2] for a token stream); index 1 = random next. Undefined without the head
 };
 
 class PretrainingHeads {
@@ -31,7 +32,7 @@ class PretrainingHeads {
   // The same on a token stream's output (encoded.sequence [N, H]): masked_tokens int64 [B, P] index the stream.
   BertOutput forward_rows(const EncoderOutput& encoded, const at::Tensor& masked_tokens, const at::Tensor& decoder) const;
 
-  const at::Tensor& mlm_bias() const { return mlm_bias_; }  // [padded_vocab]
+  const at::Tensor& mlm_bias() const { return mlm_bias_; }  // [padded_vocab]; undefined without a decoder bias
 
  private:
   BertConfig config_;

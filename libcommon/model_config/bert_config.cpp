@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <tuple>
@@ -18,6 +19,7 @@ BertConfig BertConfig::load(const std::string& path) {
 
 BertConfig BertConfig::from_json(const nlohmann::json& json, const std::string& where) {
   if (!json.is_object()) fail("{}: a BERT config must be a JSON object", where);
+  if (json.contains("model_type") && json["model_type"] == "modernbert") return from_modernbert_json(json, where);
   BertConfig c;
   auto get_int = [&](const char* key, int64_t& out, bool required) {
     if (!json.contains(key)) {
@@ -84,7 +86,8 @@ void BertConfig::validate(const std::string& where, uint64_t memory_bytes) const
     if (value > max) fail("{}: \"{}\" {} is beyond the maximum {}", where, key, value, max);
   if (hidden_size % num_attention_heads != 0)
     fail("{}: hidden_size {} is not a multiple of num_attention_heads {}", where, hidden_size, num_attention_heads);
-  if (hidden_act != "gelu" && hidden_act != "gelu_new" && hidden_act != "gelu_tanh" && hidden_act != "relu")
+  if (is_modernbert()) validate_modernbert(where);
+  else if (hidden_act != "gelu" && hidden_act != "gelu_new" && hidden_act != "gelu_tanh" && hidden_act != "relu")
     fail("{}: hidden_act \"{}\" is not supported (gelu, gelu_new, gelu_tanh, relu)", where, hidden_act);
   for (auto [key, value] : {std::pair{"hidden_dropout_prob", hidden_dropout_prob},
                             {"attention_probs_dropout_prob", attention_probs_dropout_prob}})
@@ -118,6 +121,14 @@ void BertConfig::validate(const std::string& where, uint64_t memory_bytes) const
 
 int64_t BertConfig::parameter_count() const {
   const int64_t h = hidden_size, f = intermediate_size;
+  if (is_modernbert()) {
+    const int64_t norm = modern.norm_bias ? 2 * h : h;
+    const int64_t attn = 4 * h * h + (modern.attention_bias ? 4 * h : 0);  // Wqkv, Wo
+    const int64_t mlp = 3 * h * f + (modern.mlp_bias ? 2 * f + h : 0);    // Wi (input and gate), Wo
+    const int64_t layers = num_hidden_layers * (2 * norm + attn + mlp) - norm;  // layer 0 has no attention norm
+    const int64_t head = h * h + (modern.classifier_bias ? h : 0) + norm + (modern.decoder_bias ? padded_vocab_size(8) : 0);
+    return padded_vocab_size(8) * h + norm + layers + norm + head;  // embeddings, layers, final norm, MLM head
+  }
   const int64_t embeddings = (padded_vocab_size(8) + max_position_embeddings + type_vocab_size) * h + 2 * h;
   // Q, K, V and the attention output (weights and biases), its LayerNorm, the two FFN matmuls, their LayerNorm.
   const int64_t layer = 4 * (h * h + h) + 2 * h + (h * f + f) + (f * h + h) + 2 * h;
@@ -128,6 +139,7 @@ int64_t BertConfig::parameter_count() const {
 }
 
 nlohmann::json BertConfig::to_json() const {
+  if (is_modernbert()) return to_hf_json();
   return {{"attention_probs_dropout_prob", attention_probs_dropout_prob}, {"hidden_act", hidden_act},
           {"hidden_dropout_prob", hidden_dropout_prob}, {"hidden_size", hidden_size},
           {"initializer_range", initializer_range}, {"intermediate_size", intermediate_size},
@@ -138,15 +150,17 @@ nlohmann::json BertConfig::to_json() const {
 
 nlohmann::json BertConfig::to_hf_json(const std::string& architecture, int64_t num_labels,
                                       const std::vector<std::string>& labels) const {
-  nlohmann::json j = to_json();
-  j["model_type"] = "bert";
-  j["architectures"] = {architecture};
+  const std::string arch = architecture.empty() ? pretraining_architecture() : architecture;
+  nlohmann::json j = is_modernbert() ? modernbert_hf_json() : to_json();
+  j["model_type"] = model_type;
+  j["architectures"] = {arch};
   const bool named = static_cast<int64_t>(labels.size()) == num_labels;
   for (int64_t i = 0; i < num_labels; ++i) {
     const std::string label = named ? labels[static_cast<size_t>(i)] : "LABEL_" + std::to_string(i);
     j["id2label"][std::to_string(i)] = label;
     j["label2id"][label] = i;
   }
+  if (is_modernbert()) return j;
   j["pad_token_id"] = 0;
   j["position_embedding_type"] = "absolute";
   if (hidden_act == "gelu_tanh") j["hidden_act"] = "gelu_new";
@@ -156,8 +170,16 @@ nlohmann::json BertConfig::to_hf_json(const std::string& architecture, int64_t n
 double BertConfig::training_flops_per_sequence(int64_t seq_len, int64_t predictions) const {
   const double s = static_cast<double>(seq_len), h = static_cast<double>(hidden_size);
   const double f = static_cast<double>(intermediate_size), l = static_cast<double>(num_hidden_layers);
-  // Per layer and token: Q, K, V and output projections (4 h^2), two FFN matmuls (2 h f); attention scores and
-  // the weighted sum (2 s h). Each multiply-add is 2 FLOPs.
+  // Per layer and token: Q, K, V and output projections (4 h^2), two FFN matmuls (2 h f; GeGLU's three: 3 h f);
+  // attention scores and the weighted sum (2 h per key: s keys, or a sliding window's). Each multiply-add is 2 FLOPs.
+  if (is_modernbert()) {
+    double keys = 0;
+    for (int64_t i = 0; i < num_hidden_layers; ++i)
+      keys += modern.is_global(i) ? s : std::min(s, static_cast<double>(modern.local_attention + 1));
+    const double encoder = s * (l * (2 * 4 * h * h + 2 * 3 * h * f) + 2 * 2 * keys * h);
+    const double head = static_cast<double>(predictions) * 2 * (h * h + h * static_cast<double>(vocab_size));
+    return 3 * (encoder + head);
+  }
   const double encoder = l * s * (2 * 4 * h * h + 2 * 2 * h * f + 2 * 2 * s * h);
   // MLM head on the masked positions: transform (h^2) and decoder (h V); NSP pooler (h^2) per sequence.
   const double head = static_cast<double>(predictions) * 2 * (h * h + h * static_cast<double>(vocab_size)) + 2 * h * h;

@@ -1,5 +1,7 @@
-// A BERT model's shape and hyper-parameters, as Google's bert_config.json (and HF's config.json) spell them.
-// Torch-free: ckpt-convert and the data tools read configs without LibTorch.
+// A BERT-family model's shape and hyper-parameters: Google's bert_config.json and HF's BERT config.json, or HF's
+// ModernBERT config.json ("model_type": "modernbert"; model_config/modernbert_config.cpp reads and writes it).
+// The architecture is the config's: the model classes build BERT's or ModernBERT's layers from it, and nothing
+// else asks which it is. Torch-free: ckpt-convert and the data tools read configs without LibTorch.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,6 +11,28 @@
 #include <vector>
 
 namespace bk {
+
+// What ModernBERT (Warner et al. 2024; HF transformers' ModernBertConfig, whose keys and defaults these are) adds
+// to the shared fields: rotary positions, a sliding window on some layers, pre-LN without biases, GeGLU. The
+// shared fields keep their meaning: hidden_act is HF's hidden_activation, layer_norm_eps its norm_eps,
+// attention_probs_dropout_prob its attention_dropout (on the probabilities and on the attention's output).
+struct ModernBertSettings {
+  std::vector<std::string> layer_types;  // per layer: "full_attention" (global) or "sliding_attention" (local)
+  double global_rope_theta = 160000.0;   // rope_parameters.full_attention.rope_theta
+  double local_rope_theta = 10000.0;     // rope_parameters.sliding_attention.rope_theta
+  int64_t local_attention = 128;         // the window: a token sees keys within local_attention / 2 positions
+  bool norm_bias = false, attention_bias = false, mlp_bias = false, decoder_bias = true, classifier_bias = false;
+  double embedding_dropout = 0, mlp_dropout = 0, classifier_dropout = 0;
+  std::string classifier_pooling = "cls";      // cls | mean (sequence classification)
+  std::string classifier_activation = "gelu";  // the MLM and task heads' activation
+  double initializer_cutoff_factor = 2.0;      // weights ~ normal truncated at +-factor * std
+  // The special tokens' ids, as the file gives them (null: -1); the padding id is the embedding's padding index.
+  int64_t pad_token_id = 50283, bos_token_id = 50281, eos_token_id = 50282, cls_token_id = 50281,
+          sep_token_id = 50282;
+
+  bool is_global(int64_t layer) const { return layer_types.at(static_cast<size_t>(layer)) == "full_attention"; }
+  bool operator==(const ModernBertSettings&) const = default;
+};
 
 struct BertConfig {
   int64_t vocab_size = 30522;
@@ -23,22 +47,38 @@ struct BertConfig {
   int64_t type_vocab_size = 2;
   double initializer_range = 0.02;
   double layer_norm_eps = 1e-12;
+  std::string model_type = "bert";  // bert | modernbert
+  ModernBertSettings modern;        // model_type modernbert only
+
+  bool is_modernbert() const { return model_type == "modernbert"; }
+  // The class transformers' AutoModelForMaskedLM (or pretraining) builds for this config.
+  std::string pretraining_architecture() const { return is_modernbert() ? "ModernBertForMaskedLM" : "BertForPreTraining"; }
+  // Whether the architecture has token types and a next-sentence head (BERT) or neither (ModernBERT).
+  bool has_next_sentence_head() const { return !is_modernbert(); }
+  // The masked-LM head's activation: BERT's hidden_act, ModernBERT's classifier_activation.
+  const std::string& head_activation() const { return is_modernbert() ? modern.classifier_activation : hidden_act; }
 
   // Reads a Google bert_config.json or an HF config.json; unknown keys are ignored, a missing key keeps its
   // default only where Google's file may omit it (layer_norm_eps). Errors name the file and the key.
   static BertConfig load(const std::string& path);
   static BertConfig from_json(const nlohmann::json& json, const std::string& where);
-  // Google's keys (what bert_config.json holds).
+  // Google's keys (what bert_config.json holds); a ModernBERT config, which has no Google form, as to_hf_json.
   nlohmann::json to_json() const;
   // HF transformers' config.json (model_type, architectures, layer_norm_eps, ...) for `architecture`;
   // num_labels > 0 writes the classifier's id2label / label2id: `labels` (the task's, as task.json and predict name
   // them) when there are num_labels of them, else transformers' LABEL_0, LABEL_1, ...
-  nlohmann::json to_hf_json(const std::string& architecture = "BertForPreTraining", int64_t num_labels = 0,
+  // architecture empty: pretraining_architecture().
+  nlohmann::json to_hf_json(const std::string& architecture = "", int64_t num_labels = 0,
                             const std::vector<std::string>& labels = {}) const;
+
+  // HF's ModernBERT config.json, both generations of its keys (modernbert_config.cpp); validated.
+  static BertConfig from_modernbert_json(const nlohmann::json& json, const std::string& where);
 
   // The embedding and decoder rows used internally: vocab_size rounded up to a multiple of `multiple`.
   int64_t padded_vocab_size(int64_t multiple = 8) const { return (vocab_size + multiple - 1) / multiple * multiple; }
   bool operator==(const BertConfig&) const = default;
+  // ModernBERT's config.json keys and values as transformers 5.x writes them (without model_type, architectures).
+  nlohmann::json modernbert_hf_json() const;
 
   // Checks the shape before anything is allocated: every size positive and at most its maximum below, hidden
   // divisible by heads, a known activation, and the parameters (parameter_count() float32 values) fitting in
@@ -46,6 +86,8 @@ struct BertConfig {
   // field.
   void validate(const std::string& where) const;
   void validate(const std::string& where, uint64_t memory_bytes) const;
+  // ModernBERT's own keys (layer_types, the window, the thetas, the activations), by validate().
+  void validate_modernbert(const std::string& where) const;
 
   // The largest sizes validate() accepts: far beyond any published BERT (BERT-large: V 30522, H 1024, L 24,
   // FF 4096, 512 positions; multilingual vocabularies reach 250k), far below what overflows the size arithmetic.

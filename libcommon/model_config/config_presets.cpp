@@ -16,6 +16,7 @@ const std::vector<std::string>& bert_config_presets() {
     std::vector<std::string> out{"bert-base", "bert-large"};
     for (int layers : {2, 4, 6, 8, 10, 12})
       for (int hidden : {128, 256, 512, 768}) out.push_back(fmt::format("bert-L{}-H{}", layers, hidden));
+    out.insert(out.end(), {"modernbert-base", "modernbert-large"});
     return out;
   }();
   return names;

@@ -4,8 +4,13 @@
 //   bert-base, bert-large   L=12 H=768 A=12 FF=3072; L=24 H=1024 A=16 FF=4096
 //   bert-L{2,4,6,8,10,12}-H{128,256,512,768}
 //                           Google's 24 small BERTs: L layers, hidden H, H/64 heads, intermediate 4H
-// all with vocab 30522 (bert-train takes a preset's from --vocab or --vocab-size instead), 512 positions, 2 token types, gelu, dropout 0.1, initializer range 0.02, as
-// google-research/bert's README lists them.
+// all with vocab 30522 (bert-train takes a preset's from --vocab or --vocab-size instead), 512 positions, 2 token
+// types, gelu, dropout 0.1, initializer range 0.02, as google-research/bert's README lists them; and
+//   modernbert-base, modernbert-large
+//                           L=22 H=768 A=12 FF=1152; L=28 H=1024 A=16 FF=2624, HF's ModernBertConfig defaults
+//                           (a global layer every 3rd, window 128, theta 160,000 / 10,000, 8,192 positions, no
+//                           dropout), in HF's keys; their special tokens' ids are bert-base-uncased's until
+//                           bert-train takes them from --vocab.
 //
 // Resolution: a path that exists wins (a file named like a preset in the working directory included; a directory
 // does not count); else a

@@ -31,14 +31,24 @@ LearningRate scaled(const Recipe& recipe, int64_t global_batch, const char* note
 LearningRate pretraining_learning_rate(const BertConfig& model, OptimizerKind optimizer, int64_t global_batch,
                                        int64_t max_length) {
   const bool base_or_larger = model.hidden_size >= 768 && model.num_hidden_layers >= 12;
+  if (model.is_modernbert() && optimizer == OptimizerKind::adamw) {
+    // ModernBERT's published peak rates are StableAdamW's, the nearest recipe to AdamW's (Warner et al. 2024).
+    const bool large = model.hidden_size >= 1024;
+    return scaled({large ? 5e-4 : 8e-4, 4608, large ? "ModernBERT-large's recipe (StableAdamW)"
+                                                    : "ModernBERT-base's recipe (StableAdamW)"}, global_batch);
+  }
+  // No LAMB rate is published for ModernBERT: BERT's of the same size, said so.
+  const char* modern = model.is_modernbert() ? " (none is published for ModernBERT: BERT's of its size)" : "";
   const bool phase2 = max_length > 128;
   // Varlength files record no row width: phase 1's recipe, said so.
   const char* unknown = max_length == 0 ? " (the rows' length is not recorded: phase 1 assumed)" : "";
   switch (optimizer) {
     case OptimizerKind::lamb:
-      if (!base_or_larger) return scaled({kSmallLambRate, 32, "bertkit's measured LAMB rate for small BERTs"}, global_batch);
-      if (phase2) return scaled({4e-3, 32768, "NVIDIA's LAMB phase-2 recipe for BERT-base/large"}, global_batch);
-      return scaled({6e-3, 65536, "NVIDIA's LAMB phase-1 recipe for BERT-base/large"}, global_batch, unknown);
+      if (!base_or_larger)
+        return scaled({kSmallLambRate, 32, "bertkit's measured LAMB rate for small BERTs"}, global_batch, modern);
+      if (phase2) return scaled({4e-3, 32768, "NVIDIA's LAMB phase-2 recipe for BERT-base/large"}, global_batch, modern);
+      return scaled({6e-3, 65536, "NVIDIA's LAMB phase-1 recipe for BERT-base/large"}, global_batch,
+                    *modern ? modern : unknown);
     case OptimizerKind::adamw:
       if (!base_or_larger) return scaled({kSmallAdamwRate, 32, "bertkit's measured AdamW rate for small BERTs"}, global_batch);
       return scaled({1e-4, 256, "the BERT paper's Adam recipe"}, global_batch);

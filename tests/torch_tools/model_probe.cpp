@@ -3,7 +3,9 @@
 //   model_probe forward MODEL_DIR BATCH.safetensors OUT.safetensors
 //       BATCH holds int64 input_ids, segment_ids, attention_mask [B, T] and optionally masked_lm_positions [B, P] and
 //       masked_lm_ids [B, P]; OUT gets mlm_logits (gathered, when positions are given), full_mlm_logits [B, T, V],
-//       nsp_logits, and with masked_lm_ids also mlm_loss, nsp_loss, mlm_correct, mlm_total (scalars).
+//       nsp_logits (where the architecture has the head), and with masked_lm_ids also mlm_loss, nsp_loss,
+//       mlm_correct, mlm_total (scalars). With row_lengths int64 [B, K] (the lengths of each row's packed samples,
+//       0 after the last) also stream_mlm_logits [N, V]: the unpadded forward (model/token_stream.h), in stream order.
 //   model_probe forward-task MODEL_DIR TASK BATCH.safetensors OUT.safetensors
 //       a fine-tuned model (tasks/finetune/finetuned_model.h): start_logits/end_logits, or logits.
 //   model_probe resave MODEL_DIR OUT_DIR
@@ -13,6 +15,7 @@
 #include "cli/run_tool.h"
 #include "model/finetune_models.h"
 #include "model/model_dir.h"
+#include "model/token_stream.h"
 #include "tasks/pretraining/pretrain_loss.h"
 #include "model/safetensors_torch.h"
 #include "tasks/finetune/finetuned_model.h"
@@ -33,7 +36,16 @@ int main(int argc, char** argv) {
       std::map<std::string, at::Tensor> out;
       const auto full = model->forward(get("input_ids"), get("segment_ids"), get("attention_mask"));
       out["full_mlm_logits"] = full.mlm_logits;
-      out["nsp_logits"] = full.nsp_logits;
+      if (full.nsp_logits.defined()) out["nsp_logits"] = full.nsp_logits;
+      if (in.count("row_lengths")) {
+        const at::Tensor lengths = get("row_lengths");
+        std::vector<std::vector<int64_t>> rows(static_cast<size_t>(lengths.size(0)));
+        for (int64_t b = 0; b < lengths.size(0); ++b)
+          for (int64_t k = 0; k < lengths.size(1) && lengths[b][k].item<int64_t>() > 0; ++k)
+            rows[static_cast<size_t>(b)].push_back(lengths[b][k].item<int64_t>());
+        const bk::TokenStream stream = bk::make_token_stream(get("input_ids").size(1), rows);
+        out["stream_mlm_logits"] = model->forward_stream(get("input_ids"), get("segment_ids"), stream, {}).mlm_logits;
+      }
       if (in.count("masked_lm_positions")) {
         bk::PretrainBatch b;
         b.input_ids = get("input_ids");
@@ -44,7 +56,7 @@ int main(int argc, char** argv) {
         b.next_sentence_labels = get("next_sentence_labels");
         const auto gathered = model->forward(b.input_ids, b.segment_ids, b.attention_mask, b.masked_lm_positions);
         out["mlm_logits"] = gathered.mlm_logits;
-        out["gathered_nsp_logits"] = gathered.nsp_logits;
+        if (gathered.nsp_logits.defined()) out["gathered_nsp_logits"] = gathered.nsp_logits;
         if (b.masked_lm_ids.defined() && b.next_sentence_labels.defined()) {
           const auto r = bk::pretraining_loss(gathered, b);
           out["mlm_loss"] = r.mlm_loss;

@@ -43,6 +43,12 @@ TEST_CASE("decays_weight: biases and LayerNorm parameters take no weight decay")
   CHECK_FALSE(bk::decays_weight("bias"));
   CHECK_FALSE(bk::decays_weight("bert.encoder.layer.3.output.LayerNorm.weight"));
   CHECK_FALSE(bk::decays_weight("bert.embeddings.LayerNorm.bias"));
+  // ModernBERT's norms.
+  CHECK_FALSE(bk::decays_weight("model.layers.1.attn_norm.weight"));
+  CHECK_FALSE(bk::decays_weight("model.final_norm.weight"));
+  CHECK_FALSE(bk::decays_weight("head.norm.weight"));
+  CHECK(bk::decays_weight("model.layers.1.attn.Wqkv.weight"));
+  CHECK(bk::decays_weight("model.embeddings.tok_embeddings.weight"));
 }
 
 TEST_CASE("LAMB: one step on a 2-element weight, gradient below the clipping norm") {

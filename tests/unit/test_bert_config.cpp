@@ -7,7 +7,9 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -83,4 +85,94 @@ TEST_CASE("bert config: a shape within the maxima but beyond memory is refused, 
   CHECK(c.parameter_count() < (int64_t{1} << 46));
   // The shipped presets and the fixture configs still validate on this machine.
   bk::BertConfig::load(std::string(BERTKIT_SOURCE_DIR) + "/configs/bert-large.json");
+}
+
+namespace {
+
+// A ModernBERT config.json (transformers 5.x keys) with `edit` applied, loaded; "" when it loads, else the error.
+std::string modernbert_error(const bk_test::ScratchDir& tmp, const std::function<void(nlohmann::json&)>& edit) {
+  bk::BertConfig c = bk::BertConfig::load((tmp.path / "base.json").string());
+  nlohmann::json j = c.to_hf_json();
+  edit(j);
+  const std::string path = (tmp.path / "config.json").string();
+  std::ofstream(path) << j.dump();
+  return bk_test::error_of([&] { bk::BertConfig::load(path); });
+}
+
+}  // namespace
+
+TEST_CASE("modernbert config: both generations of HF's keys, defaults as transformers', written back as 5.x") {
+  bk_test::ScratchDir tmp;
+  // What ModernBERT's releases hold (transformers 4.x): the layer pattern and thetas as three keys.
+  std::ofstream((tmp.path / "v4.json").string()) << R"({"model_type": "modernbert", "hidden_size": 64,
+      "num_hidden_layers": 5, "num_attention_heads": 4, "intermediate_size": 96, "global_attn_every_n_layers": 2,
+      "global_rope_theta": 80000.0, "local_rope_theta": 5000.0, "local_attention": 64, "vocab_size": 1000,
+      "pad_token_id": 0})";
+  const bk::BertConfig v4 = bk::BertConfig::load((tmp.path / "v4.json").string());
+  CHECK(v4.is_modernbert());
+  CHECK(v4.modern.layer_types == std::vector<std::string>{"full_attention", "sliding_attention", "full_attention",
+                                                          "sliding_attention", "full_attention"});
+  CHECK(v4.modern.global_rope_theta == 80000.0);
+  CHECK(v4.modern.local_rope_theta == 5000.0);
+  // Absent keys: ModernBertConfig's defaults.
+  CHECK(v4.max_position_embeddings == 8192);
+  CHECK(v4.layer_norm_eps == 1e-5);
+  CHECK(v4.hidden_act == "gelu");
+  CHECK_FALSE(v4.modern.norm_bias);
+  CHECK(v4.modern.decoder_bias);
+  CHECK(v4.attention_probs_dropout_prob == 0.0);
+  CHECK(v4.modern.cls_token_id == 50281);
+  // Written back in 5.x's form (layer_types, rope_parameters), which reads back the same.
+  const nlohmann::json hf = v4.to_hf_json();
+  CHECK(hf["model_type"] == "modernbert");
+  CHECK(hf["architectures"] == nlohmann::json{"ModernBertForMaskedLM"});
+  CHECK(hf["rope_parameters"]["full_attention"]["rope_theta"] == 80000.0);
+  CHECK(hf["rope_parameters"]["sliding_attention"]["rope_type"] == "default");
+  CHECK_FALSE(hf.contains("global_attn_every_n_layers"));
+  CHECK(hf["layer_types"].size() == 5);
+  CHECK(bk::BertConfig::from_json(hf, "back") == v4);
+  CHECK(v4.to_json() == hf);  // no Google form: the checkpoint's config.json is HF's
+  // HF's ModernBertForMaskedLM() has 149,655,232 parameters, with hidden 1024, intermediate 2624, 28 layers and
+  // 16 heads 395,881,664 (transformers 5.23, decoder tied; 50,368 is a multiple of 8, so no padding rows).
+  nlohmann::json base = hf;
+  for (const char* key : {"hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+                          "vocab_size", "layer_types", "local_attention", "pad_token_id", "rope_parameters",
+                          "max_position_embeddings"})
+    base.erase(key);
+  CHECK(bk::BertConfig::from_json(base, "default").parameter_count() == 149655232);
+  base.update({{"hidden_size", 1024}, {"intermediate_size", 2624}, {"num_hidden_layers", 28},
+               {"num_attention_heads", 16}});
+  CHECK(bk::BertConfig::from_json(base, "large").parameter_count() == 395881664);
+}
+
+TEST_CASE("modernbert config: a bad key is one line naming the file and the key, before anything is allocated") {
+  bk_test::ScratchDir tmp;
+  std::ofstream((tmp.path / "base.json").string()) << R"({"model_type": "modernbert", "hidden_size": 64,
+      "num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 96, "vocab_size": 1000,
+      "max_position_embeddings": 512, "pad_token_id": 0})";
+  CHECK(modernbert_error(tmp, [](nlohmann::json&) {}).empty());
+  auto check_error = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& expected) {
+    const std::string message = modernbert_error(tmp, edit);
+    CAPTURE(message);
+    CHECK(message.find((tmp.path / "config.json: ").string()) == 0);
+    CHECK(message.find(expected) != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+  };
+  check_error([](auto& j) { j["layer_types"].erase(0); }, "\"layer_types\" lists 2 layers, but \"num_hidden_layers\" is 3");
+  check_error([](auto& j) { j["layer_types"][1] = "chunked_attention"; }, "\"layer_types\"[1] \"chunked_attention\"");
+  check_error([](auto& j) { j["local_attention"] = 0; }, "\"local_attention\" 0 must be from 2 to max_position_embeddings 512");
+  check_error([](auto& j) { j["local_attention"] = 1024; }, "\"local_attention\" 1024");
+  check_error([](auto& j) { j["rope_parameters"]["full_attention"]["rope_theta"] = -1.0; },
+              "\"rope_parameters.full_attention.rope_theta\" must be positive and finite");
+  check_error([](auto& j) { j["rope_parameters"]["sliding_attention"]["rope_type"] = "yarn"; },
+              "\"rope_parameters.sliding_attention.rope_type\" \"yarn\" is not supported");
+  check_error([](auto& j) { j["hidden_activation"] = "swish2"; }, "\"hidden_activation\" \"swish2\" is not supported");
+  check_error([](auto& j) { j["classifier_pooling"] = "max"; }, "\"classifier_pooling\" \"max\"");
+  check_error([](auto& j) { j["tie_word_embeddings"] = false; }, "\"tie_word_embeddings\" false is not supported");
+  check_error([](auto& j) { j["num_attention_heads"] = 64; }, "the head size 1 (hidden_size / num_attention_heads) must be even");
+  check_error([](auto& j) { j["pad_token_id"] = 5000; }, "\"pad_token_id\" 5000 is outside the vocabulary of 1000");
+  check_error([](auto& j) { j["norm_bias"] = 1; }, "\"norm_bias\" must be true or false");
+  // v4.x's pattern key, as bad as 5.x's list.
+  check_error([](auto& j) { j.erase("layer_types"); j["global_attn_every_n_layers"] = 0; },
+              "\"global_attn_every_n_layers\" must be positive");
 }

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,9 @@ struct InDirectory {
 
 }  // namespace
 
-TEST_CASE("config presets: bert-base, bert-large and Google's 24 small BERTs, each file in configs/") {
+TEST_CASE("config presets: bert-base, bert-large, Google's 24 small BERTs and ModernBERT's two, each file in configs/") {
   const auto& presets = bk::bert_config_presets();
-  REQUIRE(presets.size() == 26);
+  REQUIRE(presets.size() == 28);
   std::set<std::string> files;
   for (const auto& entry : fs::directory_iterator(kSourceConfigs)) files.insert(entry.path().filename().string());
   std::set<std::string> expected;
@@ -74,6 +75,23 @@ TEST_CASE("config presets: bert-base, bert-large and Google's 24 small BERTs, ea
       ++small;
     }
   CHECK(small == 24);
+  // ModernBERT's, with HF's defaults (ModernBertConfig): a global layer every third, window 128, 8,192 positions.
+  for (auto [name, layers, hidden, heads, ff] : {std::tuple{"modernbert-base", 22, 768, 12, 1152},
+                                                 {"modernbert-large", 28, 1024, 16, 2624}}) {
+    CAPTURE(name);
+    const bk::BertConfig c = bk::BertConfig::load((kSourceConfigs / (std::string(name) + ".json")).string());
+    CHECK(c.is_modernbert());
+    CHECK(c.num_hidden_layers == layers);
+    CHECK(c.hidden_size == hidden);
+    CHECK(c.num_attention_heads == heads);
+    CHECK(c.intermediate_size == ff);
+    CHECK(c.max_position_embeddings == 8192);
+    CHECK(c.modern.local_attention == 128);
+    CHECK(c.modern.global_rope_theta == 160000.0);
+    CHECK(c.modern.local_rope_theta == 10000.0);
+    CHECK(c.attention_probs_dropout_prob == 0.0);
+    for (int64_t i = 0; i < layers; ++i) CHECK(c.modern.is_global(i) == (i % 3 == 0));
+  }
   // bert-L12-H768 is BERT-base's shape under another name.
   CHECK(bk::BertConfig::load((kSourceConfigs / "bert-L12-H768.json").string()).to_json() ==
         bk::BertConfig::load((kSourceConfigs / "bert-base.json").string()).to_json());
@@ -121,7 +139,7 @@ TEST_CASE("config presets: a name resolves, an existing path wins, an unknown na
   std::string message = bk_test::error_of([&] { bk::resolve_bert_config("bert-huge", dirs); });
   CHECK(message.rfind("--config 'bert-huge': no such file, and not a preset (bert-base, bert-large, bert-L2-H128, ",
                       0) == 0);
-  CHECK(message.find("bert-L12-H768)") != std::string::npos);
+  CHECK(message.find("bert-L12-H768, modernbert-base, modernbert-large)") != std::string::npos);
   CHECK(message.find('\n') == std::string::npos);
   CHECK(bk_test::error_of([&] { bk::resolve_bert_config(tmp / "missing.json", dirs); })
             .find("missing.json': no such file, and not a preset") != std::string::npos);
@@ -138,11 +156,13 @@ TEST_CASE("config presets: bert-train's --config help names them all") {
   bk::add_bert_train_options(options, config);
   const std::string help = options.help_text();
   CHECK(help.find("bert-base, bert-large,") != std::string::npos);
-  CHECK(help.find("bert-L{2,4,6,8,10,12}-H{128,256,512,768}") != std::string::npos);
+  CHECK(help.find("bert-L{2,4,6,8,10,12}-H{128,256,512,768},") != std::string::npos);
+  CHECK(help.find("modernbert-base, modernbert-large;") != std::string::npos);
   // That brace pattern expands to exactly the preset list.
   std::vector<std::string> expanded{"bert-base", "bert-large"};
   for (int layers : {2, 4, 6, 8, 10, 12})
     for (int hidden : {128, 256, 512, 768})
       expanded.push_back("bert-L" + std::to_string(layers) + "-H" + std::to_string(hidden));
+  expanded.insert(expanded.end(), {"modernbert-base", "modernbert-large"});
   CHECK(bk::bert_config_presets() == expanded);
 }

@@ -58,9 +58,9 @@ nlohmann::ordered_json EvalTotals::to_json() const {
   nlohmann::ordered_json j;
   j["samples"] = samples;
   j["mlm_accuracy"] = mlm_accuracy();
-  j["nsp_accuracy"] = nsp_accuracy();
+  if (next_sentence) j["nsp_accuracy"] = nsp_accuracy();
   j["mlm_loss"] = mlm_loss();
-  j["nsp_loss"] = nsp_loss();
+  if (next_sentence) j["nsp_loss"] = nsp_loss();
   j["masked_predictions"] = mlm_total;
   j["seconds"] = seconds;
   j["samples_per_second"] = seconds > 0 ? static_cast<double>(samples) / seconds : 0.0;
@@ -97,6 +97,7 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
   at::InferenceMode inference;
   const at::Device device = model_device(model);
   EvalTotals totals;
+  totals.next_sentence = model.config().has_next_sentence_head();
   std::vector<PretrainSample> block;
   uint64_t to_skip = settings.skip_samples, rows_done = 0;
   if (progress && progress->on_terminal()) {  // the total: the inputs' rows, less those skipped, up to the limit
@@ -132,7 +133,7 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
             make_batch(block, begin, end, settings.max_predictions, path, first_row + begin).to(device);
         const PretrainLoss r = pretraining_loss(model, batch);
         const auto mlm_total = r.mlm_total.item<int64_t>();
-        const auto n = static_cast<uint64_t>(r.nsp_total.item<int64_t>());  // samples: several per packed row
+        const auto n = static_cast<uint64_t>(r.sequences.item<int64_t>());  // samples: several per packed row
         totals.samples += n;
         totals.mlm_correct += static_cast<uint64_t>(r.mlm_correct.item<int64_t>());
         totals.mlm_total += static_cast<uint64_t>(mlm_total);
@@ -227,8 +228,10 @@ void run_bert_eval(const BertEvalConfig& options) {
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec) input_bytes += size;
   }
-  progress.finish(input_bytes, fmt::format("{} samples, mlm_accuracy {:.4f}, nsp_accuracy {:.4f}", totals.samples,
-                                 totals.mlm_accuracy(), totals.nsp_accuracy()));
+  progress.finish(input_bytes, fmt::format("{} samples, mlm_accuracy {:.4f}{}", totals.samples, totals.mlm_accuracy(),
+                                           totals.next_sentence
+                                               ? fmt::format(", nsp_accuracy {:.4f}", totals.nsp_accuracy())
+                                               : ""));
 }
 
 }  // namespace bk

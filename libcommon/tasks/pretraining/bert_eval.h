@@ -25,13 +25,14 @@ struct EvalTotals {
   uint64_t nsp_correct = 0;
   double mlm_loss_sum = 0, nsp_loss_sum = 0;  // summed cross entropies (per masked position / per sample)
   double seconds = 0;
+  bool next_sentence = true;  // the model has a next-sentence head (ModernBERT has none: no NSP figures)
 
   double mlm_accuracy() const { return mlm_total ? static_cast<double>(mlm_correct) / static_cast<double>(mlm_total) : 0; }
   double nsp_accuracy() const { return samples ? static_cast<double>(nsp_correct) / static_cast<double>(samples) : 0; }
   double mlm_loss() const { return mlm_total ? mlm_loss_sum / static_cast<double>(mlm_total) : 0; }
   double nsp_loss() const { return samples ? nsp_loss_sum / static_cast<double>(samples) : 0; }
   // {"samples", "mlm_accuracy", "nsp_accuracy", "mlm_loss", "nsp_loss", "masked_predictions", "seconds",
-  //  "samples_per_second"}
+  //  "samples_per_second"}, without the NSP keys for a model without the head
   nlohmann::ordered_json to_json() const;
 };
 

@@ -6,10 +6,13 @@
 #include "train/loop/loop.h"
 #include "ckpt/checkpoint_path.h"
 #include "ckpt/convert.h"
+#include "model_config/config_presets.h"
 #include "util/error.h"
 #include "util/tool_name.h"
 
 #include <filesystem>
+
+#include <fmt/format.h>
 
 namespace bk {
 
@@ -20,9 +23,17 @@ namespace {
 // vocabulary), and the masking rule of unmasked inputs (masking_flags.h). An unmasked held-out set is masked once,
 // with the default rule from bert-eval's fixed seed, so that every run's evaluation (and bert-eval's) is over the
 // same masks.
-void resolve_data(BertTrainConfig& config) {
+void resolve_data(BertTrainConfig& config, bool nsp_head) {
   PretrainingConfig& data = config.data;
   const PretrainInputs train = resolve_pretrain_inputs(data.inputs);
+  if (!nsp_head && !data.no_nsp) {
+    // The architecture has no next-sentence head (ModernBERT): masked LM alone, as --no-nsp.
+    data.no_nsp = true;
+    if (train.next_sentence_labels && !config.loop.quiet && detect_dist_env().rank == 0)
+      print_warning(fmt::format("{}: next-sentence labels ignored: the model has no next-sentence head (masked LM "
+                                "only; mkpretrain --full-sentences writes rows for it)",
+                                train.sources.front().front().path));
+  }
   if (train.single_segment && !data.no_nsp)
     usage_fail("{}: every sample of its first rows is labelled \"is next\" (single-segment data: mkpretrain --no-nsp "
                "or --full-sentences); a next-sentence head would learn a constant: add --no-nsp",
@@ -73,7 +84,8 @@ void run_bert_train(BertTrainConfig config) {
       if (const auto latest = latest_checkpoint(config.loop.output_dir)) from = *latest;
     if (!from.empty()) config.data.vocab_path = vocab_beside_checkpoint(from);
   }
-  resolve_data(config);
+  const BertConfig model = BertConfig::load(resolve_bert_config(config.data.config_path));
+  resolve_data(config, model.has_next_sentence_head());
   PretrainingTask task(config.data);
   run_training_loop(config.loop, task);
 }

@@ -33,8 +33,8 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
   const PretrainingConfig d;  // the defaults, written once in PretrainingConfig's initialisers
   options.add()
     ("config", po::value(&c.data.config_path)->value_name("FILE"),
-     "bert_config.json (Google's or HF's keys), or a preset (see man bert-train):\n"
-     "bert-base, bert-large,\nbert-L{2,4,6,8,10,12}-H{128,256,512,768};\n"
+     "bert_config.json (Google's or HF's keys, BERT or ModernBERT),\nor a preset (see man bert-train):\n"
+     "bert-base, bert-large,\nbert-L{2,4,6,8,10,12}-H{128,256,512,768},\nmodernbert-base, modernbert-large;\n"
      "default: --init-checkpoint's config.json")
     ("input", po::value(&c.data.inputs)->required()->multitoken()->value_name("PATH..."),
      "HDF5 files, directories of them, or bin4 directories")

@@ -104,11 +104,16 @@ void warn_shared_sample_ids(std::vector<SampleIdRun> runs, std::vector<std::stri
 // What the first rows of the first file say of the data, before anything trains: masked rows without a prediction
 // (they would train at mlm_loss 0) are an error; whether every sample is labelled "is next" (single-segment data:
 // mkpretrain --no-nsp or --full-sentences), read from at least 32 samples (a real NSP set has half of them random:
-// 2^-32 by chance).
-bool first_rows_single_segment(const std::string& path) {
+// 2^-32 by chance), or whether some is "random next".
+struct FirstRows {
+  bool all_next = true;
+  size_t samples = 0;
+};
+
+FirstRows first_rows(const std::string& path) {
   PretrainReader reader(path);
   std::vector<PretrainSample> block;
-  if (!reader.read_block(block)) return false;
+  if (!reader.read_block(block)) return {};
   size_t samples = 0;
   bool all_next = true;
   for (size_t row = 0; row < block.size(); ++row) {
@@ -121,7 +126,7 @@ bool first_rows_single_segment(const std::string& path) {
                                                                 [](int32_t l) { return l == 0; }));
     samples += s.sequences();
   }
-  return all_next && samples >= 32;
+  return {all_next, samples};
 }
 
 }  // namespace
@@ -179,7 +184,11 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
   resolved.vocab = vocab.stamp();
   resolved.masked = first_unmasked == nullptr;
   const std::vector<SampleFile>& first_source = resolved.sources.front();
-  resolved.single_segment = !first_source.empty() && first_rows_single_segment(first_source.front().path);
+  if (!first_source.empty()) {
+    const FirstRows first = first_rows(first_source.front().path);
+    resolved.single_segment = first.all_next && first.samples >= 32;
+    resolved.next_sentence_labels = !first.all_next;
+  }
   return resolved;
 }
 

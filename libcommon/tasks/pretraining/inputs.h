@@ -26,6 +26,8 @@ struct PretrainInputs {
   // Every sample of the first file's first rows is labelled "is next": single-segment data (mkpretrain --no-nsp
   // or --full-sentences), on which a next-sentence head learns a constant.
   bool single_segment = false;
+  // Some sample of those rows is labelled "random next": next-sentence data.
+  bool next_sentence_labels = false;
   std::vector<std::string> warnings;  // one line each, for the caller to print: sample ids shared, a stamp missing
 };
 

@@ -22,13 +22,15 @@ PretrainLoss pretraining_loss(const BertOutput& output, const PretrainBatch& bat
   } else {
     r.mlm_loss = at::cross_entropy_loss(output.mlm_logits, labels, {}, at::Reduction::Mean, -1);
   }
-  r.nsp_loss = at::cross_entropy_loss(output.nsp_logits, nsp_labels);  // one label per sequence
+  const bool nsp = output.nsp_logits.defined();  // an architecture without the head: masked LM alone
+  r.nsp_loss = nsp ? at::cross_entropy_loss(output.nsp_logits, nsp_labels) : at::zeros_like(r.mlm_loss);
   r.loss = r.mlm_loss + r.nsp_loss;
   at::NoGradGuard no_grad;
   if (!predicted.defined()) predicted = output.mlm_logits.argmax(-1);
   r.mlm_correct = predicted.eq(labels).logical_and(valid).sum();
-  r.nsp_correct = output.nsp_logits.argmax(-1).eq(nsp_labels).sum();
-  r.nsp_total = at::scalar_tensor(nsp_labels.size(0), nsp_labels.options());
+  r.nsp_correct = nsp ? output.nsp_logits.argmax(-1).eq(nsp_labels).sum() : at::zeros_like(r.mlm_correct);
+  r.sequences = at::scalar_tensor(nsp_labels.size(0), nsp_labels.options());
+  r.nsp_total = nsp ? r.sequences : at::zeros_like(r.sequences);
   return r;
 }
 

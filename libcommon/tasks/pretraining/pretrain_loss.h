@@ -14,11 +14,12 @@ namespace bk {
 struct PretrainLoss {
   at::Tensor loss;         // mlm_loss + nsp_loss (differentiable)
   at::Tensor mlm_loss;     // mean cross entropy over masked positions with masked_lm_ids >= 0 (NaN if there are none)
-  at::Tensor nsp_loss;     // mean cross entropy over the batch
+  at::Tensor nsp_loss;     // mean cross entropy over the batch (0, with nsp_total 0, without a next-sentence head)
   at::Tensor mlm_correct;  // masked positions whose arg-max prediction is the original token
   at::Tensor mlm_total;    // masked positions counted (masked_lm_ids >= 0)
   at::Tensor nsp_correct;
-  at::Tensor nsp_total;
+  at::Tensor nsp_total;    // the sequences scored for next-sentence prediction: all of them, or 0 without the head
+  at::Tensor sequences;    // the samples of the batch (several per packed row)
 };
 
 // Runs the model on the batch (positions gathered before the MLM head) and scores it. The batch must be on the

@@ -33,8 +33,19 @@ BertConfig pretraining_model_config(const PretrainingConfig& c) {
                  model.vocab_size);
     return model;
   }
-  if (c.vocab_size) model.vocab_size = *c.vocab_size;
-  else if (!c.vocab_path.empty()) model.vocab_size = static_cast<int64_t>(Vocab::load(c.vocab_path).size());
+  if (c.vocab_size) {
+    model.vocab_size = *c.vocab_size;
+  } else if (!c.vocab_path.empty()) {
+    const Vocab vocab = Vocab::load(c.vocab_path);
+    model.vocab_size = static_cast<int64_t>(vocab.size());
+    if (model.is_modernbert()) {  // the special tokens' ids of this vocabulary (-1: it has none)
+      const auto id = [&](const char* token) { return vocab.find(token) == Vocab::kNotFound ? -1 : vocab.find(token); };
+      model.modern.pad_token_id = id("[PAD]");
+      model.modern.cls_token_id = model.modern.bos_token_id = id("[CLS]");
+      model.modern.sep_token_id = model.modern.eos_token_id = id("[SEP]");
+    }
+  }
+  model.validate(c.config_path);
   return model;
 }
 
@@ -55,12 +66,14 @@ void PretrainingTask::load_init_checkpoint(const std::string& path) {
   const HeadsInit init = load_pretraining_weights(*model_, load_weights(weights), weights);
   if (context_.quiet || context_.rank != 0) return;
   if (!init.initialised.empty()) {
-    const bool mlm = std::any_of(init.initialised.begin(), init.initialised.end(),
-                                 [](const std::string& n) { return n.starts_with("cls.predictions."); });
+    const bool mlm = std::any_of(init.initialised.begin(), init.initialised.end(), [](const std::string& n) {
+      return n.starts_with("cls.predictions.") || n.starts_with("head.") || n.starts_with("decoder.");
+    });
     print_warning(fmt::format(
-        "{}: no {}; {} initialised as BERT initialises them (normal, std {:g}; biases 0; the decoder tied to the word "
+        "{}: no {}; {} initialised as {} initialises them ({}normal, std {:g}; biases 0; the decoder tied to the word "
         "embeddings){}", path, mlm ? "pretraining heads (a bare encoder)" : "next-sentence head or pooler",
-        fmt::join(init.initialised, ", "), model_config_.initializer_range,
+        fmt::join(init.initialised, ", "), model_config_.is_modernbert() ? "transformers' ModernBERT" : "BERT",
+        model_config_.is_modernbert() ? "truncated " : "", model_config_.initializer_range,
         mlm ? ": its masked-LM head is untrained, so a first evaluation's figure says little of the encoder" : ""));
   }
   if (!init.dropped.empty())
@@ -139,8 +152,9 @@ TaskEvaluation PretrainingTask::evaluate() {
   all.mlm_loss_sum = v[4];
   all.nsp_loss_sum = v[5];
   TaskEvaluation e;
-  e.metrics = {{"eval_mlm_accuracy", all.mlm_accuracy()}, {"eval_mlm_loss", all.mlm_loss()},
-               {"eval_nsp_accuracy", all.nsp_accuracy()}, {"eval_samples", static_cast<double>(all.samples)}};
+  e.metrics = {{"eval_mlm_accuracy", all.mlm_accuracy()}, {"eval_mlm_loss", all.mlm_loss()}};
+  if (model_config_.has_next_sentence_head()) e.metrics.push_back({"eval_nsp_accuracy", all.nsp_accuracy()});
+  e.metrics.push_back({"eval_samples", static_cast<double>(all.samples)});
   e.score = all.mlm_accuracy();
   return e;
 }

@@ -28,6 +28,15 @@ int64_t parameter_count(const LoopRun& run) {
   return n;
 }
 
+// What the first line adds for ModernBERT: its window and what it trains.
+std::string architecture_text(const BertConfig& model) {
+  if (!model.is_modernbert()) return "";
+  int64_t local = 0;
+  for (int64_t i = 0; i < model.num_hidden_layers; ++i) local += model.modern.is_global(i) ? 0 : 1;
+  return fmt::format("; window {} on {} of {} layers; masked LM only (no next-sentence head)",
+                     model.modern.local_attention, local, model.num_hidden_layers);
+}
+
 std::string start_text(const LoopRun& run, const RunStart& start) {
   if (start.step > 0) return fmt::format("resuming at step {} from {}", start.step, start.checkpoint);
   if (!start.checkpoint.empty())
@@ -44,9 +53,10 @@ std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& star
   const int world = run.dist->world();
   const int64_t global = run.global_batch();
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("model: BERT L={} H={} A={} I={}, vocabulary {}, {} parameters", model.num_hidden_layers,
+  lines.push_back(fmt::format("model: {} L={} H={} A={} I={}, vocabulary {}, {} parameters{}",
+                              model.is_modernbert() ? "ModernBERT" : "BERT", model.num_hidden_layers,
                               model.hidden_size, model.num_attention_heads, model.intermediate_size, model.vocab_size,
-                              grouped(static_cast<uint64_t>(parameter_count(run)))));
+                              grouped(static_cast<uint64_t>(parameter_count(run))), architecture_text(model)));
   std::string rows = data.max_length > 0 ? fmt::format(", rows of up to {} tokens", data.max_length) : "";
   const double epochs = data.samples > 0 ? static_cast<double>(cfg.max_steps * global) / static_cast<double>(data.samples) : 0;
   lines.push_back(fmt::format("data: {} samples ({}){}; {:.3g} epochs in {} steps", grouped(data.samples), data.detail,

@@ -14,7 +14,7 @@
 namespace bk {
 
 bool decays_weight(std::string_view name) {
-  if (name == "bias" || name.ends_with(".bias")) return false;
+  if (name == "bias" || name.ends_with(".bias") || name.ends_with("norm.weight")) return false;
   return name.find("LayerNorm") == std::string_view::npos;
 }
 

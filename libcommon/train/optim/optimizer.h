@@ -58,7 +58,8 @@ struct OptimizerConfig {
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
 // Whether a parameter takes weight decay: all but biases (a name ending in ".bias", or "bias") and LayerNorm
-// parameters (a name containing "LayerNorm"), as NVIDIA's and Google's BERT scripts decide it for HF-style names.
+// parameters (a name containing "LayerNorm"), as NVIDIA's and Google's BERT scripts decide it for HF-style names,
+// and ModernBERT's norms (a name ending in "norm.weight"), as its recipe leaves biases and norms undecayed.
 bool decays_weight(std::string_view name);
 
 class Optimizer {
