@@ -12,7 +12,8 @@
 # Environment: FIXTURES (../shared/fixtures), PYTHON (python3), RESULTS (a directory to keep results.jsonl and
 # runs.log in; default a temporary one), CASES (which cases, default all: base128 large128 lamb base512 large512
 # unfused fp16 syncs; on request graphs, --cuda-graphs against the same padded runs without, experimental,
-# --fused-kernels experimental, and large512packed, large512's packed rows alone), TOOLS (the tools' folder,
+# --fused-kernels experimental, large512packed, large512's packed rows alone, and modernbert1024, ModernBERT-base on
+# packed one-segment rows of 1,024 tokens masked 30%, against HF's ModernBertForMaskedLM), TOOLS (the tools' folder,
 # default BUILD/tools), RUN_SECONDS (each run's limit: 150, 900 under SMOKE), HF=0 (bert-train alone, no peer), HF_VARIANTS (bench/bert_train_hf.py's, default
 # full,masked; masked-compiled and full-compiled under torch.compile), PROFILE=1 (each bert-train run goes on for 3
 # steps after the timed ones under BERTKIT_PROFILE, to RESULTS/profile-CASE.json, totalled by
@@ -28,8 +29,8 @@ FIXTURES=${FIXTURES:-$SRC/../shared/fixtures}
 PYTHON=${PYTHON:-python3}
 CASES=${CASES:-base128 large128 lamb base512 large512 unfused fp16 syncs}
 DEVICE=${DEVICE:-cuda}
-B128=256 B512=64 BPACKED=32
-[ "${SMOKE:-0}" = 1 ] && B128=16 B512=8 BPACKED=4
+B128=256 B512=64 BPACKED=32 B1024=32
+[ "${SMOKE:-0}" = 1 ] && B128=16 B512=8 BPACKED=4 B1024=2
 # Each run's limit; HF's torch.compile on a busy CPU (CI's SMOKE) takes minutes.
 RUN_SECONDS=${RUN_SECONDS:-$([ "${SMOKE:-0}" = 1 ] && echo 900 || echo 150)}
 TMP=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d); trap 'rm -rf "$TMP"' EXIT
@@ -50,6 +51,11 @@ VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
 "$TOOLS/mkpretrain" -q -t 0 --vocab "$VOCAB" --max-seq-length 512 --max-predictions 76 --dupe-factor 4 \
   -o "$TMP/p512.hdf5" "$TMP/docs.txt" &
 wait
+case " $CASES " in *" modernbert1024 "*)  # one-segment rows (no NSP) of 1,024 tokens, 30% masked, and packed
+  "$TOOLS/mkpretrain" -q -t 0 --vocab "$VOCAB" --max-seq-length 1024 --no-nsp --masked-lm-prob 0.3 \
+    --max-predictions 308 --dupe-factor 2 -o "$TMP/s1024.hdf5" "$TMP/docs.txt"
+  "$TOOLS/pack" -q --max-seq-length 1024 -o "$TMP/packed1024.hdf5" "$TMP/s1024.hdf5" ;;
+esac
 "$TOOLS/bin4" -q -o "$TMP/bins" "$TMP/p512.hdf5"
 "$TOOLS/pack" -q --max-seq-length 512 -o "$TMP/packed.hdf5" "$TMP/p512.hdf5"
 
@@ -114,10 +120,18 @@ config_json() {  # the published BERT-base / BERT-large configs (google-research
  \"max_position_embeddings\": 512, \"num_attention_heads\": $heads, \"num_hidden_layers\": $layers,
  \"type_vocab_size\": 2, \"vocab_size\": 30522}"
 }
+modernbert_json() {  # HF's ModernBertConfig defaults (modernbert-base with BERT's WordPiece vocabulary)
+  local layers=$1 hidden=$2 heads=$3 intermediate=$4
+  echo "{\"model_type\": \"modernbert\", \"hidden_size\": $hidden, \"intermediate_size\": $intermediate,
+ \"num_hidden_layers\": $layers, \"num_attention_heads\": $heads, \"vocab_size\": 30522, \"pad_token_id\": 0,
+ \"cls_token_id\": 101, \"sep_token_id\": 102, \"bos_token_id\": 101, \"eos_token_id\": 102}"
+}
 if [ "${SMOKE:-0}" = 1 ]; then
   config_json 2 128 2 >"$TMP/base.json"; config_json 2 256 4 >"$TMP/large.json"
+  modernbert_json 3 128 2 192 >"$TMP/modernbert.json"
 else
   config_json 12 768 12 >"$TMP/base.json"; config_json 24 1024 16 >"$TMP/large.json"
+  modernbert_json 22 768 12 1152 >"$TMP/modernbert.json"
 fi
 
 for c in $CASES; do
@@ -147,6 +161,12 @@ for c in $CASES; do
       ours "$c-packed" "$TMP/$m.json" "$TMP/packed.hdf5" $BPACKED
       ours "$c-padded" "$TMP/$m.json" "$TMP/p512.hdf5" $B512 --attention padded
       hf "$c" "$TMP/$m.json" "$TMP/p512.hdf5" $B512 bf16 ;;
+    modernbert1024)
+      # ModernBERT-base (window 128 on two layers of three, masked LM only) on packed rows of 1,024 tokens, unpadded
+      # (on CUDA: ATen's variable-length flash kernel with its window), against HF's ModernBertForMaskedLM (SDPA) on
+      # the same samples unpacked.
+      ours modernbert1024 "$TMP/modernbert.json" "$TMP/packed1024.hdf5" $B1024
+      hf modernbert1024 "$TMP/modernbert.json" "$TMP/s1024.hdf5" $B1024 bf16 ;;
     large512packed)
       ours large512-packed "$TMP/large.json" "$TMP/packed.hdf5" $BPACKED
       hf large512 "$TMP/large.json" "$TMP/p512.hdf5" $B512 bf16 ;;

@@ -9,6 +9,7 @@
 #      eager and under torch.compile on the same samples in the same run (bench/bert_train_gpu.sh's cases, whose
 #      table it prints; HF with its MLM head on the masked positions, bert-train's work: the ratio that counts);
 #      MFU as DESIGN.md section 6 counts it, against the card's dense bf16 peak (H100 SXM and H200: 989 TFLOP/s);
+#      and ModernBERT-base on packed rows of 1,024 tokens (one segment, 30% masked) against HF's ModernBertForMaskedLM;
 #   4. one table, PASS or FAIL per line with its criterion: experimental kernels within 1% of the default run's loss
 #      after 25 steps and at least 3% faster; graphs within 1% of their eager twin's loss and not slower; LAMB at most
 #      1.06x AdamW's step; and the targets (BERT-large seq 128 at >= 50% MFU on an H100, >= 55% on an H200, >= 1.5x
@@ -74,7 +75,7 @@ measured="$summary in $(( $(date +%s) - start )) s$([ "$DEVICE" = cuda ] || echo
 line "cuda cases" "$([ $rc = 0 ] && echo PASS || echo FAIL)" "torch_unit_tests -tc='cuda*' all pass, none skipped" "$measured"
 
 # 2 and 3. Syncs and speed: bench/bert_train_gpu.sh's cases, run with the bundle's tools.
-cases="syncs base128 large128 large512packed experimental lamb"
+cases="syncs base128 large128 large512packed experimental lamb modernbert1024"
 [ "$DEVICE" = cuda ] && cases="$cases graphs"
 # At most 5 minutes on a GPU (SPEED_SECONDS): a run cut off there is missing from the table, so a FAIL.
 TOOLS=$BUNDLE/bin FIXTURES=$FIXTURES PYTHON=$PYTHON RESULTS=$RESULTS DEVICE=$DEVICE SMOKE=$SMOKE CASES=$cases \
@@ -156,6 +157,17 @@ if large and not large.get("failed"):
         else:
             ratio = large["seq_per_s"] / peer["seq_per_s"]
             line(f"large128 vs {tool}", ratio >= goal, f">= {goal}x sequences/s", f"{ratio:.2f}x")
+modern = run_of("modernbert1024")
+for tool in ("hf-masked", "hf-masked-compiled") if modern else ():
+    peer = hf.get(("modernbert1024", tool))
+    failed = [r for r in rows if r.get("case") == "modernbert1024" and r.get("tool") == tool and r.get("failed")]
+    measured = (f"{modern['seq_per_s'] / peer['seq_per_s']:.2f}x, {modern['real_tokens_per_s'] / 1e3:.0f}k real tokens/s"
+                + (f", MFU {modern['mfu']:.1%}" if modern.get("mfu") else "")) if peer else \
+        (failed[0]["failed"] if failed else "no result from the peer (runs.log)")
+    line(f"modernbert1024 vs {tool}", None if peer is None and failed and tool.endswith("-compiled") else
+         peer is not None and modern["seq_per_s"] >= peer["seq_per_s"],
+         ">= 1.0x HF ModernBertForMaskedLM (SDPA), MLM head on the masked positions", measured,
+         judged=device == "cuda")
 packed = ours.get("large512-packed")
 if packed and not packed.get("failed"):
     rate = packed["real_tokens_per_s"]

@@ -289,8 +289,7 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
     try {
       write_safetensors(dir.file("model.safetensors"), ck.model, kPtMetadata);
       nlohmann::json config_json =
-          cfg.to == "hf" ? out_config.to_hf_json(ck.head == BertHead::pretraining ? "" : head_architecture(ck.head),
-                                                 ck.num_labels, task_labels(input))
+          cfg.to == "hf" ? out_config.to_hf_json(head_architecture(out_config, ck.head), ck.num_labels, task_labels(input))
                          : out_config.to_json();
       write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
       if (cfg.to == "native" && !ck.optimizer.empty())
@@ -307,7 +306,7 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   }
   std::string what = fmt::format("{} tensors ({} parameters)", model_tensors, parameters);
   if (optimizer_tensors) what += fmt::format(", {} optimizer tensors", optimizer_tensors);
-  if (ck.head != BertHead::pretraining) what += fmt::format(" of a {}", head_architecture(ck.head));
+  if (ck.head != BertHead::pretraining) what += fmt::format(" of a {}", head_architecture(ck.config, ck.head));
   if (ck.dropped_training_state) what += fmt::format(", {} training variables dropped", ck.dropped_training_state);
   if (ck.dropped_pooler) what += fmt::format(", {} pooler tensors dropped (no pooler in it)", ck.dropped_pooler);
   if (!ck.unmapped.empty()) what += fmt::format(", {} unmapped dropped", ck.unmapped.size());

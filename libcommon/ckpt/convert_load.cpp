@@ -7,6 +7,8 @@
 #include "ckpt/torch_save.h"
 #include "io/progress.h"
 #include "util/error.h"
+#include "util/json_read.h"
+#include "io/input.h"
 #include "util/printable.h"
 
 #include <algorithm>
@@ -259,6 +261,19 @@ NamedTensors safetensors_source(const std::shared_ptr<SafetensorsReader>& reader
   return {reader->path(), reader->entries(), [reader](const StEntry& e) { return reader->read(e); }};
 }
 
+// Whether a ModernBERT checkpoint with a classifier is ModernBertForQuestionAnswering: its task.json's task (a
+// bertkit fine-tuning run's) or its config.json's architectures (transformers').
+bool modernbert_task_is_spans(const std::string& weights, const std::string& config_path) {
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(weights, ec) ? fs::path(weights) : fs::path(weights).parent_path();
+  const nlohmann::json task = read_checkpoint_task(dir.empty() ? "." : dir.string());
+  if (task.is_object() && task.contains("task") && task["task"].is_string())
+    return task["task"] == "squad" || task["task"] == "squad2";
+  const nlohmann::json config = parse_json(read_file(config_path), config_path);
+  return config.contains("architectures") && config["architectures"].is_array() && !config["architectures"].empty() &&
+         config["architectures"][0] == "ModernBertForQuestionAnswering";
+}
+
 // An HF-named model (and optionally the moments beside it) into the canonical set: the head from the tensors
 // present, tied copies and constant buffers dropped, shapes checked, dtypes converted, padded vocabularies cut.
 LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, const NamedTensors* optimizer,
@@ -275,7 +290,14 @@ LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, c
          "would have to be invented; as an HF directory (save_pretrained's model.safetensors and config.json) "
          "bert-train --init-checkpoint and bert-finetune train take it, initialising the heads it lacks", model.path);
   for (const auto& e : model.entries) {
-    if (ck.config.is_modernbert()) break;  // bert_tensors() says what is not supported
+    if (ck.config.is_modernbert()) {
+      // Both of ModernBERT's task classes name their output layer classifier: which one, the checkpoint says.
+      if (e.name == "classifier.weight" && !e.shape.empty()) {
+        ck.head = modernbert_task_is_spans(model.path, ck.config_path) ? BertHead::span : BertHead::classifier;
+        ck.num_labels = ck.head == BertHead::span ? 0 : e.shape[0];
+      }
+      continue;
+    }
     if (e.name == "qa_outputs.weight") ck.head = BertHead::span;
     if (e.name == "classifier.weight" && !e.shape.empty()) {
       ck.head = BertHead::classifier;

@@ -51,6 +51,15 @@ const char* head_architecture(BertHead head) {
   }
 }
 
+std::string head_architecture(const BertConfig& config, BertHead head) {
+  if (!config.is_modernbert()) return head_architecture(head);
+  switch (head) {
+    case BertHead::span: return "ModernBertForQuestionAnswering";
+    case BertHead::classifier: return "ModernBertForSequenceClassification";
+    default: return "ModernBertForMaskedLM";
+  }
+}
+
 MappedTfName map_tf_name(std::string_view tf_name, const std::vector<std::string>& expected) {
   MappedTfName out;
   std::vector<std::string_view> parts = split_slash(tf_name);
@@ -160,8 +169,9 @@ std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& c) { retu
 
 namespace {
 
-// ModernBertForMaskedLM's parameters, in model/modern_encoder.h's order.
-std::vector<ExpectedTensor> modernbert_tensors(const BertConfig& c) {
+// ModernBertForMaskedLM's parameters, in model/modern_encoder.h's order; a task model's (ModernBertFor
+// QuestionAnswering, ...ForSequenceClassification) keep head.* and put classifier.* where decoder.bias is.
+std::vector<ExpectedTensor> modernbert_tensors(const BertConfig& c, BertHead head, int64_t num_labels) {
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   const ModernBertSettings& m = c.modern;
   std::vector<ExpectedTensor> t;
@@ -187,18 +197,18 @@ std::vector<ExpectedTensor> modernbert_tensors(const BertConfig& c) {
   norm("model.final_norm");
   linear("head.dense", H, H, m.classifier_bias);
   norm("head.norm");
-  if (m.decoder_bias) t.push_back({"decoder.bias", {c.vocab_size}});
+  if (head == BertHead::pretraining) {
+    if (m.decoder_bias) t.push_back({"decoder.bias", {c.vocab_size}});
+  } else {
+    linear("classifier", head == BertHead::span ? 2 : num_labels, H, true);
+  }
   return t;
 }
 
 }  // namespace
 
 std::vector<ExpectedTensor> bert_tensors(const BertConfig& c, BertHead head, int64_t num_labels) {
-  if (c.is_modernbert()) {
-    if (head != BertHead::pretraining)
-      fail("a fine-tuned ModernBERT checkpoint cannot be converted yet (its masked-LM model can)");
-    return modernbert_tensors(c);
-  }
+  if (c.is_modernbert()) return modernbert_tensors(c, head, num_labels);
   const int64_t H = c.hidden_size, I = c.intermediate_size;
   std::vector<ExpectedTensor> t;
   auto dense = [&](const std::string& prefix, int64_t out, int64_t in) {

@@ -59,6 +59,7 @@ std::string adam_state_name(const std::string& hf_name, TfRole role);
 // pooler: HF's class has none) or BertForSequenceClassification's (classifier over the pooler).
 enum class BertHead { pretraining, span, classifier };
 const char* head_architecture(BertHead head);  // HF's class name
+std::string head_architecture(const BertConfig& config, BertHead head);  // BERT's or ModernBERT's
 
 struct ExpectedTensor {
   std::string name;            // HF name
@@ -69,7 +70,7 @@ struct ExpectedTensor {
 // the tied decoder weight and bias are not listed (they are the word embeddings and cls.predictions.bias). For a
 // ModernBERT config, ModernBertForMaskedLM's (model.*, head.*, decoder.bias; the tied decoder.weight not listed).
 std::vector<ExpectedTensor> bert_pretraining_tensors(const BertConfig& config);
-// The same for any head (num_labels: the classifier's rows); ModernBERT's fine-tuned heads are an error (not yet).
+// The same for any head (num_labels: the classifier's rows); for ModernBERT its task classes' tensors.
 std::vector<ExpectedTensor> bert_tensors(const BertConfig& config, BertHead head, int64_t num_labels = 2);
 std::vector<std::string> expected_names(const std::vector<ExpectedTensor>& tensors);
 

@@ -15,18 +15,18 @@ at::Tensor window_band(int64_t t, int64_t window, const at::Device& device) {
 }
 
 // The SDPA mask for rows of length T whose real keys are key_mask [R, T] (or all): broadcast over heads, and with a
-// window a band over queries. A padding query that the band leaves without a real key keeps itself, so that its
-// (discarded) row stays finite: a NaN there would reach the weights' gradients through 0 * NaN.
+// window a band over queries. A padding query that the band leaves without a real key gets zeros, as transformers'
+// SDPA path gives it (torch's SDPA returns 0 for a query that may see no key, and no NaN in its gradients): SQuAD's
+// softmax over every position reads those rows.
 std::optional<at::Tensor> attention_mask(const at::Tensor& key_mask, int64_t rows, int64_t t, int64_t window,
                                          const at::Device& device) {
   if (window == kNoAttentionWindow) {
     if (!key_mask.defined()) return std::nullopt;
     return key_mask.view({rows, 1, 1, t});
   }
-  at::Tensor band = window_band(t, window, device).view({1, 1, t, t});
+  const at::Tensor band = window_band(t, window, device).view({1, 1, t, t});
   if (!key_mask.defined()) return band;
-  const at::Tensor eye = at::eye(t, at::TensorOptions().dtype(at::kBool).device(device)).view({1, 1, t, t});
-  return band.logical_and(key_mask.view({rows, 1, 1, t})).logical_or(eye);
+  return band.logical_and(key_mask.view({rows, 1, 1, t}));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@ namespace bk {
 // them in it, so a seed gives the same weights whatever the split into pieces.
 BertForPreTraining::BertForPreTraining(const BertConfig& config)
     : BertModelBase(config.pretraining_architecture().c_str(), config),
-      encoder_(make_encoder(config_, padded_vocab_, params_)),
+      encoder_(make_encoder(config_, padded_vocab_, params_, /*with_pooler=*/config_.has_next_sentence_head())),
       heads_(config_, padded_vocab_, params_) {
   add_vocab_rows(encoder_->word_embeddings());
   if (heads_.mlm_bias().defined()) add_vocab_rows(heads_.mlm_bias());

@@ -44,8 +44,8 @@ class Encoder {
 };
 
 // The encoder `config` names (BERT's or ModernBERT's), its parameters registered in `params` (word embeddings with
-// padded_vocab rows). Without the pooler (HF's BertForQuestionAnswering has none; ModernBERT has none at all)
-// EncoderOutput::pooled is undefined.
+// padded_vocab rows). Without the pooler (HF's BertForQuestionAnswering has none) EncoderOutput::pooled is
+// undefined; ModernBERT has no pooler's weights, its pooling is the classifier's (modern_encoder.h).
 std::unique_ptr<Encoder> make_encoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params,
                                       bool with_pooler = true);
 

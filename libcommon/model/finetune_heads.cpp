@@ -4,24 +4,41 @@
 
 namespace bk {
 
+namespace {
+
+at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) {
+  return training && p > 0 ? at::dropout(x, p, true) : x;
+}
+
+}  // namespace
+
 SpanHead::SpanHead(const BertConfig& config, ParameterSet& params) {
+  if (config.is_modernbert()) {
+    transform_.emplace(config, params);
+    dropout_ = config.modern.classifier_dropout;
+    w_ = params.add("classifier.weight", {2, config.hidden_size});
+    b_ = params.add("classifier.bias", {2});
+    return;
+  }
   w_ = params.add("qa_outputs.weight", {2, config.hidden_size});
   b_ = params.add("qa_outputs.bias", {2});
 }
 
-SpanLogits SpanHead::forward(const at::Tensor& sequence) const {
-  const auto parts = at::linear(sequence, w_, b_).unbind(-1);  // [B, T, 2] -> two [B, T]
+SpanLogits SpanHead::forward(const at::Tensor& sequence, bool training) const {
+  const at::Tensor x = transform_ ? maybe_dropout(transform_->forward(sequence), dropout_, training) : sequence;
+  const auto parts = at::linear(x, w_, b_).unbind(-1);  // [B, T, 2] -> two [B, T]
   return {parts[0], parts[1]};
 }
 
 ClassifierHead::ClassifierHead(const BertConfig& config, int64_t num_labels, ParameterSet& params)
-    : dropout_(config.hidden_dropout_prob) {
+    : dropout_(config.is_modernbert() ? config.modern.classifier_dropout : config.hidden_dropout_prob) {
+  if (config.is_modernbert()) transform_.emplace(config, params);
   w_ = params.add("classifier.weight", {num_labels, config.hidden_size});
   b_ = params.add("classifier.bias", {num_labels});
 }
 
 at::Tensor ClassifierHead::forward(const at::Tensor& pooled, bool training) const {
-  const at::Tensor x = training && dropout_ > 0 ? at::dropout(pooled, dropout_, true) : pooled;
+  const at::Tensor x = maybe_dropout(transform_ ? transform_->forward(pooled) : pooled, dropout_, training);
   return at::linear(x, w_, b_);
 }
 

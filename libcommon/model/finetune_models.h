@@ -1,6 +1,8 @@
 // The fine-tuning models, parameter for parameter HF transformers' classes of the same names:
 //   BertForQuestionAnswering       bert.* without the pooler, then qa_outputs (SpanHead);
-//   BertForSequenceClassification  bert.* with the pooler, then classifier (ClassifierHead).
+//   BertForSequenceClassification  bert.* with the pooler, then classifier (ClassifierHead);
+// and for a ModernBERT config ModernBertForQuestionAnswering and ModernBertForSequenceClassification (model.*,
+// then head.* and classifier.*: finetune_heads.h).
 #pragma once
 
 #include "model/bert_base.h"
@@ -18,7 +20,7 @@ class BertForQuestionAnswering : public BertModelBase {
   SpanLogits forward_stream(const at::Tensor& input_ids, const at::Tensor& segment_ids, const TokenStream& stream);
 
  private:
-  BertEncoder encoder_;
+  std::unique_ptr<Encoder> encoder_;
   SpanHead head_;
 };
 
@@ -32,7 +34,7 @@ class BertForSequenceClassification : public BertModelBase {
 
  private:
   int64_t num_labels_;
-  BertEncoder encoder_;
+  std::unique_ptr<Encoder> encoder_;
   ClassifierHead head_;
 };
 

@@ -96,6 +96,10 @@ bool starts_with_any(const std::string& name, const std::vector<std::string>& pr
 
 }  // namespace
 
+std::string task_head_prefix(const BertConfig& config, bool spans) {
+  return spans && !config.is_modernbert() ? "qa_outputs." : "classifier.";
+}
+
 HeadsInit load_encoder_and_heads(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
                                  const HeadRule& rule, const std::string& where) {
   const CheckpointNames names = checkpoint_names(model.config());
@@ -142,6 +146,13 @@ HeadsInit load_encoder_and_heads(BertModelBase& model, std::map<std::string, at:
 HeadsInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
                                 const std::string& head_prefix, const std::string& where) {
   HeadRule rule;
+  if (model.config().is_modernbert()) {
+    // transformers' ModernBERT task models share head.* with the masked-LM model (from_pretrained keeps it) and
+    // name both tasks' output layer classifier.*: a checkpoint of the other task shows in its shape.
+    rule.own = {"head.", head_prefix};
+    rule.dropped = {"decoder."};
+    return load_encoder_and_heads(model, std::move(tensors), rule, where);
+  }
   rule.own = {head_prefix};
   rule.dropped = {"cls."};
   rule.refused = {head_prefix == "qa_outputs." ? "classifier." : "qa_outputs."};

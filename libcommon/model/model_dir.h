@@ -49,7 +49,10 @@ struct HeadRule {
 HeadsInit load_encoder_and_heads(BertModelBase& model, std::map<std::string, at::Tensor> tensors,
                                  const HeadRule& rule, const std::string& where);
 
-// A fine-tuning model whose task head is `head_prefix` ("qa_outputs." or "classifier."): from a pretraining
+// The prefix of a task model's output layer: BERT's qa_outputs. (spans) or classifier., ModernBERT's classifier.
+std::string task_head_prefix(const BertConfig& config, bool spans);
+
+// A fine-tuning model whose task head is `head_prefix` (task_head_prefix): from a pretraining
 // checkpoint (bertkit or HF BertForPreTraining: cls.* set aside), a bare BertModel, or a model fine-tuned for the
 // same task; the head of another task is an error.
 HeadsInit load_finetune_weights(BertModelBase& model, std::map<std::string, at::Tensor> tensors,

@@ -23,18 +23,20 @@ at::Tensor inverse_frequencies(double theta, int64_t d, const at::Device& device
   return at::reciprocal(at::pow(theta, exponents));
 }
 
-// x * cos + rotate_half(x) * sin in float32, back in x's dtype; rotate_half(x) = (-x2, x1) for x = (x1, x2).
-at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+// x * cos + rotate_half(x) * sin in float32, back in x's dtype, where rotate_half(x) = (-x2, x1) for x = (x1, x2):
+// here the halves swapped (a flip) times signed_sin = (-sin, sin), in one multiply-add.
+at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& signed_sin) {
   const at::Tensor xf = x.to(at::kFloat);
-  const auto halves = xf.chunk(2, -1);
-  const at::Tensor rotated = at::cat({halves[1].neg(), halves[0]}, -1);
-  return (xf * cos + rotated * sin).to(x.scalar_type());
+  const int64_t d = x.size(-1);
+  const at::Tensor swapped = xf.unflatten(-1, {2, d / 2}).flip(-2).flatten(-2);
+  return at::addcmul(xf * cos, swapped, signed_sin).to(x.scalar_type());
 }
 
 }  // namespace
 
-ModernBertEncoder::ModernBertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params)
-    : config_(config) {
+ModernBertEncoder::ModernBertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params,
+                                     bool with_pooling)
+    : config_(config), with_pooling_(with_pooling) {
   const ModernBertSettings& m = config_.modern;
   const int64_t h = config_.hidden_size, f = config_.intermediate_size;
   auto add_norm = [&](const std::string& name, at::Tensor& w, at::Tensor& b) {
@@ -69,12 +71,13 @@ at::Tensor ModernBertEncoder::norm(const at::Tensor& x, const at::Tensor& w, con
 ModernBertEncoder::Rotary ModernBertEncoder::rotary(const at::Tensor& positions) const {
   const int64_t d = config_.hidden_size / config_.num_attention_heads;
   const at::Tensor pos = positions.to(at::kFloat).unsqueeze(-1);
+  // [..., 1, 1, d]: over q and k, and over the heads.
   auto cos_sin = [&](double theta) {
     const at::Tensor freqs = pos * inverse_frequencies(theta, d, positions.device());
-    const at::Tensor angles = at::cat({freqs, freqs}, -1).unsqueeze(-2);  // [..., 1, d]: over the heads
-    return std::pair{angles.cos(), angles.sin()};
+    const at::Tensor cos = at::cat({freqs, freqs}, -1).cos(), sin = freqs.sin();
+    return std::pair{cos.unsqueeze(-2).unsqueeze(-2), at::cat({sin.neg(), sin}, -1).unsqueeze(-2).unsqueeze(-2)};
   };
-  Rotary r;
+  Rotary r;  // sin as signed_sin: (-sin, sin) over the halves
   std::tie(r.global_cos, r.global_sin) = cos_sin(config_.modern.global_rope_theta);
   std::tie(r.local_cos, r.local_sin) = cos_sin(config_.modern.local_rope_theta);
   return r;
@@ -89,18 +92,21 @@ at::Tensor ModernBertEncoder::layer_forward(const Layer& l, const at::Tensor& x,
   shape.back() = 3;
   shape.insert(shape.end(), {heads, h / heads});
   const at::Tensor qkv = at::linear(attn_in, l.wqkv_w, l.wqkv_b).view(shape);  // [..., 3, heads, d]
-  const at::Tensor& cos = l.global ? rope.global_cos : rope.local_cos;
-  const at::Tensor& sin = l.global ? rope.global_sin : rope.local_sin;
   const int64_t part = qkv.dim() - 3;
-  const at::Tensor rotated = at::stack({apply_rotary(qkv.select(part, 0), cos, sin),
-                                        apply_rotary(qkv.select(part, 1), cos, sin), qkv.select(part, 2)}, part);
+  const auto qk_v = qkv.split({2, 1}, part);  // one copy in backward, where three selects would make three
+  const at::Tensor qk = l.global ? apply_rotary(qk_v[0], rope.global_cos, rope.global_sin)
+                                 : apply_rotary(qk_v[0], rope.local_cos, rope.local_sin);
+  const at::Tensor rotated = at::cat({qk, qk_v[1]}, part);
   const double p = config_.attention_probs_dropout_prob;
   const double attn_p = training ? p : 0.0;
   const int64_t window = l.global ? kNoAttentionWindow : config_.modern.local_attention / 2;
   const at::Tensor context = stream != nullptr ? stream_attention(rotated, *stream, attn_p, window)
                                                : padded_attention(rotated, key_mask, attn_p, window);
   const at::Tensor after_attn = x + maybe_dropout(at::linear(context, l.wo_w, l.wo_b), p, training);
-  const auto input_gate = at::linear(norm(after_attn, l.mlp_norm_w, l.mlp_norm_b), l.wi_w, l.wi_b).chunk(2, -1);
+  // Wi's rows are the input, then the gate: one product, unbound as a [..., 2, F] view (one copy in backward where
+  // two slices would each allocate the product's size).
+  const at::Tensor wi = at::linear(norm(after_attn, l.mlp_norm_w, l.mlp_norm_b), l.wi_w, l.wi_b);
+  const auto input_gate = wi.unflatten(-1, {2, config_.intermediate_size}).unbind(-2);
   const at::Tensor glu = bert_activation(config_.hidden_act, input_gate[0]) * input_gate[1];
   return after_attn + at::linear(maybe_dropout(glu, config_.modern.mlp_dropout, training), l.mlp_wo_w, l.mlp_wo_b);
 }
@@ -122,22 +128,35 @@ EncoderOutput ModernBertEncoder::forward(const at::Tensor& input_ids, const at::
   if (input_ids.dim() != 2) fail("ModernBERT: input_ids must be [batch, seq], got {} dimensions", input_ids.dim());
   const int64_t t = input_ids.size(1);
   check_length(t);
-  const Rotary rope = rotary(at::arange(t, input_ids.options()).unsqueeze(0));  // [1, T, 1, d]
+  const Rotary rope = rotary(at::arange(t, input_ids.options()).unsqueeze(0));  // [1, T, 1, 1, d]
   at::Tensor key_mask;
   if (attention_mask.defined()) key_mask = attention_mask.ne(0);
   at::Tensor x = embed(input_ids, training);
   for (const Layer& layer : layers_) x = layer_forward(layer, x, rope, key_mask, nullptr, training);
-  return {norm(x, final_norm_w_, final_norm_b_), {}};
+  const at::Tensor sequence = norm(x, final_norm_w_, final_norm_b_);
+  if (!with_pooling_) return {sequence, {}};
+  if (config_.modern.classifier_pooling == "cls") return {sequence, sequence.select(1, 0)};
+  // The mean over the real tokens, summed then divided as transformers does (over all of them without a mask).
+  const at::Tensor weights = key_mask.defined() ? key_mask.to(sequence.scalar_type())
+                                                : at::ones({sequence.size(0), sequence.size(1)}, sequence.options());
+  return {sequence, (sequence * weights.unsqueeze(-1)).sum(1) / weights.sum(1, /*keepdim=*/true)};
 }
 
 EncoderOutput ModernBertEncoder::forward_stream(const at::Tensor& input_ids, const at::Tensor&,
                                                 const TokenStream& stream, bool training) const {
   check_length(stream.max_seqlen);
   const at::Tensor ids = input_ids.reshape({-1}).index_select(0, stream.token_index);
-  const Rotary rope = rotary(stream.positions);  // [N, 1, d]
+  const Rotary rope = rotary(stream.positions);  // [N, 1, 1, d]
   at::Tensor x = embed(ids, training);
   for (const Layer& layer : layers_) x = layer_forward(layer, x, rope, {}, &stream, training);
-  return {norm(x, final_norm_w_, final_norm_b_), {}};
+  const at::Tensor sequence = norm(x, final_norm_w_, final_norm_b_);
+  if (!with_pooling_) return {sequence, {}};
+  if (config_.modern.classifier_pooling == "cls") return {sequence, sequence.index_select(0, stream.first_tokens)};
+  const at::TensorOptions longs = stream.first_tokens.options();
+  const at::Tensor lengths = at::tensor(stream.lengths, longs.device(at::kCPU)).to(longs.device());
+  const at::Tensor owner = at::repeat_interleave(at::arange(stream.sequences(), longs), lengths);  // [N]
+  const at::Tensor sums = at::zeros({stream.sequences(), sequence.size(1)}, sequence.options()).index_add(0, owner, sequence);
+  return {sequence, sums / lengths.to(sequence.scalar_type()).unsqueeze(1)};
 }
 
 }  // namespace bk

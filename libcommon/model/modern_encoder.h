@@ -6,8 +6,10 @@
 //
 // x = dropout(norm(embedding(ids))); per layer, pre-LN: x += Wo(attention(rotary(Wqkv(attn_norm(x))))),
 // x += Wo(act(input) * gate) of Wi(mlp_norm(x)); then final_norm. Rotary embeddings rotate halves (GPT-NeoX style)
-// with the layer type's theta; local layers attend within |query - key| <= local_attention / 2. No token types, no
-// pooler: segment ids are ignored and EncoderOutput::pooled is undefined.
+// with the layer type's theta; local layers attend within |query - key| <= local_attention / 2. No token types:
+// segment ids are ignored. No pooler: with_pooling gives EncoderOutput::pooled as ModernBertForSequenceClassification
+// pools before its head, the CLS token's state or the mean over the sequence's real tokens (classifier_pooling);
+// without it pooled is undefined.
 #pragma once
 
 #include "model/encoder.h"
@@ -18,7 +20,7 @@ namespace bk {
 
 class ModernBertEncoder : public Encoder {
  public:
-  ModernBertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params);
+  ModernBertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params, bool with_pooling);
 
   EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask,
                         bool training) const override;
@@ -33,7 +35,7 @@ class ModernBertEncoder : public Encoder {
     at::Tensor wqkv_w, wqkv_b, wo_w, wo_b;
     at::Tensor mlp_norm_w, mlp_norm_b, wi_w, wi_b, mlp_wo_w, mlp_wo_b;
   };
-  // cos and sin [..., head size] of each layer type for `positions`, shaped to broadcast over the heads.
+  // cos and (-sin, sin) of each layer type for `positions` ([..., 1, 1, head size]: over q and k, and the heads).
   struct Rotary {
     at::Tensor global_cos, global_sin, local_cos, local_sin;
   };
@@ -46,6 +48,7 @@ class ModernBertEncoder : public Encoder {
   void check_length(int64_t length) const;
 
   BertConfig config_;
+  bool with_pooling_ = false;
   at::Tensor tok_emb_, emb_norm_w_, emb_norm_b_, final_norm_w_, final_norm_b_;
   std::vector<Layer> layers_;
 };

@@ -5,21 +5,12 @@
 namespace bk {
 
 PretrainingHeads::PretrainingHeads(const BertConfig& config, int64_t padded_vocab, ParameterSet& params)
-    : config_(config) {
+    : config_(config), transform_(config, params) {
   const int64_t h = config_.hidden_size;
-  if (config_.is_modernbert()) {  // HF's ModernBertPredictionHead and decoder; no next-sentence head
-    const ModernBertSettings& m = config_.modern;
-    tr_w_ = params.add("head.dense.weight", {h, h});
-    if (m.classifier_bias) tr_b_ = params.add("head.dense.bias", {h});
-    tr_ln_w_ = params.add("head.norm.weight", {h});
-    if (m.norm_bias) tr_ln_b_ = params.add("head.norm.bias", {h});
-    if (m.decoder_bias) mlm_bias_ = params.add("decoder.bias", {padded_vocab});
+  if (config_.is_modernbert()) {  // HF's decoder after ModernBertPredictionHead; no next-sentence head
+    if (config_.modern.decoder_bias) mlm_bias_ = params.add("decoder.bias", {padded_vocab});
     return;
   }
-  tr_w_ = params.add("cls.predictions.transform.dense.weight", {h, h});
-  tr_b_ = params.add("cls.predictions.transform.dense.bias", {h});
-  tr_ln_w_ = params.add("cls.predictions.transform.LayerNorm.weight", {h});
-  tr_ln_b_ = params.add("cls.predictions.transform.LayerNorm.bias", {h});
   mlm_bias_ = params.add("cls.predictions.bias", {padded_vocab});
   nsp_w_ = params.add("cls.seq_relationship.weight", {2, h});
   nsp_b_ = params.add("cls.seq_relationship.bias", {2});
@@ -37,13 +28,10 @@ BertOutput PretrainingHeads::forward(const EncoderOutput& encoded, const at::Ten
 
 BertOutput PretrainingHeads::forward_rows(const EncoderOutput& encoded, const at::Tensor& rows,
                                           const at::Tensor& decoder) const {
-  const int64_t h = config_.hidden_size;
   BertOutput out;
   if (nsp_w_.defined()) out.nsp_logits = at::linear(encoded.pooled, nsp_w_, nsp_b_);
   at::Tensor hidden = rows.defined() ? encoded.sequence.index_select(0, rows.reshape({-1})) : encoded.sequence;
-  hidden = bert_activation(config_.head_activation(), at::linear(hidden, tr_w_, tr_b_));
-  hidden = at::layer_norm(hidden, {h}, tr_ln_w_, tr_ln_b_, config_.layer_norm_eps);
-  out.mlm_logits_padded = at::linear(hidden, decoder, mlm_bias_);
+  out.mlm_logits_padded = at::linear(transform_.forward(hidden), decoder, mlm_bias_);
   out.mlm_logits = out.mlm_logits_padded.narrow(-1, 0, config_.vocab_size);
   return out;
 }

@@ -1,12 +1,13 @@
-// The pretraining heads on the encoder (encoder.h). BERT's: the masked-LM head (cls.predictions.transform.dense and
-// .LayerNorm, then a decoder tied to the word embeddings, with cls.predictions.bias) and the next-sentence head
-// (cls.seq_relationship over the pooled output). ModernBERT's: the same masked-LM head as head.dense and head.norm
-// (their biases only where the config has them) and decoder.bias, and no next-sentence head.
+// The pretraining heads on the encoder (encoder.h). BERT's: the masked-LM head (its transform, prediction_head.h,
+// then a decoder tied to the word embeddings, with cls.predictions.bias) and the next-sentence head
+// (cls.seq_relationship over the pooled output). ModernBERT's: the same masked-LM head (head.*, decoder.bias where
+// decoder_bias says) and no next-sentence head.
 #pragma once
 
 #include "model_config/bert_config.h"
 #include "model/encoder.h"
 #include "model/parameters.h"
+#include "model/prediction_head.h"
 
 #include <ATen/Tensor.h>
 
@@ -36,7 +37,8 @@ class PretrainingHeads {
 
  private:
   BertConfig config_;
-  at::Tensor tr_w_, tr_b_, tr_ln_w_, tr_ln_b_, mlm_bias_;
+  PredictionHead transform_;
+  at::Tensor mlm_bias_;
   at::Tensor nsp_w_, nsp_b_;
 };
 

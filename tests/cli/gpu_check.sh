@@ -20,10 +20,11 @@ expect_rc 0 "SMOKE=1 DEVICE=cpu bench/gpu_check.sh"
 CASES=$((CASES + 1))
 for check in "cuda cases" "syncs, adamw" "syncs, lamb" "base128 experimental" "large128 experimental" \
     "large512-packed experimental" "base128 graphs" "large128 graphs" "large128 LAMB" "large128 MFU" \
-    "large128 vs hf-masked " "large128 vs hf-masked-compiled" "large512 packed"; do
+    "large128 vs hf-masked " "large128 vs hf-masked-compiled" "large512 packed" "modernbert1024 vs hf-masked " \
+    "modernbert1024 vs hf-masked-compiled"; do
   grep -q "^[a-zA-Z/]* *$check" "$TMP/results/check.txt" || fail_case "the table has no line '$check'"
 done
-CASES=$((CASES + 1)); grep -q "^0 FAIL of 13 lines$" "$TMP/results/check.txt" ||
+CASES=$((CASES + 1)); grep -q "^0 FAIL of 15 lines$" "$TMP/results/check.txt" ||
   fail_case "$(cat "$TMP/results/check.txt"; tail -20 "$TMP/results/runs.log")"
 
 run bash "$SRC/bench/gpu_check.sh" "$TMP/nothing"

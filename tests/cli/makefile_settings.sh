@@ -53,6 +53,24 @@ print(ids[0][0] == vocab.index("[CLS]"), ids.max() < len(vocab), ids.max() >= 50
 PY
 expect_out "True True True" "the phase 1 data is encoded with Google's vocabulary (ids beyond the learned 5000)"
 
+# FULL_SENTENCES=1 (ModernBERT's and RoBERTa's rows): the encoded data again, one segment per row, no NSP labels.
+mark
+run data TRAIN_SHARDS=2 DUPE_FACTOR=3 VOCAB="$GOOGLE" FULL_SENTENCES=1
+expect_rc 2 "FULL_SENTENCES=1 with static masks"
+expect_err "FULL_SENTENCES=1 makes unmasked rows \(mkpretrain --full-sentences\): set MASKING=dynamic" "says what to set"
+run data TRAIN_SHARDS=2 DUPE_FACTOR=3 VOCAB="$GOOGLE" FULL_SENTENCES=1 MASKING=dynamic
+expect_rc 0 "FULL_SENTENCES=1 MASKING=dynamic"
+CASES=$((CASES + 1))
+case " $(rebuilt)" in *" phase1/wiki_training-00000-of-00002.hdf5 "*) ;; *) fail_case "FULL_SENTENCES did not rebuild phase 1: $(rebuilt)" ;; esac
+run "$PYTHON" - "$OUTDIR/phase1/wiki_training-00000-of-00002.hdf5" <<'PY'
+import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+print(int(f["segment_ids"][:].max()), int(f["next_sentence_labels"][:].max()))
+PY
+expect_out "0 0" "FULL_SENTENCES=1 rows have one segment and no random-next label"
+run data TRAIN_SHARDS=2 DUPE_FACTOR=3 VOCAB="$GOOGLE"
+expect_rc 0 "back to FULL_SENTENCES=0"
+
 # Other shard counts: the new shards, and no file of the old count anywhere under OUT.
 run data TRAIN_SHARDS=3 DUPE_FACTOR=3 VOCAB="$GOOGLE"
 expect_rc 0 "TRAIN_SHARDS=3"

@@ -31,6 +31,17 @@ mkpretrain -q --vocab "$VOCAB" --max-seq-length 128 --masking none -o "$TMP/u2.h
 run env "${tiny[@]}" P1_BATCH=4 P2_BATCH=2 VOCAB="$VOCAB" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/u1.hdf5" \
   "$TMP/u2.hdf5" "$CFG" "$TMP/pre-dynamic"
 expect_rc 0 "pretrain-single-node.sh on unmasked data with VOCAB"
+# ModernBERT: FULL-SENTENCES rows masked by bert-train (30%), a short phase then a longer one from its checkpoint.
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --full-sentences --masking none -o "$TMP/f1.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
+mkpretrain -q --vocab "$VOCAB" --max-seq-length 256 --full-sentences --masking none -o "$TMP/f2.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
+run env NPROC=1 DEVICE=cpu PRECISION=fp32 CONFIG="$SRC/tests/fixtures/tiny_modernbert_config.json" P1_STEPS=3 P1_BATCH=4 \
+  P2_STEPS=2 P2_BATCH=2 P1_LR=1e-3 P2_LR=1e-3 "$SRC/pipelines/pretrain-modernbert.sh" "$TMP/f1.hdf5" "$TMP/f2.hdf5" \
+  "$VOCAB" "$TMP/modern"
+expect_rc 0 "pretrain-modernbert.sh"
+expect_out "done: $TMP/modern/long/checkpoints/step-00000002" "the long phase finished from the short one"
+CASES=$((CASES + 1))
+grep -q 'masks drawn every epoch (30% of the tokens)' "$TMP/modern/short/log.jsonl" && grep -q '"model_type":"modernbert"' \
+  "$TMP/modern/long/log.jsonl" || fail_case "both phases trained ModernBERT, masking 30% every epoch"
 # DEVICE, PRECISION and NPROC follow the machine when not given; on one without a GPU, cuda is refused in one line
 # that names the knobs.
 if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then

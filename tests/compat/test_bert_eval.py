@@ -4,7 +4,7 @@ An HF BertForPreTraining (L=2, H=64, A=2, BERT's uncased vocabulary) is initiali
 few steps in this test so that its predictions mean something, then saved with save_pretrained. Pretraining data:
 mkpretrain over google-research/bert's sample text (NVIDIA and MLPerf varlength HDF5 layouts) and, when
 tfrecord2hdf5 is built, google's own create_pretraining_data.py output from the fixtures. HF's metrics are computed
-here from the HDF5 files as NVIDIA's loader reads them; bert-eval's JSON must agree to 1e-4. --fill-mask must rank
+here from the HDF5 files as NVIDIA's loader reads them; bert-eval's JSON must agree to 1e-4. --fill-mask (BERT and ModernBERT) must rank
 the same tokens as HF's model with HF's tokenizer, with the same probabilities.
 """
 import glob
@@ -21,7 +21,7 @@ try:
     import h5py
     import numpy as np
     import torch
-    from transformers import BertConfig, BertForPreTraining, BertTokenizer
+    from transformers import BertConfig, BertForPreTraining, ModernBertConfig, ModernBertForMaskedLM, BertTokenizer
 except ImportError as e:
     skip(e)
 
@@ -139,7 +139,15 @@ def compare_metrics(name, ours, hf):
             failures.append(f"{name}: {k} differs by {d:.3g}")
 
 
-def compare_fill_mask(model, tokenizer, model_dir, texts, k=5):
+def bert_logits(model, ids):
+    return model(input_ids=ids, token_type_ids=torch.zeros_like(ids), attention_mask=torch.ones_like(ids)).prediction_logits[0]
+
+
+def modernbert_logits(model, ids):
+    return model(input_ids=ids, attention_mask=torch.ones_like(ids)).logits[0]
+
+
+def compare_fill_mask(model, tokenizer, model_dir, texts, k=5, logits_of=bert_logits):
     ours = bert_eval("--checkpoint", model_dir, "--vocab", VOCAB, "--top-k", str(k),
                      *[a for t in texts for a in ("--fill-mask", t)])
     for text, mine in zip(texts, ours):
@@ -150,8 +158,7 @@ def compare_fill_mask(model, tokenizer, model_dir, texts, k=5):
             failures.append(f"fill-mask tokens differ for {text!r}: ours {mine['tokens']}, HF {hf_tokens}")
             continue
         with torch.no_grad():
-            logits = model(input_ids=ids, token_type_ids=torch.zeros_like(ids),
-                           attention_mask=torch.ones_like(ids)).prediction_logits[0]
+            logits = logits_of(model, ids)
         positions = (ids[0] == tokenizer.mask_token_id).nonzero().reshape(-1).tolist()
         if [m["position"] for m in mine["masks"]] != positions:
             failures.append(f"fill-mask positions differ for {text!r}")
@@ -215,6 +222,18 @@ def main():
             "[MASK] is a town in the north of England, and it was [MASK] in 1066.",
             "Café au lait costs £3[MASK]",
         ])
+        # ModernBERT (a window of 8 tokens on two layers of three, sentences longer than it), HF's fresh weights with
+        # a wide initialisation so that its probabilities are not near-uniform.
+        modern = ModernBertForMaskedLM(ModernBertConfig(
+            vocab_size=30522, hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=2,
+            max_position_embeddings=128, local_attention=8, initializer_range=0.3, pad_token_id=0,
+            cls_token_id=101, sep_token_id=102, bos_token_id=101, eos_token_id=102)).eval()
+        modern_dir = os.path.join(tmp, "modernbert")
+        modern.save_pretrained(modern_dir)
+        compare_fill_mask(modern, tokenizer, modern_dir, [
+            "The man went to the [MASK] and bought a loaf of bread for his family before dinner.",
+            "[MASK] is a town in the north of England, and it was [MASK] in 1066.",
+        ], logits_of=modernbert_logits)
 
     if failures:
         print("FAIL:\n  " + "\n  ".join(failures))

@@ -9,6 +9,10 @@ within 1e-5 relative, every final weight within 1e-5, except qa_outputs.bias: th
 is shift-invariant, so that bias's gradient is zero in exact arithmetic, and Adam's normalisation turns the rounding
 noise both sides leave in it into steps of up to lr; it is held to 1e-3.
 
+The same for ModernBERT: ModernBertForSequenceClassification (mean pooling) and ModernBertForQuestionAnswering
+(whose span layer is named classifier: its bias is held as qa_outputs.bias is), no token types, weight decay except
+on biases and norms.
+
 Every step takes all 16 features (batch 16, one micro-batch), so the order bert-finetune draws does not matter.
 A classification case also has a head missing from the checkpoint: a bare BertModel saved by transformers (no
 "bert." prefix, no classifier) must load, with the head initialised, and train; it is checked to run and log.
@@ -27,7 +31,8 @@ try:
     import tensorflow as tf
     import torch
     from safetensors.torch import load_file
-    from transformers import BertConfig, BertForQuestionAnswering, BertForSequenceClassification, BertModel
+    from transformers import (BertConfig, BertForQuestionAnswering, BertForSequenceClassification, BertModel,
+                              ModernBertConfig, ModernBertForQuestionAnswering, ModernBertForSequenceClassification)
 except ImportError as e:
     skip(e)
 
@@ -42,6 +47,10 @@ LR, WARMUP = 2e-3, 0.1
 CONFIG = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
               hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, max_position_embeddings=64,
               initializer_range=0.05)
+# 3 layers (global, local, local) with a window of 8 over rows of up to 32 tokens.
+MODERN = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=3, num_attention_heads=2, intermediate_size=48,
+              max_position_embeddings=64, local_attention=8, pad_token_id=0, bos_token_id=None, eos_token_id=None,
+              cls_token_id=2, sep_token_id=3, initializer_range=0.05)
 torch.set_num_threads(2)
 
 
@@ -80,17 +89,20 @@ def schedule(t):
     return LR * p / WARMUP if p < WARMUP else LR * max(0.0, (1 - p) / (1 - WARMUP))
 
 
-def hf_run(model, rows, squad):
+def hf_run(model, rows, squad, modern=False):
     batch = {k: torch.tensor(np.stack([r[k] for r in rows])) for k in ("input_ids", "input_mask", "segment_ids")}
-    kwargs = dict(input_ids=batch["input_ids"], attention_mask=batch["input_mask"], token_type_ids=batch["segment_ids"])
+    kwargs = dict(input_ids=batch["input_ids"], attention_mask=batch["input_mask"])
+    if not modern:  # ModernBERT has no token types
+        kwargs.update(token_type_ids=batch["segment_ids"])
     if squad:
         kwargs.update(start_positions=torch.tensor([r["start_positions"] for r in rows]),
                       end_positions=torch.tensor([r["end_positions"] for r in rows]))
     else:
         kwargs.update(labels=torch.tensor([r["label_ids"] for r in rows]))
     params = dict(model.named_parameters())
-    groups = [{"params": [p for n, p in params.items() if takes_decay(n)], "weight_decay": 0.01},
-              {"params": [p for n, p in params.items() if not takes_decay(n)], "weight_decay": 0.0}]
+    decays = (lambda n: not (n.endswith("bias") or "norm" in n)) if modern else takes_decay
+    groups = [{"params": [p for n, p in params.items() if decays(n)], "weight_decay": 0.01},
+              {"params": [p for n, p in params.items() if not decays(n)], "weight_decay": 0.0}]
     opt = torch.optim.AdamW(groups, lr=LR, betas=(0.9, 0.999), eps=1e-6)
     losses = []
     model.train()
@@ -121,31 +133,57 @@ def run_ours(tmp, name, task, features, init_dir, steps=STEPS, extra=()):
     return losses, load_file(os.path.join(ckpt, "model.safetensors")), proc.stderr, ckpt
 
 
+def check_hf_export(check, tmp, name, trained, cls, weights, squad):
+    from transformers import AutoModelForQuestionAnswering, AutoModelForSequenceClassification
+    vocab = os.path.join(tmp, "vocab.txt")
+    with open(vocab, "w") as f:
+        f.write("".join(t + "\n" for t in ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(5, VOCAB)]))
+    out = os.path.join(tmp, f"{name}-hf")
+    proc = subprocess.run([os.path.join(BIN, "ckpt-convert"), "--to", "hf", "-o", out, "--vocab", vocab, trained],
+                          capture_output=True, text=True)
+    if not check(proc.returncode == 0, f"{name}: ckpt-convert --to hf failed: {proc.stderr}"):
+        return
+    auto = AutoModelForQuestionAnswering if squad else AutoModelForSequenceClassification
+    model, info = auto.from_pretrained(out, output_loading_info=True)
+    d = max((v - weights[k]).abs().max().item() for k, v in model.state_dict().items())
+    print(f"{name}: --to hf, {auto.__name__} built {type(model).__name__}, max |w - ours| {d:.1e}; {proc.stderr.strip()}")
+    check(type(model) is cls and not any(info.values()) and d == 0,
+          f"{name}: the export loads as {type(model).__name__} ({info}), weights differ by {d}")
+
+
 def main():
     check = Checks()
     with tempfile.TemporaryDirectory(prefix="bertkit-finetune-") as tmp:
-        for task, squad, cls in (("mrpc", False, BertForSequenceClassification), ("squad", True, BertForQuestionAnswering)):
+        cases = (("mrpc", False, BertForSequenceClassification, BertConfig(**CONFIG, num_labels=2)),
+                 ("squad", True, BertForQuestionAnswering, BertConfig(**CONFIG, num_labels=2)),
+                 ("mrpc", False, ModernBertForSequenceClassification,
+                  ModernBertConfig(**MODERN, num_labels=2, classifier_pooling="mean")),
+                 ("squad", True, ModernBertForQuestionAnswering, ModernBertConfig(**MODERN, num_labels=2)))
+        for task, squad, cls, config in cases:
+            modern = cls.__name__.startswith("Modern")
+            name = ("modern-" if modern else "") + task
             rows = make_features(7 if squad else 5, squad)
             features = os.path.join(tmp, f"{task}.tfrecord")
             write_features(features, rows)
             torch.manual_seed(11)
-            model = cls(BertConfig(**CONFIG, num_labels=2))
-            init_dir = os.path.join(tmp, f"init-{task}")
+            model = cls(config)
+            init_dir = os.path.join(tmp, f"init-{name}")
             model.save_pretrained(init_dir, safe_serialization=True)
             initial = {n: p.detach().clone() for n, p in model.named_parameters()}
-            ref_losses = hf_run(model, rows, squad)
+            ref_losses = hf_run(model, rows, squad, modern)
             # 32-token SQuAD features: a question of at most 8 pieces (task.json records the windows for predict).
             windows = ("--max-query-length", "8") if squad else ()
-            losses, weights, _, _ = run_ours(tmp, task, task, features, init_dir, extra=windows)
+            losses, weights, _, trained = run_ours(tmp, name, task, features, init_dir, extra=windows)
             label = f"{cls.__name__} ({task})"
             if not check(len(losses) == STEPS, f"{label}: {len(losses)} steps logged, expected {STEPS}"):
                 continue
             loss_rel = max(abs(a - b) / abs(b) for a, b in zip(losses, ref_losses))
             state = model.state_dict()
-            diffs = {k: (v - state[k]).abs().max().item() for k, v in weights.items() if k != "qa_outputs.bias"}
-            if "qa_outputs.bias" in weights:
-                noise = (weights["qa_outputs.bias"] - state["qa_outputs.bias"]).abs().max().item()
-                check(noise <= 1e-3, f"{task}: qa_outputs.bias differs by {noise:.2e}, beyond rounding noise")
+            span_bias = ("classifier.bias" if modern else "qa_outputs.bias") if squad else None
+            diffs = {k: (v - state[k]).abs().max().item() for k, v in weights.items() if k != span_bias}
+            if span_bias:
+                noise = (weights[span_bias] - state[span_bias]).abs().max().item()
+                check(noise <= 1e-3, f"{label}: {span_bias} differs by {noise:.2e}, beyond rounding noise")
             worst = max(diffs, key=diffs.get)
             moved = max((state[n] - initial[n]).abs().max().item() for n in initial)
             print(f"{label}: losses {ref_losses[0]:.4f} -> {ref_losses[-1]:.4f}, max relative loss difference "
@@ -155,6 +193,8 @@ def main():
             check(diffs[worst] <= 1e-5, f"{label}: {worst} differs by {diffs[worst]:.2e}")
             check(set(weights) == set(state), f"{label}: keys differ: {sorted(set(weights) ^ set(state))}")
             check(moved > 1e-2, f"{label}: the weights barely moved ({moved:.1e})")
+            if modern:  # ckpt-convert --to hf: transformers' Auto class builds the same ModernBERT class, same weights
+                check_hf_export(check, tmp, name, trained, cls, weights, squad)
 
         # Classification runs unpadded by default; rows cut to the batch's longest with a mask train the same weights.
         unpadded_losses, unpadded, _, _ = run_ours(tmp, "mrpc-unpadded", "mrpc", os.path.join(tmp, "mrpc.tfrecord"),

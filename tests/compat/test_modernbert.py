@@ -12,6 +12,9 @@ HF builds each model from a seed and saves it with save_pretrained; our side loa
   - ckpt-convert: HF's directory (model.safetensors, and pytorch_model.bin) to native and a bert-train checkpoint
     back to hf, which AutoModelForMaskedLM loads as ModernBertForMaskedLM with the same weights; --list names the
     architecture; --to tf is refused in one line;
+  - long rows: mkpretrain (FULL-SENTENCES, --masking none), pack and bin4 at 1,024 and 8,192 tokens on a Wikipedia
+    extract, rows that fill them; a run at 8,192 tokens (another theta) from a checkpoint trained at 1,024; a run
+    stopped and resumed ends with the weights of one that was not, bit for bit;
   - a 10-step trajectory: bert-train (unpadded attention, gradient accumulation 2, clipping, warm-up then poly
     decay, AdamW) against HF's model stepped by torch.optim.AdamW on the same batches, with weight decay except on
     biases and norms, as ModernBERT's recipe applies it: losses within 1e-5 relative, final weights within 1e-5.
@@ -22,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from compat_common import BIN, TORCH_TEST_TOOLS, Checks, skip
+from compat_common import BIN, FIXTURES, TORCH_TEST_TOOLS, Checks, skip
 
 try:
     import h5py
@@ -259,6 +262,75 @@ def check_trajectory(check, tmp):
     return latest, state
 
 
+def tool(name, *args):
+    return subprocess.run([os.path.join(BIN, name), "-q", *args], capture_output=True, text=True)
+
+
+def check_long_rows(check, tmp):
+    wiki = os.path.join(FIXTURES, "wiki", "mlperf-extracted", "wiki_00")
+    vocab = os.path.join(FIXTURES, "vocab", "bert-base-uncased-vocab.txt")
+    if not (os.path.exists(wiki) and os.path.exists(vocab)):
+        print("long rows skipped: no Wikipedia extract or vocabulary in the fixtures")
+        return
+    docs = os.path.join(tmp, "docs.txt")
+    with open(wiki, encoding="utf-8") as f, open(docs, "w", encoding="utf-8") as out:
+        for line in f:  # WikiExtractor's <doc> blocks: the title line after <doc> left out, a blank line per document
+            if line.startswith("<doc "):
+                next(f, None)
+            elif line.startswith("</doc>"):
+                out.write("\n")
+            elif line.strip():
+                out.write(line)
+    data = {}
+    for length in (1024, 8192):
+        rows = os.path.join(tmp, f"rows{length}.hdf5")
+        made = [tool("mkpretrain", "--vocab", vocab, "--max-seq-length", str(length), "--full-sentences", "--masking",
+                     "none", "-o", rows, docs),
+                tool("pack", "--max-seq-length", str(length), "-o", os.path.join(tmp, f"packed{length}.hdf5"), rows),
+                tool("bin4", "--bins", ",".join(str(length * k // 4) for k in range(1, 5)), "-o",
+                     os.path.join(tmp, f"bins{length}"), rows)]
+        if not check(all(p.returncode == 0 for p in made), f"{length}: {[p.stderr for p in made]}"):
+            return
+        with h5py.File(rows) as f:
+            real = f["input_mask"][:].sum(1)
+        with h5py.File(os.path.join(tmp, f"packed{length}.hdf5")) as f:
+            packed = int(f["input_mask"][:].sum())
+        print(f"rows of {length}: {len(real)} rows, the longest {real.max()} tokens, mean {real.mean():.0f}; pack kept "
+              f"{packed} of {int(real.sum())} tokens")
+        check(real.max() > 0.95 * length and packed == int(real.sum()), f"{length}: rows do not fill the length")
+        data[length] = rows
+    vocab_size = sum(1 for _ in open(vocab, encoding="utf-8"))
+    config = dict(model_type="modernbert", hidden_size=32, intermediate_size=48, num_hidden_layers=3,
+                  num_attention_heads=2, vocab_size=vocab_size, max_position_embeddings=1024, local_attention=64,
+                  pad_token_id=0, cls_token_id=101, sep_token_id=102, bos_token_id=101, eos_token_id=102)
+    short_config, long_config = os.path.join(tmp, "short.json"), os.path.join(tmp, "long.json")
+    with open(short_config, "w") as f:
+        json.dump(config, f)
+    with open(long_config, "w") as f:  # ModernBERT's long phase: 8,192 positions, the global theta raised
+        json.dump(dict(config, max_position_embeddings=8192, global_rope_theta=320000.0), f)
+    common = ["--vocab", vocab, "--no-tensorboard", "--masked-lm-prob", "0.3", "--learning-rate", "1e-3"]
+    short = tool("bert-train", "--config", short_config, "--input", data[1024], "--output-dir",
+                 os.path.join(tmp, "short"), "--train-batch-size", "4", "--max-steps", "2", *common)
+    long = tool("bert-train", "--config", long_config, "--input", os.path.join(tmp, "packed8192.hdf5"), "--output-dir",
+                os.path.join(tmp, "long"), "--train-batch-size", "1", "--max-steps", "1",
+                "--init-checkpoint", os.path.join(tmp, "short"), *common)
+    check(short.returncode == 0 and long.returncode == 0,
+          f"a run at 8,192 tokens from one at 1,024: {short.stderr} {long.stderr}")
+    # Exact resume: 4 steps straight against a run stopped after 2 (--stop-after) and resumed.
+    runs = {}
+    for name, stops in (("straight", [[]]), ("stopped", [["--stop-after", "2"], ["--resume"]])):
+        for extra in stops:
+            proc = tool("bert-train", "--config", short_config, "--input", data[1024], "--output-dir",
+                        os.path.join(tmp, name), "--train-batch-size", "2", "--max-steps", "4", "--checkpoint-every", "2",
+                        *extra, *common)
+            check(proc.returncode == 0, f"{name} {extra}: {proc.stderr}")
+        with open(os.path.join(tmp, name, "checkpoints", "latest")) as f:
+            runs[name] = load_file(os.path.join(tmp, name, "checkpoints", f.read().strip(), "model.safetensors"))
+    same = all(torch.equal(runs["straight"][k], runs["stopped"][k]) for k in runs["straight"])
+    print(f"resume: 4 steps straight and 2 + 2 resumed give {'the same' if same else 'different'} weights")
+    check(same, "a resumed ModernBERT run's weights differ from the straight run's")
+
+
 def convert(*args):
     return subprocess.run([CKPT_CONVERT, *args], capture_output=True, text=True)
 
@@ -307,6 +379,7 @@ def main():
     check = Checks()
     with tempfile.TemporaryDirectory(prefix="bertkit-modernbert-") as tmp:
         check_forward(check, tmp)
+        check_long_rows(check, tmp)
         trained = check_trajectory(check, tmp)
         if trained:
             check_conversions(check, tmp, *trained)

@@ -94,7 +94,9 @@ int64_t FinetuneTask::steps_per_epoch(int64_t global_batch) const {
   return global_batch > 0 ? static_cast<int64_t>(train_.size()) / global_batch : 0;
 }
 
-std::string FinetuneTask::head_prefix() const { return info_.kind == FinetuneKind::span ? "qa_outputs." : "classifier."; }
+std::string FinetuneTask::head_prefix() const {
+  return task_head_prefix(model_config_, info_.kind == FinetuneKind::span);
+}
 
 void FinetuneTask::start(const TaskContext& context) {
   context_ = context;
@@ -134,9 +136,10 @@ void FinetuneTask::load_init_checkpoint(const std::string& path) {
                                                   weights.string());
   if (context_.quiet || context_.rank != 0) return;
   if (!init.initialised.empty())
-    std::fprintf(stderr, "%s: %s: no %s head; %s initialised as BERT initialises (normal, std %g; biases 0)\n",
+    std::fprintf(stderr, "%s: %s: no %s head; %s initialised as %s initialises (%snormal, std %g; biases 0)\n",
                  tool_name().c_str(), path.c_str(), info_.name.c_str(), fmt::format("{}", fmt::join(init.initialised, ", ")).c_str(),
-                 model_config_.initializer_range);
+                 model_config_.is_modernbert() ? "transformers' ModernBERT" : "BERT",
+                 model_config_.is_modernbert() ? "truncated " : "", model_config_.initializer_range);
   if (!init.dropped.empty())
     std::fprintf(stderr, "%s: %s: %zu tensors of other heads left out (%s...)\n", tool_name().c_str(), path.c_str(),
                  init.dropped.size(), init.dropped.front().c_str());

@@ -61,7 +61,7 @@ FinetunedModel load_finetuned_model(const std::string& named, const std::string&
   }
   const std::string weights = (dir / "model.safetensors").string();
   auto tensors = load_weights(weights);
-  const std::string head = m.info->kind == FinetuneKind::span ? "qa_outputs.weight" : "classifier.weight";
+  const std::string head = task_head_prefix(config, m.info->kind == FinetuneKind::span) + "weight";
   if (!tensors.count(head))
     fail("{}: no {} tensor: not a model fine-tuned for {} (bert-finetune train makes one)", weights, head, m.info->name);
   if (m.info->kind == FinetuneKind::span) {

@@ -1,5 +1,6 @@
 #include "tasks/pretraining/pretrain_loss.h"
 
+#include "model/cpu_cross_entropy.h"
 #include "model/fused_cross_entropy.h"
 
 #include <ATen/ATen.h>
@@ -15,8 +16,11 @@ PretrainLoss pretraining_loss(const BertOutput& output, const PretrainBatch& bat
   // Unused prediction slots hold -1; cross entropy skips them and averages over the rest (0 / 0 = NaN without any).
   at::Tensor predicted;
   const at::Tensor& padded = output.mlm_logits_padded;
-  if (auto fused = fused_masked_lm_scores(padded.defined() ? padded.reshape({-1, padded.size(-1)}) : padded,
-                                          output.mlm_logits.size(-1), labels)) {
+  const at::Tensor rows = padded.defined() ? padded.reshape({-1, padded.size(-1)}) : padded;
+  const int64_t vocab = output.mlm_logits.size(-1);
+  std::optional<MaskedLmScores> fused = fused_masked_lm_scores(rows, vocab, labels);
+  if (!fused) fused = cpu_masked_lm_scores(rows, vocab, labels);
+  if (fused) {
     r.mlm_loss = fused->row_losses.sum() / r.mlm_total;
     predicted = fused->predicted;
   } else {
