@@ -289,8 +289,11 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
     try {
       write_safetensors(dir.file("model.safetensors"), ck.model, kPtMetadata);
       nlohmann::json config_json =
-          cfg.to == "hf" ? out_config.to_hf_json(head_architecture(out_config, ck.head), ck.num_labels, task_labels(input))
-                         : out_config.to_json();
+          // ModernBERT has no Google form: native is HF's too, its task class named so that a QA model reads back
+          // as one (ModernBERT's two task classes name their output layer alike).
+          cfg.to == "hf" || out_config.is_modernbert()
+              ? out_config.to_hf_json(head_architecture(out_config, ck.head), ck.num_labels, task_labels(input))
+              : out_config.to_json();
       write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
       if (cfg.to == "native" && !ck.optimizer.empty())
         write_safetensors(dir.file("optimizer.safetensors"), ck.optimizer, kPtMetadata);

@@ -37,6 +37,11 @@ struct LoadedCheckpoint {
   int dropped_pooler = 0;           // a question-answering checkpoint's pooler (HF's class has none)
 };
 
+// Whether a ModernBERT checkpoint with a classifier is ModernBertForQuestionAnswering (both of its task classes name
+// their output layer classifier): its task.json's task (a bertkit fine-tuning run's), else its config.json's
+// architectures (transformers'). `checkpoint` is its directory or weights file.
+bool modernbert_checkpoint_is_spans(const std::string& checkpoint, const std::string& config_path);
+
 // A regular file named .pt, .pth or .bin: a torch.save file for load_canonical_checkpoint (ckpt/torch_save.h).
 bool is_torch_save_file(const std::string& path);
 

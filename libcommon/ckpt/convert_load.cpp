@@ -261,19 +261,6 @@ NamedTensors safetensors_source(const std::shared_ptr<SafetensorsReader>& reader
   return {reader->path(), reader->entries(), [reader](const StEntry& e) { return reader->read(e); }};
 }
 
-// Whether a ModernBERT checkpoint with a classifier is ModernBertForQuestionAnswering: its task.json's task (a
-// bertkit fine-tuning run's) or its config.json's architectures (transformers').
-bool modernbert_task_is_spans(const std::string& weights, const std::string& config_path) {
-  std::error_code ec;
-  const fs::path dir = fs::is_directory(weights, ec) ? fs::path(weights) : fs::path(weights).parent_path();
-  const nlohmann::json task = read_checkpoint_task(dir.empty() ? "." : dir.string());
-  if (task.is_object() && task.contains("task") && task["task"].is_string())
-    return task["task"] == "squad" || task["task"] == "squad2";
-  const nlohmann::json config = parse_json(read_file(config_path), config_path);
-  return config.contains("architectures") && config["architectures"].is_array() && !config["architectures"].empty() &&
-         config["architectures"][0] == "ModernBertForQuestionAnswering";
-}
-
 // An HF-named model (and optionally the moments beside it) into the canonical set: the head from the tensors
 // present, tied copies and constant buffers dropped, shapes checked, dtypes converted, padded vocabularies cut.
 LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, const NamedTensors* optimizer,
@@ -293,7 +280,7 @@ LoadedCheckpoint load_hf_named(LoadedCheckpoint ck, const NamedTensors& model, c
     if (ck.config.is_modernbert()) {
       // Both of ModernBERT's task classes name their output layer classifier: which one, the checkpoint says.
       if (e.name == "classifier.weight" && !e.shape.empty()) {
-        ck.head = modernbert_task_is_spans(model.path, ck.config_path) ? BertHead::span : BertHead::classifier;
+        ck.head = modernbert_checkpoint_is_spans(model.path, ck.config_path) ? BertHead::span : BertHead::classifier;
         ck.num_labels = ck.head == BertHead::span ? 0 : e.shape[0];
       }
       continue;
@@ -409,6 +396,18 @@ LoadedCheckpoint load_pt(const std::string& input, const LoadOptions& options) {
 
 }  // namespace
 
+bool modernbert_checkpoint_is_spans(const std::string& checkpoint, const std::string& config_path) {
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(checkpoint, ec) ? fs::path(checkpoint) : fs::path(checkpoint).parent_path();
+  const nlohmann::json task = read_checkpoint_task(dir.empty() ? "." : dir.string());
+  if (task.is_object() && task.contains("task") && task["task"].is_string())
+    return task["task"] == "squad" || task["task"] == "squad2";
+  if (!fs::is_regular_file(config_path, ec)) return false;  // a config given in memory (--config) says nothing
+  const nlohmann::json config = parse_json(read_file(config_path), config_path);
+  return config.contains("architectures") && config["architectures"].is_array() && !config["architectures"].empty() &&
+         config["architectures"][0] == "ModernBertForQuestionAnswering";
+}
+
 bool is_torch_save_file(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
   std::error_code ec;
@@ -441,9 +440,12 @@ std::string list_checkpoint(const std::string& named) {
   const std::string input = resolve_checkpoint(named);
   std::string out;
   int64_t total = 0;
+  BertHead head = BertHead::pretraining;  // from the task heads listed
   auto line = [&](const std::string& name, const char* dtype, const std::vector<int64_t>& shape, int64_t numel) {
     out += fmt::format("{} ({}) {}\n", name, dtype, format_tf_shape(shape));
     total += numel;
+    if (name == "qa_outputs.weight") head = BertHead::span;
+    if (name == "classifier.weight") head = BertHead::classifier;
   };
   if (fs::is_directory(input)) {
     SafetensorsReader reader((fs::path(input) / "model.safetensors").string());
@@ -470,7 +472,10 @@ std::string list_checkpoint(const std::string& named) {
                                                          : "";
   std::error_code ec;
   if (!config.empty() && fs::is_regular_file(config, ec)) try {
-      out += fmt::format("# Architecture: {}, from {}\n", BertConfig::load(config).pretraining_architecture(), config);
+      const BertConfig c = BertConfig::load(config);
+      if (c.is_modernbert() && head == BertHead::classifier && modernbert_checkpoint_is_spans(input, config))
+        head = BertHead::span;
+      out += fmt::format("# Architecture: {}, from {}\n", head_architecture(c, head), config);
     } catch (const Error&) {
     }
   return out;
@@ -500,11 +505,13 @@ std::vector<StTensor> hf_state_dict(const std::vector<StTensor>& model) {
     if (t.name == "cls.predictions.bias") bias = &t;
   }
   if (!word) {  // ModernBertForMaskedLM: state_dict() holds the tied decoder.weight after decoder.bias
+    bool task_model = false;  // its task classes have no decoder
     for (const auto& t : model) {
       out.push_back(t);
       if (t.name == "model.embeddings.tok_embeddings.weight") word = &t;
+      task_model = task_model || t.name.starts_with("classifier.");
     }
-    if (word) {
+    if (word && !task_model) {
       StTensor w = *word;
       w.name = "decoder.weight";
       out.push_back(std::move(w));

@@ -12,9 +12,10 @@ namespace bk {
 namespace {
 
 // Tensors HF checkpoints may carry that a tied, buffer-free model does not need.
-bool ignorable_key(const std::string& name) {
+bool ignorable_key(const BertConfig& config, const std::string& name) {
+  if (config.is_modernbert()) return name == "decoder.weight";  // ModernBertForMaskedLM's tied copy
   return name == "cls.predictions.decoder.weight" || name == "cls.predictions.decoder.bias" ||
-         name == "bert.embeddings.position_ids" || name == "decoder.weight";
+         name == "bert.embeddings.position_ids";
 }
 
 // torch.nn.init.trunc_normal_'s method: uniform between the bounds' normal CDFs, mapped back by the inverse CDF.
@@ -40,7 +41,7 @@ void reset_modernbert_parameter(const BertConfig& config, const std::string& nam
   double std = range;
   if (name.ends_with("Wo.weight") || name == "head.dense.weight")
     std = range / std::sqrt(2.0 * static_cast<double>(config.num_hidden_layers));
-  else if (name.starts_with("classifier.") || name.starts_with("qa_outputs."))
+  else if (name.starts_with("classifier."))
     std = 1 / std::sqrt(static_cast<double>(config.hidden_size));
   truncated_normal_(t, std, cutoff);
 }
@@ -119,7 +120,7 @@ void BertModelBase::load_state_dict(const std::map<std::string, at::Tensor>& ten
     if (!tensors.count(p.name)) missing.push_back(p.name);
   }
   for (const auto& [name, t] : tensors)
-    if (!known.count(name) && !ignorable_key(name)) unexpected.push_back(name);
+    if (!known.count(name) && !ignorable_key(config_, name)) unexpected.push_back(name);
   if (strict && (!missing.empty() || !unexpected.empty())) {
     std::string msg = where + ": does not match the model";
     if (!missing.empty()) msg += "; missing keys (" + std::to_string(missing.size()) + "): " + join_keys(missing);

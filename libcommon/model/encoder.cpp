@@ -47,11 +47,6 @@ BertEncoder::BertEncoder(const BertConfig& config, int64_t padded_vocab, Paramet
   pool_b_ = params.add("bert.pooler.dense.bias", {h});
 }
 
-at::Tensor BertEncoder::dropout(const at::Tensor& x, bool training) const {
-  const double p = config_.hidden_dropout_prob;
-  return training && p > 0 ? at::dropout(x, p, true) : x;
-}
-
 NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const at::Tensor& mask,
                                       const TokenStream* stream, bool training) const {
   // Under autocast the weights are cast where they are first needed, in three groups of one launch each
@@ -81,7 +76,8 @@ at::Tensor BertEncoder::embed(const at::Tensor& input_ids, const at::Tensor& pos
                               bool training) const {
   at::Tensor x = at::embedding(word_emb_, input_ids, /*padding_idx=*/0) + positions;
   x = segment_ids.defined() ? x + at::embedding(type_emb_, segment_ids) : x + type_emb_[0];
-  return dropout(autocast_layer_norm(x, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps), training);
+  return dropout_if(autocast_layer_norm(x, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps), config_.hidden_dropout_prob,
+                    training);
 }
 
 EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor& segment_ids,

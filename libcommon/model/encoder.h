@@ -17,7 +17,9 @@ namespace bk {
 
 struct EncoderOutput {
   at::Tensor sequence;  // [B, T, H]: the last layer's hidden states ([N, H] for a token stream)
-  at::Tensor pooled;    // [B, H]: tanh(dense(sequence[:, 0])) ([S, H] for a stream); undefined without a pooler
+  // [B, H] ([S, H] for a stream): what a sequence classifier reads; BERT's pooler tanh(dense(sequence[:, 0])),
+  // ModernBERT's pooling (modern_encoder.h). Undefined without a pooler.
+  at::Tensor pooled;
 };
 
 struct TokenStream;  // model/token_stream.h
@@ -72,7 +74,6 @@ class BertEncoder : public Encoder {
                            bool training) const;
   at::Tensor embed(const at::Tensor& input_ids, const at::Tensor& positions, const at::Tensor& segment_ids,
                    bool training) const;
-  at::Tensor dropout(const at::Tensor& x, bool training) const;
 
   BertConfig config_;
   at::Tensor word_emb_, pos_emb_, type_emb_, emb_ln_w_, emb_ln_b_;

@@ -4,14 +4,6 @@
 
 namespace bk {
 
-namespace {
-
-at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) {
-  return training && p > 0 ? at::dropout(x, p, true) : x;
-}
-
-}  // namespace
-
 SpanHead::SpanHead(const BertConfig& config, ParameterSet& params) {
   if (config.is_modernbert()) {
     transform_.emplace(config, params);
@@ -25,7 +17,7 @@ SpanHead::SpanHead(const BertConfig& config, ParameterSet& params) {
 }
 
 SpanLogits SpanHead::forward(const at::Tensor& sequence, bool training) const {
-  const at::Tensor x = transform_ ? maybe_dropout(transform_->forward(sequence), dropout_, training) : sequence;
+  const at::Tensor x = transform_ ? dropout_if(transform_->forward(sequence), dropout_, training) : sequence;
   const auto parts = at::linear(x, w_, b_).unbind(-1);  // [B, T, 2] -> two [B, T]
   return {parts[0], parts[1]};
 }
@@ -38,7 +30,7 @@ ClassifierHead::ClassifierHead(const BertConfig& config, int64_t num_labels, Par
 }
 
 at::Tensor ClassifierHead::forward(const at::Tensor& pooled, bool training) const {
-  const at::Tensor x = maybe_dropout(transform_ ? transform_->forward(pooled) : pooled, dropout_, training);
+  const at::Tensor x = dropout_if(transform_ ? transform_->forward(pooled) : pooled, dropout_, training);
   return at::linear(x, w_, b_);
 }
 

@@ -12,10 +12,6 @@ namespace bk {
 
 namespace {
 
-at::Tensor maybe_dropout(const at::Tensor& x, double p, bool training) {
-  return training && p > 0 ? at::dropout(x, p, true) : x;
-}
-
 // The inverse frequencies of rotary embeddings with base theta over a head of size d, in float32 as transformers
 // computes them: 1 / theta^(2i / d).
 at::Tensor inverse_frequencies(double theta, int64_t d, const at::Device& device) {
@@ -35,8 +31,8 @@ at::Tensor apply_rotary(const at::Tensor& x, const at::Tensor& cos, const at::Te
 }  // namespace
 
 ModernBertEncoder::ModernBertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params,
-                                     bool with_pooling)
-    : config_(config), with_pooling_(with_pooling) {
+                                     bool with_pooler)
+    : config_(config), with_pooler_(with_pooler) {
   const ModernBertSettings& m = config_.modern;
   const int64_t h = config_.hidden_size, f = config_.intermediate_size;
   auto add_norm = [&](const std::string& name, at::Tensor& w, at::Tensor& b) {
@@ -102,20 +98,20 @@ at::Tensor ModernBertEncoder::layer_forward(const Layer& l, const at::Tensor& x,
   const int64_t window = l.global ? kNoAttentionWindow : config_.modern.local_attention / 2;
   const at::Tensor context = stream != nullptr ? stream_attention(rotated, *stream, attn_p, window)
                                                : padded_attention(rotated, key_mask, attn_p, window);
-  const at::Tensor after_attn = x + maybe_dropout(at::linear(context, l.wo_w, l.wo_b), p, training);
+  const at::Tensor after_attn = x + dropout_if(at::linear(context, l.wo_w, l.wo_b), p, training);
   // Wi's rows are the input, then the gate: one product, unbound as a [..., 2, F] view (one copy in backward where
   // two slices would each allocate the product's size).
   const at::Tensor wi = at::linear(norm(after_attn, l.mlp_norm_w, l.mlp_norm_b), l.wi_w, l.wi_b);
   const auto input_gate = wi.unflatten(-1, {2, config_.intermediate_size}).unbind(-2);
   const at::Tensor glu = bert_activation(config_.hidden_act, input_gate[0]) * input_gate[1];
-  return after_attn + at::linear(maybe_dropout(glu, config_.modern.mlp_dropout, training), l.mlp_wo_w, l.mlp_wo_b);
+  return after_attn + at::linear(dropout_if(glu, config_.modern.mlp_dropout, training), l.mlp_wo_w, l.mlp_wo_b);
 }
 
 // The padding token is the embedding's padding index, as HF's nn.Embedding declares it: its row gets no gradient
 // from the lookup.
 at::Tensor ModernBertEncoder::embed(const at::Tensor& input_ids, bool training) const {
   const at::Tensor x = at::embedding(tok_emb_, input_ids, config_.modern.pad_token_id);
-  return maybe_dropout(norm(x, emb_norm_w_, emb_norm_b_), config_.modern.embedding_dropout, training);
+  return dropout_if(norm(x, emb_norm_w_, emb_norm_b_), config_.modern.embedding_dropout, training);
 }
 
 void ModernBertEncoder::check_length(int64_t length) const {
@@ -134,7 +130,7 @@ EncoderOutput ModernBertEncoder::forward(const at::Tensor& input_ids, const at::
   at::Tensor x = embed(input_ids, training);
   for (const Layer& layer : layers_) x = layer_forward(layer, x, rope, key_mask, nullptr, training);
   const at::Tensor sequence = norm(x, final_norm_w_, final_norm_b_);
-  if (!with_pooling_) return {sequence, {}};
+  if (!with_pooler_) return {sequence, {}};
   if (config_.modern.classifier_pooling == "cls") return {sequence, sequence.select(1, 0)};
   // The mean over the real tokens, summed then divided as transformers does (over all of them without a mask).
   const at::Tensor weights = key_mask.defined() ? key_mask.to(sequence.scalar_type())
@@ -150,7 +146,7 @@ EncoderOutput ModernBertEncoder::forward_stream(const at::Tensor& input_ids, con
   at::Tensor x = embed(ids, training);
   for (const Layer& layer : layers_) x = layer_forward(layer, x, rope, {}, &stream, training);
   const at::Tensor sequence = norm(x, final_norm_w_, final_norm_b_);
-  if (!with_pooling_) return {sequence, {}};
+  if (!with_pooler_) return {sequence, {}};
   if (config_.modern.classifier_pooling == "cls") return {sequence, sequence.index_select(0, stream.first_tokens)};
   const at::TensorOptions longs = stream.first_tokens.options();
   const at::Tensor lengths = at::tensor(stream.lengths, longs.device(at::kCPU)).to(longs.device());

@@ -7,7 +7,7 @@
 // x = dropout(norm(embedding(ids))); per layer, pre-LN: x += Wo(attention(rotary(Wqkv(attn_norm(x))))),
 // x += Wo(act(input) * gate) of Wi(mlp_norm(x)); then final_norm. Rotary embeddings rotate halves (GPT-NeoX style)
 // with the layer type's theta; local layers attend within |query - key| <= local_attention / 2. No token types:
-// segment ids are ignored. No pooler: with_pooling gives EncoderOutput::pooled as ModernBertForSequenceClassification
+// segment ids are ignored. No pooler: with_pooler gives EncoderOutput::pooled as ModernBertForSequenceClassification
 // pools before its head, the CLS token's state or the mean over the sequence's real tokens (classifier_pooling);
 // without it pooled is undefined.
 #pragma once
@@ -20,7 +20,7 @@ namespace bk {
 
 class ModernBertEncoder : public Encoder {
  public:
-  ModernBertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params, bool with_pooling);
+  ModernBertEncoder(const BertConfig& config, int64_t padded_vocab, ParameterSet& params, bool with_pooler);
 
   EncoderOutput forward(const at::Tensor& input_ids, const at::Tensor& segment_ids, const at::Tensor& attention_mask,
                         bool training) const override;
@@ -48,7 +48,7 @@ class ModernBertEncoder : public Encoder {
   void check_length(int64_t length) const;
 
   BertConfig config_;
-  bool with_pooling_ = false;
+  bool with_pooler_ = false;
   at::Tensor tok_emb_, emb_norm_w_, emb_norm_b_, final_norm_w_, final_norm_b_;
   std::vector<Layer> layers_;
 };

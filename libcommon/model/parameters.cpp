@@ -23,6 +23,10 @@ at::Tensor ParameterSet::add(const std::string& dotted, at::IntArrayRef shape) {
   return t;
 }
 
+at::Tensor dropout_if(const at::Tensor& x, double p, bool training) {
+  return training && p > 0 ? at::dropout(x, p, true) : x;
+}
+
 at::Tensor bert_activation(const std::string& hidden_act, const at::Tensor& x) {
   if (hidden_act == "gelu") return at::gelu(x);
   if (hidden_act == "relu") return at::relu(x);

@@ -31,6 +31,9 @@ class ParameterSet {
   std::vector<NamedParameter> list_;
 };
 
+// Dropout with probability p when training (and p > 0); x itself otherwise.
+at::Tensor dropout_if(const at::Tensor& x, double p, bool training);
+
 // An activation by its config name: gelu (erf), gelu_new / gelu_tanh / gelu_pytorch_tanh (tanh approximation),
 // relu, silu.
 at::Tensor bert_activation(const std::string& hidden_act, const at::Tensor& x);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string_view>
 #include <tuple>
 
 namespace bk {
@@ -89,11 +90,14 @@ void BertConfig::validate(const std::string& where, uint64_t memory_bytes) const
   if (is_modernbert()) validate_modernbert(where);
   else if (hidden_act != "gelu" && hidden_act != "gelu_new" && hidden_act != "gelu_tanh" && hidden_act != "relu")
     fail("{}: hidden_act \"{}\" is not supported (gelu, gelu_new, gelu_tanh, relu)", where, hidden_act);
+  // ModernBERT's files name two of these fields otherwise (attention_dropout, norm_eps).
+  const bool modern = is_modernbert();
   for (auto [key, value] : {std::pair{"hidden_dropout_prob", hidden_dropout_prob},
-                            {"attention_probs_dropout_prob", attention_probs_dropout_prob}})
+                            {modern ? "attention_dropout" : "attention_probs_dropout_prob", attention_probs_dropout_prob}})
     if (!(value >= 0 && value < 1)) fail("{}: \"{}\" must be in [0, 1), got {}", where, key, value);
   if (!(layer_norm_eps > 0 && std::isfinite(layer_norm_eps)))
-    fail("{}: \"layer_norm_eps\" must be positive and finite, got {}", where, layer_norm_eps);
+    fail("{}: \"{}\" must be positive and finite, got {}", where, modern ? "norm_eps" : "layer_norm_eps",
+         layer_norm_eps);
   if (!(initializer_range >= 0 && std::isfinite(initializer_range)))
     fail("{}: \"initializer_range\" must be non-negative and finite, got {}", where, initializer_range);
 
@@ -108,7 +112,8 @@ void BertConfig::validate(const std::string& where, uint64_t memory_bytes) const
                                  {"num_hidden_layers", num_hidden_layers, 24.0},
                                  {"intermediate_size", intermediate_size, 4096.0},
                                  {"max_position_embeddings", max_position_embeddings, 512.0}})
-      if (static_cast<double>(v) / large > worst) {
+      // Rotary positions (ModernBERT) have no weights.
+      if (static_cast<double>(v) / large > worst && !(modern && std::string_view(key) == "max_position_embeddings")) {
         worst = static_cast<double>(v) / large;
         field = key;
         value = v;

@@ -62,6 +62,7 @@ class ModernBertKeys {
     int64_t every = 3;
     get("global_attn_every_n_layers", every);
     if (every <= 0) fail("{}: \"global_attn_every_n_layers\" must be positive, got {}", where_, every);
+    if (layers <= 0 || layers > BertConfig::kMaxLayers) return types;  // validate() names num_hidden_layers
     for (int64_t i = 0; i < layers; ++i) types.push_back(i % every == 0 ? "full_attention" : "sliding_attention");
     return types;
   }
@@ -160,12 +161,13 @@ void BertConfig::validate_modernbert(const std::string& where) const {
   if (any_local && (m.local_attention < 2 || m.local_attention > max_position_embeddings))
     fail("{}: \"local_attention\" {} must be from 2 to max_position_embeddings {} (a token sees local_attention / 2 "
          "positions each side)", where, m.local_attention, max_position_embeddings);
-  for (auto [key, theta] : {std::pair{"rope_parameters.full_attention.rope_theta", m.global_rope_theta},
-                            {"rope_parameters.sliding_attention.rope_theta", m.local_rope_theta}})
+  for (auto [key, theta] : {std::pair{"rope_parameters.full_attention.rope_theta (global_rope_theta)", m.global_rope_theta},
+                            {"rope_parameters.sliding_attention.rope_theta (local_rope_theta)", m.local_rope_theta}})
     if (!(theta > 0 && std::isfinite(theta))) fail("{}: \"{}\" must be positive and finite, got {}", where, key, theta);
   for (auto [key, act] : {std::pair{"hidden_activation", &hidden_act}, {"classifier_activation", &m.classifier_activation}})
     if (!known_activation(*act))
-      fail("{}: \"{}\" \"{}\" is not supported (gelu, gelu_new, gelu_pytorch_tanh, relu, silu)", where, key, *act);
+      fail("{}: \"{}\" \"{}\" is not supported (gelu, gelu_new, gelu_pytorch_tanh, gelu_tanh, relu, silu)", where, key,
+           *act);
   if (m.classifier_pooling != "cls" && m.classifier_pooling != "mean")
     fail("{}: \"classifier_pooling\" \"{}\" is neither \"cls\" nor \"mean\"", where, m.classifier_pooling);
   if ((hidden_size / num_attention_heads) % 2 != 0)
@@ -176,8 +178,14 @@ void BertConfig::validate_modernbert(const std::string& where) const {
     if (!(p >= 0 && p < 1)) fail("{}: \"{}\" must be in [0, 1), got {}", where, key, p);
   if (!(m.initializer_cutoff_factor > 0 && std::isfinite(m.initializer_cutoff_factor)))
     fail("{}: \"initializer_cutoff_factor\" must be positive and finite, got {}", where, m.initializer_cutoff_factor);
-  if (m.pad_token_id >= vocab_size)
-    fail("{}: \"pad_token_id\" {} is outside the vocabulary of {}", where, m.pad_token_id, vocab_size);
+  // The padding id is the embedding's padding index, so it must be a row of it; the others only name tokens (as
+  // transformers does, a file may keep ModernBERT's own ids with another vocabulary).
+  if (m.pad_token_id < -1 || m.pad_token_id >= vocab_size)
+    fail("{}: \"pad_token_id\" {} is outside the vocabulary of {} (null: no padding token)", where, m.pad_token_id,
+         vocab_size);
+  for (auto [key, id] : {std::pair{"bos_token_id", m.bos_token_id}, {"eos_token_id", m.eos_token_id},
+                         {"cls_token_id", m.cls_token_id}, {"sep_token_id", m.sep_token_id}})
+    if (id < -1) fail("{}: \"{}\" must be a token id or null, got {}", where, key, id);
 }
 
 nlohmann::json BertConfig::modernbert_hf_json() const {

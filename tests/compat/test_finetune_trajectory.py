@@ -149,6 +149,26 @@ def check_hf_export(check, tmp, name, trained, cls, weights, squad):
     print(f"{name}: --to hf, {auto.__name__} built {type(model).__name__}, max |w - ours| {d:.1e}; {proc.stderr.strip()}")
     check(type(model) is cls and not any(info.values()) and d == 0,
           f"{name}: the export loads as {type(model).__name__} ({info}), weights differ by {d}")
+    # --to pt: the task class's own state dict (no decoder of the masked-LM model), loaded strictly.
+    pt = os.path.join(tmp, f"{name}.pt")
+    proc = subprocess.run([os.path.join(BIN, "ckpt-convert"), "-q", "--to", "pt", "-o", pt, trained], capture_output=True,
+                          text=True)
+    missing, unexpected = model.load_state_dict(torch.load(pt)["model"], strict=False) if proc.returncode == 0 else ([], [])
+    check(proc.returncode == 0 and not missing and not unexpected,
+          f"{name}: --to pt: {proc.stderr} missing {missing}, unexpected {unexpected}")
+    # --to native then --list: the task class is still known (both name their output layer classifier).
+    native = os.path.join(tmp, f"{name}-native")
+    proc = subprocess.run([os.path.join(BIN, "ckpt-convert"), "-q", "--to", "native", "-o", native, "--vocab", vocab,
+                           trained], capture_output=True, text=True)
+    listing = subprocess.run([os.path.join(BIN, "ckpt-convert"), "--list", native], capture_output=True, text=True)
+    check(f"# Architecture: {cls.__name__}," in listing.stdout, f"{name}: --to native then --list: {listing.stdout[-150:]}")
+    # A checkpoint of the other task class is refused, though its tensors have the same names and shapes.
+    other = "mrpc" if squad else "squad"
+    proc = subprocess.run([FINETUNE, "train", "--task", other, "--init-checkpoint", out, "--train-file",
+                           os.path.join(tmp, f"{other}.tfrecord"), "--output-dir", os.path.join(tmp, f"{name}-other"),
+                           "--train-batch-size", str(BATCH), "-q"], capture_output=True, text=True)
+    check(proc.returncode == 1 and "a checkpoint fine-tuned for" in proc.stderr,
+          f"{name}: training {other} from it: exit {proc.returncode}, {proc.stderr!r}")
 
 
 def main():

@@ -163,7 +163,7 @@ TEST_CASE("modernbert config: a bad key is one line naming the file and the key,
   check_error([](auto& j) { j["local_attention"] = 0; }, "\"local_attention\" 0 must be from 2 to max_position_embeddings 512");
   check_error([](auto& j) { j["local_attention"] = 1024; }, "\"local_attention\" 1024");
   check_error([](auto& j) { j["rope_parameters"]["full_attention"]["rope_theta"] = -1.0; },
-              "\"rope_parameters.full_attention.rope_theta\" must be positive and finite");
+              "\"rope_parameters.full_attention.rope_theta (global_rope_theta)\" must be positive and finite");
   check_error([](auto& j) { j["rope_parameters"]["sliding_attention"]["rope_type"] = "yarn"; },
               "\"rope_parameters.sliding_attention.rope_type\" \"yarn\" is not supported");
   check_error([](auto& j) { j["hidden_activation"] = "swish2"; }, "\"hidden_activation\" \"swish2\" is not supported");
@@ -172,6 +172,13 @@ TEST_CASE("modernbert config: a bad key is one line naming the file and the key,
   check_error([](auto& j) { j["num_attention_heads"] = 64; }, "the head size 1 (hidden_size / num_attention_heads) must be even");
   check_error([](auto& j) { j["pad_token_id"] = 5000; }, "\"pad_token_id\" 5000 is outside the vocabulary of 1000");
   check_error([](auto& j) { j["norm_bias"] = 1; }, "\"norm_bias\" must be true or false");
+  check_error([](auto& j) { j["cls_token_id"] = -5; }, "\"cls_token_id\" must be a token id or null, got -5");
+  // The file's own key names, where ModernBERT names a shared field otherwise.
+  check_error([](auto& j) { j["attention_dropout"] = 1.5; }, "\"attention_dropout\" must be in [0, 1)");
+  check_error([](auto& j) { j["norm_eps"] = 0.0; }, "\"norm_eps\" must be positive and finite");
+  // A v4.x file's layer count is checked before its layer pattern is built from it.
+  check_error([](auto& j) { j.erase("layer_types"); j["num_hidden_layers"] = int64_t{1} << 40; },
+              "\"num_hidden_layers\" 1099511627776 is beyond the maximum 1024");
   // v4.x's pattern key, as bad as 5.x's list.
   check_error([](auto& j) { j.erase("layer_types"); j["global_attn_every_n_layers"] = 0; },
               "\"global_attn_every_n_layers\" must be positive");

@@ -132,14 +132,23 @@ void FinetuneTask::load_init_checkpoint(const std::string& path) {
   const nlohmann::json described = read_checkpoint_task(dir.string());
   const std::string other = described.is_object() ? described.value("task", std::string()) : "";
   if (!other.empty() && other != info_.name) fail("{}: a checkpoint fine-tuned for {}, not for {}", path, other, info_.name);
-  const HeadsInit init = load_finetune_weights(*model_, load_weights(weights.string()), head_prefix(),
-                                                  weights.string());
+  std::map<std::string, at::Tensor> tensors = load_weights(weights.string());
+  // ModernBERT's two task classes name their output layer alike: the checkpoint's task.json or architectures say
+  // which it is, so that a model fine-tuned for spans does not start a classifier (or the other way round).
+  const bool spans = info_.kind == FinetuneKind::span;
+  if (model_config_.is_modernbert() && tensors.count("classifier.weight") &&
+      modernbert_checkpoint_is_spans(path, (dir / "config.json").string()) != spans)
+    fail("{}: a checkpoint fine-tuned for {}, not for {}", path, spans ? "classification" : "question answering",
+         info_.name);
+  const HeadsInit init = load_finetune_weights(*model_, std::move(tensors), head_prefix(), weights.string());
   if (context_.quiet || context_.rank != 0) return;
   if (!init.initialised.empty())
-    std::fprintf(stderr, "%s: %s: no %s head; %s initialised as %s initialises (%snormal, std %g; biases 0)\n",
-                 tool_name().c_str(), path.c_str(), info_.name.c_str(), fmt::format("{}", fmt::join(init.initialised, ", ")).c_str(),
-                 model_config_.is_modernbert() ? "transformers' ModernBERT" : "BERT",
-                 model_config_.is_modernbert() ? "truncated " : "", model_config_.initializer_range);
+    std::fprintf(stderr, "%s: %s: no %s head; %s initialised as %s\n", tool_name().c_str(), path.c_str(),
+                 info_.name.c_str(), fmt::format("{}", fmt::join(init.initialised, ", ")).c_str(),
+                 model_config_.is_modernbert()
+                     ? "transformers initialises ModernBERT's (truncated normals: std hidden^-0.5 for the classifier, "
+                       "initializer_range / sqrt(2 layers) for head.dense; biases 0, norms 1)"
+                     : fmt::format("BERT initialises (normal, std {:g}; biases 0)", model_config_.initializer_range).c_str());
   if (!init.dropped.empty())
     std::fprintf(stderr, "%s: %s: %zu tensors of other heads left out (%s...)\n", tool_name().c_str(), path.c_str(),
                  init.dropped.size(), init.dropped.front().c_str());

@@ -35,6 +35,8 @@ BertConfig pretraining_model_config(const PretrainingConfig& c) {
   }
   if (c.vocab_size) {
     model.vocab_size = *c.vocab_size;
+    // No vocabulary to ask for ModernBERT's special tokens: a preset's padding id beyond it names none.
+    if (model.modern.pad_token_id >= model.vocab_size) model.modern.pad_token_id = -1;
   } else if (!c.vocab_path.empty()) {
     const Vocab vocab = Vocab::load(c.vocab_path);
     model.vocab_size = static_cast<int64_t>(vocab.size());
@@ -70,10 +72,12 @@ void PretrainingTask::load_init_checkpoint(const std::string& path) {
       return n.starts_with("cls.predictions.") || n.starts_with("head.") || n.starts_with("decoder.");
     });
     print_warning(fmt::format(
-        "{}: no {}; {} initialised as {} initialises them ({}normal, std {:g}; biases 0; the decoder tied to the word "
-        "embeddings){}", path, mlm ? "pretraining heads (a bare encoder)" : "next-sentence head or pooler",
+        "{}: no {}; {} initialised as {} initialises them ({}; biases 0; the decoder tied to the word embeddings){}",
+        path, mlm ? "pretraining heads (a bare encoder)" : "next-sentence head or pooler",
         fmt::join(init.initialised, ", "), model_config_.is_modernbert() ? "transformers' ModernBERT" : "BERT",
-        model_config_.is_modernbert() ? "truncated " : "", model_config_.initializer_range,
+        model_config_.is_modernbert()
+            ? "truncated normal, std initializer_range / sqrt(2 layers) for head.dense, norms 1"
+            : fmt::format("normal, std {:g}", model_config_.initializer_range),
         mlm ? ": its masked-LM head is untrained, so a first evaluation's figure says little of the encoder" : ""));
   }
   if (!init.dropped.empty())
