@@ -47,7 +47,7 @@ BertEncoder::BertEncoder(const BertConfig& config, int64_t padded_vocab, Paramet
   pool_b_ = params.add("bert.pooler.dense.bias", {h});
 }
 
-NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const at::Tensor& mask,
+NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const AttentionScope& scope,
                                       const TokenStream* stream, bool training) const {
   // Under autocast the weights are cast where they are first needed, in three groups of one launch each
   // (model/weight_cast.h): backward then hands each group's gradients on (to the all-reduce's buckets) as soon as
@@ -59,8 +59,8 @@ NormOutput BertEncoder::layer_forward(const Layer& l, const NormOutput& x, const
   const double attn_p = training ? config_.attention_probs_dropout_prob : 0.0;
   const at::Tensor context =
       stream != nullptr
-          ? stream_attention(qkv.view({qkv.size(0), 3, heads, h / heads}), *stream, attn_p)
-          : padded_attention(qkv.view({x.hidden.size(0), x.hidden.size(1), 3, heads, h / heads}), mask, attn_p);
+          ? stream_attention(qkv.view({qkv.size(0), 3, heads, h / heads}), *stream, scope, attn_p)
+          : padded_attention(qkv.view({x.hidden.size(0), x.hidden.size(1), 3, heads, h / heads}), scope, attn_p);
   const double p = config_.hidden_dropout_prob, eps = config_.layer_norm_eps;
   const std::vector<at::Tensor> ao = autocast_weights({l.ao_w, l.ao_b, l.ao_ln_w, l.ao_ln_b});
   const NormOutput attn =
@@ -89,10 +89,9 @@ EncoderOutput BertEncoder::forward(const at::Tensor& input_ids, const at::Tensor
 
   const at::Tensor embedded = embed(input_ids, pos_emb_.narrow(0, 0, t), segment_ids, training);
 
-  at::Tensor mask;  // bool [B, T], true = a real token
-  if (attention_mask.defined()) mask = attention_mask.ne(0);
+  const AttentionScope scope(kNoAttentionWindow, attention_mask.defined() ? attention_mask.ne(0) : at::Tensor());
   NormOutput x{embedded, embedded};
-  for (const Layer& layer : layers_) x = layer_forward(layer, x, mask, nullptr, training);
+  for (const Layer& layer : layers_) x = layer_forward(layer, x, scope, nullptr, training);
   if (!pool_w_.defined()) return {x.hidden, {}};
   return {x.hidden, at::tanh(at::linear(x.hidden.select(1, 0), pool_w_, pool_b_))};
 }
@@ -107,8 +106,9 @@ EncoderOutput BertEncoder::forward_stream(const at::Tensor& input_ids, const at:
   const at::Tensor segments =
       segment_ids.defined() ? segment_ids.reshape({-1}).index_select(0, stream.token_index) : at::Tensor();
   const at::Tensor embedded = embed(ids, at::embedding(pos_emb_, stream.positions), segments, training);
+  const AttentionScope scope(kNoAttentionWindow, stream.padded_mask);
   NormOutput x{embedded, embedded};
-  for (const Layer& layer : layers_) x = layer_forward(layer, x, {}, &stream, training);
+  for (const Layer& layer : layers_) x = layer_forward(layer, x, scope, &stream, training);
   if (!pool_w_.defined()) return {x.hidden, {}};
   return {x.hidden, at::tanh(at::linear(x.hidden.index_select(0, stream.first_tokens), pool_w_, pool_b_))};
 }

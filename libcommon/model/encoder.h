@@ -23,6 +23,7 @@ struct EncoderOutput {
 };
 
 struct TokenStream;  // model/token_stream.h
+class AttentionScope;  // model/attention.h
 struct NormOutput;   // model/fused_layer_norm.h
 
 class Encoder {
@@ -70,7 +71,7 @@ class BertEncoder : public Encoder {
   };
   // x: [B, T, H] with `mask` (or none), or the stream's [N, H] with `stream`; the previous LayerNorm's output, read
   // by the QKV product and by the residual add.
-  NormOutput layer_forward(const Layer& l, const NormOutput& x, const at::Tensor& mask, const TokenStream* stream,
+  NormOutput layer_forward(const Layer& l, const NormOutput& x, const AttentionScope& scope, const TokenStream* stream,
                            bool training) const;
   at::Tensor embed(const at::Tensor& input_ids, const at::Tensor& positions, const at::Tensor& segment_ids,
                    bool training) const;

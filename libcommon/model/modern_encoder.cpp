@@ -80,7 +80,7 @@ ModernBertEncoder::Rotary ModernBertEncoder::rotary(const at::Tensor& positions)
 }
 
 at::Tensor ModernBertEncoder::layer_forward(const Layer& l, const at::Tensor& x, const Rotary& rope,
-                                            const at::Tensor& key_mask, const TokenStream* stream,
+                                            const Scopes& scopes, const TokenStream* stream,
                                             bool training) const {
   const int64_t h = config_.hidden_size, heads = config_.num_attention_heads;
   const at::Tensor attn_in = l.attn_norm_w.defined() ? norm(x, l.attn_norm_w, l.attn_norm_b) : x;
@@ -95,9 +95,9 @@ at::Tensor ModernBertEncoder::layer_forward(const Layer& l, const at::Tensor& x,
   const at::Tensor rotated = at::cat({qk, qk_v[1]}, part);
   const double p = config_.attention_probs_dropout_prob;
   const double attn_p = training ? p : 0.0;
-  const int64_t window = l.global ? kNoAttentionWindow : config_.modern.local_attention / 2;
-  const at::Tensor context = stream != nullptr ? stream_attention(rotated, *stream, attn_p, window)
-                                               : padded_attention(rotated, key_mask, attn_p, window);
+  const AttentionScope& scope = l.global ? scopes.global : scopes.local;
+  const at::Tensor context = stream != nullptr ? stream_attention(rotated, *stream, scope, attn_p)
+                                               : padded_attention(rotated, scope, attn_p);
   const at::Tensor after_attn = x + dropout_if(at::linear(context, l.wo_w, l.wo_b), p, training);
   // Wi's rows are the input, then the gate: one product, unbound as a [..., 2, F] view (one copy in backward where
   // two slices would each allocate the product's size).
@@ -114,6 +114,10 @@ at::Tensor ModernBertEncoder::embed(const at::Tensor& input_ids, bool training) 
   return dropout_if(norm(x, emb_norm_w_, emb_norm_b_), config_.modern.embedding_dropout, training);
 }
 
+ModernBertEncoder::Scopes ModernBertEncoder::attention_scopes(const at::Tensor& key_mask) const {
+  return {AttentionScope(kNoAttentionWindow, key_mask), AttentionScope(config_.modern.local_attention / 2, key_mask)};
+}
+
 void ModernBertEncoder::check_length(int64_t length) const {
   if (length > config_.max_position_embeddings)
     fail("ModernBERT: sequence length {} exceeds max_position_embeddings {}", length, config_.max_position_embeddings);
@@ -128,7 +132,8 @@ EncoderOutput ModernBertEncoder::forward(const at::Tensor& input_ids, const at::
   at::Tensor key_mask;
   if (attention_mask.defined()) key_mask = attention_mask.ne(0);
   at::Tensor x = embed(input_ids, training);
-  for (const Layer& layer : layers_) x = layer_forward(layer, x, rope, key_mask, nullptr, training);
+  const Scopes scopes = attention_scopes(key_mask);
+  for (const Layer& layer : layers_) x = layer_forward(layer, x, rope, scopes, nullptr, training);
   const at::Tensor sequence = norm(x, final_norm_w_, final_norm_b_);
   if (!with_pooler_) return {sequence, {}};
   if (config_.modern.classifier_pooling == "cls") return {sequence, sequence.select(1, 0)};
@@ -144,7 +149,8 @@ EncoderOutput ModernBertEncoder::forward_stream(const at::Tensor& input_ids, con
   const at::Tensor ids = input_ids.reshape({-1}).index_select(0, stream.token_index);
   const Rotary rope = rotary(stream.positions);  // [N, 1, 1, d]
   at::Tensor x = embed(ids, training);
-  for (const Layer& layer : layers_) x = layer_forward(layer, x, rope, {}, &stream, training);
+  const Scopes scopes = attention_scopes(stream.padded_mask);
+  for (const Layer& layer : layers_) x = layer_forward(layer, x, rope, scopes, &stream, training);
   const at::Tensor sequence = norm(x, final_norm_w_, final_norm_b_);
   if (!with_pooler_) return {sequence, {}};
   if (config_.modern.classifier_pooling == "cls") return {sequence, sequence.index_select(0, stream.first_tokens)};

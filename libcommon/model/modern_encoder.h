@@ -12,6 +12,7 @@
 // without it pooled is undefined.
 #pragma once
 
+#include "model/attention.h"
 #include "model/encoder.h"
 
 #include <utility>
@@ -40,8 +41,14 @@ class ModernBertEncoder : public Encoder {
     at::Tensor global_cos, global_sin, local_cos, local_sin;
   };
   Rotary rotary(const at::Tensor& positions) const;
-  // x: the residual stream, [B, T, H] with key_mask (or none), or [N, H] with `stream`.
-  at::Tensor layer_forward(const Layer& l, const at::Tensor& x, const Rotary& rope, const at::Tensor& key_mask,
+  // The keys global and local layers see in one pass, over the real tokens of key_mask ([B, T] rows, or the
+  // stream's padded layout).
+  struct Scopes {
+    AttentionScope global, local;
+  };
+  Scopes attention_scopes(const at::Tensor& key_mask) const;
+  // x: the residual stream, [B, T, H], or [N, H] with `stream`.
+  at::Tensor layer_forward(const Layer& l, const at::Tensor& x, const Rotary& rope, const Scopes& scopes,
                            const TokenStream* stream, bool training) const;
   at::Tensor norm(const at::Tensor& x, const at::Tensor& w, const at::Tensor& b) const;
   at::Tensor embed(const at::Tensor& input_ids, bool training) const;
