@@ -14,5 +14,5 @@ VOCAB=${VOCAB:-$FIXTURES/vocab/bert-base-uncased-vocab.txt}
 [ -x "$BUILD/tools/wordpiece" ] || { echo "no $BUILD/tools/wordpiece; build it first" >&2; exit 1; }
 "$PYTHON" -c "import tokenizers" 2>/dev/null || { echo "$PYTHON has no tokenizers package" >&2; exit 1; }
 echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-exec "$PYTHON" "$SRC/bench/wordpiece_bench.py" --wordpiece "$BUILD/tools/wordpiece" --vocab "$VOCAB" \
+exec "$PYTHON" "$SRC/bench/tokenizer_bench.py" --kind wordpiece --tool "$BUILD/tools/wordpiece" --vocab "$VOCAB" \
   --text "$TEXT" --mb "$MB"

@@ -1,10 +1,9 @@
 // wordpiece: BERT WordPiece tokenization (google-research/bert rules) and its inverse.
 #include "cli/run_tool.h"
+#include "cli/subcommands.h"
 #include "cli/options.h"
 #include "tok/wordpiece.h"
 
-#include <cstdio>
-#include <cstring>
 #include <string>
 
 namespace {
@@ -111,39 +110,14 @@ struct TrainOptions {
   }
 };
 
-// Each subcommand: parse into its config, then run it.
-template <typename Parsed, typename Run>
-int run_subcommand(int argc, char** argv, Run run) {
-  Parsed o;
-  if (!o.opts.parse(argc, argv)) return 0;
-  o.config.inputs = o.opts.positionals();
-  o.config.quiet = o.opts.quiet();
-  run(o.config);
-  return 0;
-}
-
-// `wordpiece --help`: the overview plus both subcommands' options.
-int run_top(int argc, char** argv) {
-  bk::Options top("wordpiece", kSynopsis, kDescription);
-  if (!top.parse(argc, argv)) {
-    if (argc > 1 && (std::strcmp(argv[1], "--version") == 0)) return 0;
-    std::printf("\n%s\n%s\n%s", EncodeOptions().opts.help_text().c_str(), DecodeOptions().opts.help_text().c_str(),
-                TrainOptions().opts.help_text().c_str());
-    return 0;
-  }
-  bk::usage_fail("missing subcommand (encode, decode or train)");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   return bk::run_tool("wordpiece", argc, argv, [](int argc, char** argv) {
-    if (argc < 2 || argv[1][0] == '-') return run_top(argc, argv);
-    std::string command = argv[1];
-    // Subcommands see argv from their own name on, so their --help shows "wordpiece encode".
-    if (command == "encode") return run_subcommand<EncodeOptions>(argc - 1, argv + 1, bk::run_wordpiece_encode);
-    if (command == "decode") return run_subcommand<DecodeOptions>(argc - 1, argv + 1, bk::run_wordpiece_decode);
-    if (command == "train") return run_subcommand<TrainOptions>(argc - 1, argv + 1, bk::run_wordpiece_train);
-    bk::usage_fail("unknown subcommand '{}' (expected encode, decode or train)", command);
+    return bk::run_subcommands("wordpiece", kSynopsis, kDescription,
+                               {bk::subcommand<EncodeOptions>("encode", bk::run_wordpiece_encode),
+                                bk::subcommand<DecodeOptions>("decode", bk::run_wordpiece_decode),
+                                bk::subcommand<TrainOptions>("train", bk::run_wordpiece_train)},
+                               argc, argv);
   });
 }

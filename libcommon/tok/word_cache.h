@@ -1,8 +1,10 @@
-// A memo of word -> WordPiece ids for the words that are not one vocabulary entry themselves.
+// A memo of word -> ids: WordPiece ids of the words that are not one vocabulary entry themselves, BPE ids of
+// byte-level pieces.
 //
-// Such a word costs the matcher a lookup per candidate piece (often ten or more); natural text repeats its
-// words (Zipf), so remembering them saves most of that work. Each FullTokenizer owns one, so it needs no
-// locking; the memory is bounded: when full it starts over. It never changes a result, only its cost.
+// Such a word costs the WordPiece matcher a lookup per candidate piece (often ten or more), the BPE model a merge
+// loop; natural text repeats its words (Zipf), so remembering them saves most of that work. Each FullTokenizer and
+// BpeTokenizer owns one, so it needs no locking; the memory is bounded: when full it starts over. It never changes
+// a result, only its cost.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +17,24 @@ namespace bk {
 class WordCache {
  public:
   WordCache();
+  // A word and its hash, computed once for prefetch, append and insert.
+  struct Key {
+    std::string_view word;
+    uint64_t hash;
+  };
+  static Key key(std::string_view word);
+
   // Appends the remembered ids of `word` to ids and returns true, or returns false.
-  bool append(std::string_view word, std::vector<int32_t>& ids) const;
-  void insert(std::string_view word, const int32_t* ids, size_t count);
+  bool append(const Key& key, std::vector<int32_t>& ids) const;
+  bool append(std::string_view word, std::vector<int32_t>& ids) const { return append(key(word), ids); }
+  void insert(const Key& key, const int32_t* ids, size_t count);
+  void insert(std::string_view word, const int32_t* ids, size_t count) { insert(key(word), ids, count); }
+  // Starts loading the slot of `key`, so that looking up the words of a line one after another waits for memory
+  // once, not once per word (the table is larger than the CPU's caches).
+  void prefetch(const Key& key) const { __builtin_prefetch(&slots_[key.hash & (kSlots - 1)]); }
 
  private:
-  static constexpr size_t kSlots = size_t{1} << 16;  // at most half of them used
+  static constexpr size_t kSlots = size_t{1} << 17;  // at most half of them used: 3 MB, a corpus's common words
   static constexpr size_t kMaxWordBytes = 64;
   struct Slot {
     uint64_t hash = 0;

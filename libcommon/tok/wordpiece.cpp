@@ -8,6 +8,7 @@
 #include "io/output.h"
 #include "io/output_over_input.h"
 #include "util/utf8.h"
+#include "tok/encode_lines.h"
 #include "tok/full_tokenizer.h"
 #include "tok/vocab_fit.h"
 #include "util/ordered_parallel.h"
@@ -19,64 +20,10 @@
 #include <charconv>
 
 namespace bk {
-namespace {
-
-void check_one_input(const std::vector<std::string>& inputs) {
-  if (inputs.size() > 1) usage_fail("expected at most one INPUT, got {}", inputs.size());
-}
-
-std::string one_input(const std::vector<std::string>& inputs) {
-  return input_or_stdin(inputs.empty() ? "" : inputs.front(), "a text file");
-}
-
-struct EncodedBatch {
-  std::string text;
-  uint64_t lines = 0, tokens = 0;
-  UnknownCount unknown;
-};
-
-constexpr size_t kBatchBytes = 1 << 20;
-constexpr size_t kBatchLines = 16384;
-
-void append_id(std::string& out, int32_t id) {
-  char digits[16];
-  auto end = std::to_chars(digits, digits + sizeof digits, id).ptr;
-  out.append(digits, end);
-}
-
-EncodedBatch encode_batch(const LineBatch& batch, const Vocab& vocab, const WordpieceEncodeConfig& config,
-                          bool ids_out, const std::string& input_name) {
-  FullTokenizer tokenizer(vocab, !config.cased);
-  EncodedBatch result;
-  result.text.reserve(batch.text.size() * 2);
-  std::vector<int32_t> ids;
-  uint32_t begin = 0;
-  for (size_t i = 0; i < batch.ends.size(); ++i) {
-    std::string_view line(batch.text.data() + begin, batch.ends[i] - begin);
-    begin = batch.ends[i];
-    if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
-      fail("{}: line {}, byte {}: invalid UTF-8", input_name, batch.first_line + i, bad + 1);
-    tokenizer.encode(line, ids);
-    for (size_t k = 0; k < ids.size(); ++k) {
-      if (k > 0) result.text.push_back(' ');
-      if (ids_out) append_id(result.text, ids[k]);
-      else result.text.append(vocab.token(ids[k]));
-    }
-    result.text.push_back('\n');
-    result.tokens += ids.size();
-  }
-  result.lines = batch.ends.size();
-  result.unknown = tokenizer.take_unknown();
-  return result;
-}
-
-}  // namespace
-
 void WordpieceEncodeConfig::validate() const {
   if (format != "tokens" && format != "ids") usage_fail("--format must be tokens or ids, got '{}'", format);
   if (threads < 0) usage_fail("--threads must be 0 (all cores) or positive, got {}", threads);
-  check_one_input(inputs);
-  refuse_output_over_inputs("-o", output, OutputKind::file, {one_input(inputs), vocab_path});
+  refuse_output_over_inputs("-o", output, OutputKind::file, {one_text_input(inputs), vocab_path});
 }
 
 void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
@@ -85,77 +32,47 @@ void run_wordpiece_encode(const WordpieceEncodeConfig& config) {
   const Vocab vocab = Vocab::load(config.vocab_path);
   vocab.require_unk();
   Output output(config.output, config.force);
-  Input input(one_input(config.inputs), config.threads);
-  LineReader reader(input);
+  Input input(one_text_input(config.inputs), config.threads);
   Progress progress(config.quiet);
   progress.set_total(input.raw_size());
-  uint64_t lines = 0, tokens = 0;
-  UnknownCount unknown;
-
-  ordered_parallel<LineBatch, EncodedBatch>(
-      worker_threads(config.threads),
-      // About 1 MiB of text per worker, so thread hand-off costs nothing next to the work.
-      [&](LineBatch& batch) { return read_line_batch(reader, batch, kBatchLines, kBatchBytes); },
-      [&](const LineBatch& batch) { return encode_batch(batch, vocab, config, ids_out, input.name()); },
-      [&](EncodedBatch& result) {
-        output.write(result.text);
-        lines += result.lines;
-        tokens += result.tokens;
-        unknown.add(result.unknown);
-        if (progress.wants_update()) progress.update(input.raw_offset(), fmt::format("{} lines, {} tokens", lines, tokens));
-      });
+  const EncodedLines totals = encode_lines(
+      input, output, config.threads, ids_out, progress, [&] { return FullTokenizer(vocab, !config.cased); },
+      [&](int32_t id) { return vocab.token(id); });
   output.commit();
-  progress.finish(input.offset(), fmt::format("{} lines, {} tokens, {}", lines, tokens, unknown.summary()));
-  if (!config.quiet) warn_if_vocabulary_misfits(unknown, vocab, config.cased);
+  progress.finish(input.offset(),
+                  fmt::format("{} lines, {} tokens, {}", totals.lines, totals.tokens, totals.unknown.summary()));
+  if (!config.quiet) warn_if_vocabulary_misfits(totals.unknown, vocab, config.cased);
 }
 
 void WordpieceDecodeConfig::validate() const {
-  check_one_input(inputs);
-  refuse_output_over_inputs("-o", output, OutputKind::file, {one_input(inputs), vocab_path});
+  refuse_output_over_inputs("-o", output, OutputKind::file, {one_text_input(inputs), vocab_path});
 }
 
 void run_wordpiece_decode(const WordpieceDecodeConfig& config) {
   config.validate();
   const Vocab vocab = Vocab::load(config.vocab_path);
   Output output(config.output, config.force);
-  Input input(one_input(config.inputs));
+  Input input(one_text_input(config.inputs));
   LineReader reader(input);
   Progress progress(config.quiet);
   progress.set_total(input.raw_size());
   std::string text;
   uint64_t tokens = 0;
   std::string_view line;
+  std::vector<int32_t> ids;
   while (reader.next(line)) {
+    parse_id_line(line, vocab.size(), input.name(), reader.line_number(), vocab.name(), ids);
     text.clear();
-    size_t pos = 0;
-    bool first = true;
-    while (pos < line.size()) {
-      if (line[pos] == ' ' || line[pos] == '\t') {
-        ++pos;
-        continue;
-      }
-      size_t end = pos;
-      while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
-      std::string_view field = line.substr(pos, end - pos);
-      int64_t id = -1;
-      auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), id);
-      if (ec != std::errc() || ptr != field.data() + field.size())
-        fail("{}: line {}, column {}: '{}' is not a token id", input.name(), reader.line_number(), pos + 1,
-             printable_excerpt(field));
-      if (id < 0 || static_cast<uint64_t>(id) >= vocab.size())
-        fail("{}: line {}, column {}: id {} is out of range (the vocabulary {} has {} tokens)", input.name(),
-             reader.line_number(), pos + 1, id, vocab.name(), vocab.size());
-      std::string_view token = vocab.token(static_cast<int32_t>(id));
+    for (size_t k = 0; k < ids.size(); ++k) {
+      std::string_view token = vocab.token(ids[k]);
       if (token.size() > 2 && token[0] == '#' && token[1] == '#') {
         text.append(token.substr(2));  // a continuation piece: glued to the token before it
       } else {
-        if (!first) text.push_back(' ');
+        if (k > 0) text.push_back(' ');
         text.append(token);
       }
-      first = false;
-      ++tokens;
-      pos = end;
     }
+    tokens += ids.size();
     text.push_back('\n');
     output.write(text);
     if (progress.wants_update())

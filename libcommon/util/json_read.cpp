@@ -30,4 +30,13 @@ nlohmann::json parse_json(std::string_view text, const std::string& where) {
   }
 }
 
+nlohmann::json parse_json(std::string_view text, const std::string& where,
+                          const nlohmann::json::parser_callback_t& callback) {
+  try {
+    return nlohmann::json::parse(text, callback);
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: {}", where, json_error_text(e));
+  }
+}
+
 }  // namespace bk

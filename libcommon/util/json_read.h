@@ -13,6 +13,10 @@ namespace bk {
 // The JSON in `text`; bk::Error "WHERE: malformed JSON at byte N (reason)" when it is not JSON, or "WHERE: REASON"
 // for a number too large for a double ("1e400") and the like.
 nlohmann::json parse_json(std::string_view text, const std::string& where);
+// The same with nlohmann's parser callback, which sees each value as it is read and may keep it out of the result
+// (for large members read straight into the caller's own structures).
+nlohmann::json parse_json(std::string_view text, const std::string& where,
+                          const nlohmann::json::parser_callback_t& callback);
 
 // What went wrong, as one printable clause: "malformed JSON at byte 12 (syntax error while parsing value)",
 // "number overflow parsing '1e400'" (cut and escaped), "invalid UTF-8 byte at index 3: 0xFF".

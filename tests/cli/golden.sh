@@ -34,7 +34,7 @@ help_of() {  # help_of NAME TOOL [SUBCOMMAND]
   golden "help/$name.txt" "$TMP/help.txt"
 }
 for tool in $tools; do help_of "$tool" "$tool"; done
-for sub in encode decode train; do help_of "wordpiece-$sub" wordpiece "$sub"; done
+for sub in encode decode train; do help_of "wordpiece-$sub" wordpiece "$sub"; help_of "bpe-$sub" bpe "$sub"; done
 for sub in features train predict bench; do help_of "bert-finetune-$sub" bert-finetune "$sub"; done
 
 mkdir "$TMP/work"

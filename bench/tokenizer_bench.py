@@ -1,13 +1,15 @@
-"""wordpiece encode vs Hugging Face tokenizers (Rust WordPiece) on the same text, measured in one run.
+"""`wordpiece encode` or `bpe encode` vs Hugging Face tokenizers (Rust) on the same text, measured in one run.
 
-HF is set up as BERT uncased: BertNormalizer(clean_text, handle_chinese_chars, strip_accents, lowercase) +
-BertPreTokenizer + WordPiece(vocab, [UNK], max_input_chars_per_word=200), no special tokens added. Its time
-covers encode_batch only (reading the file and extracting tokens are not counted), ours is the whole
-process (vocabulary load, reading, writing the token lines to a file). Both wall-clock and CPU seconds are
-reported: on a busy machine the CPU figures are the fairer per-core comparison.
+--kind wordpiece: HF is set up as BERT uncased: BertNormalizer(clean_text, handle_chinese_chars, strip_accents,
+lowercase) + BertPreTokenizer + WordPiece(vocab, [UNK], max_input_chars_per_word=200). Line agreement: HF differs
+by design in a few places (per-character lower-casing without the final-sigma rule, its own control/whitespace
+tables).
+--kind bpe: HF is Tokenizer.from_file(the same tokenizer.json); every line must agree.
 
-Line agreement is measured on the first copy of the text: HF differs by design in a few places (per-character
-lower-casing without the final-sigma rule, and its own control/whitespace tables).
+No special tokens are added on either side. HF's time covers encode_batch only (reading the file and extracting
+tokens are not counted), ours is the whole process (loading the vocabulary, reading, writing the token lines to a
+file), so ours does more. Both wall-clock and CPU seconds are reported: on a busy machine the CPU figures are the
+fairer per-core comparison. Line agreement is measured on the first copy of the text.
 """
 import argparse
 import json
@@ -19,8 +21,10 @@ import tempfile
 import time
 
 
-def hf_tokenizer(vocab):
+def hf_tokenizer(kind, vocab):
     from tokenizers import Tokenizer, normalizers, pre_tokenizers
+    if kind == "bpe":
+        return Tokenizer.from_file(vocab)
     from tokenizers.models import WordPiece
     tok = Tokenizer(WordPiece.from_file(vocab, unk_token="[UNK]", max_input_chars_per_word=200))
     tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=True,
@@ -31,7 +35,7 @@ def hf_tokenizer(vocab):
 
 def hf_worker(args):
     """Runs in its own process so RAYON_NUM_THREADS takes effect; prints JSON on stdout."""
-    tok = hf_tokenizer(args.vocab)
+    tok = hf_tokenizer(args.kind, args.vocab)
     with open(args.text, encoding="utf-8") as f:
         lines = f.read().split("\n")
     if lines and lines[-1] == "":
@@ -50,17 +54,18 @@ def hf_worker(args):
     json.dump({"tokens": tokens, "wall": wall, "cpu": cpu, "first": first[:args.agree_lines]}, sys.stdout)
 
 
-def run_hf(python, vocab, text, threads, agree_lines):
+def run_hf(python, kind, vocab, text, threads, agree_lines):
     env = dict(os.environ, RAYON_NUM_THREADS=str(threads), TOKENIZERS_PARALLELISM="true")
-    out = subprocess.run([python, __file__, "--hf-worker", "--vocab", vocab, "--text", text,
+    out = subprocess.run([python, __file__, "--hf-worker", "--kind", kind, "--vocab", vocab, "--text", text,
                           "--agree-lines", str(agree_lines)], env=env, check=True, stdout=subprocess.PIPE)
     return json.loads(out.stdout)
 
 
-def run_ours(wordpiece, vocab, text, threads, out_path):
+def run_ours(kind, tool, vocab, text, threads, out_path):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     w0 = time.perf_counter()
-    subprocess.run([wordpiece, "encode", "-q", "-f", "--vocab", vocab, "--threads", str(threads), "-o", out_path, text],
+    vocab_flag = "--tokenizer" if kind == "bpe" else "--vocab"
+    subprocess.run([tool, "encode", "-q", "-f", vocab_flag, vocab, "--threads", str(threads), "-o", out_path, text],
                    check=True)
     wall = time.perf_counter() - w0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,8 +82,9 @@ def best(runs):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--hf-worker", action="store_true")
-    p.add_argument("--wordpiece")
-    p.add_argument("--vocab", required=True)
+    p.add_argument("--kind", choices=("wordpiece", "bpe"), default="wordpiece")
+    p.add_argument("--tool", help="the wordpiece or bpe executable")
+    p.add_argument("--vocab", required=True, help="vocab.txt (wordpiece) or tokenizer.json (bpe)")
     p.add_argument("--text", required=True, help="source text; repeated to --mb megabytes")
     p.add_argument("--mb", type=float, default=20)
     p.add_argument("--repeats", type=int, default=2, help="runs per configuration; the fastest counts")
@@ -100,21 +106,22 @@ def main():
                 f.write(source)
         size_mb = os.path.getsize(text) / 1e6
         first_lines = source.count(b"\n")
-        print(f"text: {args.text} x {copies} = {size_mb:.1f} MB, {first_lines * copies} lines; "
+        print(f"text: {args.text} x {copies} = {size_mb:.1f} MB, {first_lines * copies} lines; {args.kind}: "
               f"vocab: {os.path.basename(args.vocab)}; {cores} cores")
         rows = []
         for threads in (1, cores):
-            ours = best([run_ours(args.wordpiece, args.vocab, text, threads, os.path.join(tmp, "ours.txt"))
+            ours = best([run_ours(args.kind, args.tool, args.vocab, text, threads, os.path.join(tmp, "ours.txt"))
                          for _ in range(args.repeats)])
-            hf = best([run_hf(sys.executable, args.vocab, text, threads, first_lines) for _ in range(args.repeats)])
+            hf = best([run_hf(sys.executable, args.kind, args.vocab, text, threads, first_lines)
+                       for _ in range(args.repeats)])
             rows.append((threads, ours, hf))
         print(f"{'threads':>7} {'ours Mtok/s':>12} {'HF Mtok/s':>10} {'ratio':>6} {'ours CPU Mtok/s':>16} "
-              f"{'HF CPU Mtok/s':>14} {'CPU ratio (per core)':>21}")
+              f"{'HF CPU Mtok/s':>14} {'CPU ratio (per core)':>21} {'ours CPU MB/s':>14} {'HF CPU MB/s':>12}")
         for threads, ours, hf in rows:
             o_wall, h_wall = ours["tokens"] / ours["wall"] / 1e6, hf["tokens"] / hf["wall"] / 1e6
             o_cpu, h_cpu = ours["tokens"] / ours["cpu"] / 1e6, hf["tokens"] / hf["cpu"] / 1e6
             print(f"{threads:>7} {o_wall:>12.2f} {h_wall:>10.2f} {o_wall / h_wall:>6.2f} {o_cpu:>16.2f} {h_cpu:>14.2f} "
-                  f"{o_cpu / h_cpu:>21.2f}")
+                  f"{o_cpu / h_cpu:>21.2f} {size_mb / ours['cpu']:>14.1f} {size_mb / hf['cpu']:>12.1f}")
         ours_first = rows[0][1]["lines"][:first_lines]
         hf_first = rows[0][2]["first"]
         agree = sum(a == b for a, b in zip(ours_first, hf_first))
