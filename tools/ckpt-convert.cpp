@@ -1,6 +1,7 @@
 // ckpt-convert: BERT pretraining checkpoints between TF1 (read without TensorFlow), native, HF safetensors and
 // torch .pt; --list prints a TF1 checkpoint's variables as inspect_checkpoint does.
 #include "ckpt/ckpt_convert.h"
+#include "tok/text_tokenizer.h"
 #include "tok/vocab_stamp.h"
 #include "cli/options.h"
 #include "cli/run_tool.h"
@@ -36,7 +37,9 @@ int main(int argc, char** argv) {
       ("pad-vocab", bk::po::value(&cfg.pad_vocab)->default_value(defaults.pad_vocab)->value_name("N"),
        "pad word embeddings and decoder bias with zero rows to a multiple of N (hf, pt; NVIDIA's scripts use 8)")
       ("vocab", bk::po::value(&cfg.vocab)->value_name("FILE"),
-       "the model's vocabulary, written with the tokenizer files (default: vocab.txt beside INPUT; hf needs one)")
+       "the model's vocabulary, written with the tokenizer files (default: vocab.txt, else tokenizer.json, beside "
+       "INPUT; hf needs one)")
+      ("tokenizer", bk::po::value(&cfg.tokenizer)->value_name("FILE"), bk::kTokenizerFlagHelp)
       (bk::kAllowVocabMismatchFlag, bk::po::bool_switch(&cfg.allow_vocab_mismatch), bk::kAllowVocabMismatchHelp)
       ("do-lower-case", bk::po::value(&cfg.lower_case)->value_name("BOOL"),
        "true or false for tokenizer_config.json, native and hf (default: a tokenizer_config.json beside the vocabulary, else "

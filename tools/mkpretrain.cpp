@@ -11,12 +11,15 @@ int main(int argc, char** argv) {
     auto& ic = cfg.instances;
     const bk::InstanceConfig& d = defaults.instances;
     bool no_nsp = !d.next_sentence;
-    bk::Options opts("mkpretrain", "--vocab VOCAB -o OUT [options] INPUT...",
+    bk::Options opts("mkpretrain", "--vocab VOCAB|--tokenizer FILE -o OUT [options] INPUT...",
                      "Make BERT masked-LM and next-sentence instances from sentence-per-line documents (a blank\n"
                      "line after each document), identical to google-research/bert create_pretraining_data.py.");
     opts.add()
-      ("vocab", bk::po::value(&cfg.vocab_path)->required()->value_name("FILE"), "WordPiece vocabulary (one token per line)")
-      ("cased", bk::po::bool_switch(&cfg.cased), "keep case and accents (default: lower-case and strip accents)")
+      ("vocab", bk::po::value(&cfg.tokenizer.vocab)->value_name("FILE"), "WordPiece vocabulary (one token per line)")
+      ("tokenizer", bk::po::value(&cfg.tokenizer.tokenizer)->value_name("FILE"),
+       "instead of --vocab: a byte-level BPE tokenizer.json (or vocab.json with merges.txt beside it); its <s>, </s> "
+       "and <mask> (or [CLS], [SEP], [MASK]) wrap and mask the instances")
+      ("cased", bk::po::bool_switch(&cfg.tokenizer.cased), "keep case and accents (default: lower-case and strip accents)")
       ("whole-word-mask", bk::po::bool_switch(&ic.whole_word_mask), "mask all pieces of a word together")
       ("no-nsp", bk::po::bool_switch(&no_nsp),
        "no next-sentence pairs: [CLS] sentences [SEP] from one document, segment 0, label 0")

@@ -1,5 +1,7 @@
 #include "ckpt/checkpoint_path.h"
 
+#include "tok/tokenizer_json.h"
+
 #include "io/input.h"
 #include "util/error.h"
 #include "util/json_read.h"
@@ -128,8 +130,12 @@ std::string vocab_beside_checkpoint(const std::string& resolved) {
   const fs::path p(resolved);
   std::error_code ec;
   const fs::path dir = fs::is_directory(p, ec) ? p : (p.parent_path().empty() ? fs::path(".") : p.parent_path());
-  for (const fs::path& candidate : {dir / "vocab.txt", run_dir_of(dir) / "vocab.txt"})
-    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+  // vocab.txt first; a tokenizer.json only when it is byte-level BPE (an HF BERT directory's is WordPiece's)
+  for (const fs::path& folder : {dir, run_dir_of(dir)}) {
+    if (fs::is_regular_file(folder / "vocab.txt", ec)) return (folder / "vocab.txt").string();
+    for (const char* name : {"tokenizer.json", "vocab.json"})
+      if (is_byte_level_tokenizer_file((folder / name).string())) return (folder / name).string();
+  }
   return "";
 }
 
@@ -150,7 +156,7 @@ std::vector<std::string> checkpoint_read_paths(const std::string& resolved) {
     paths.push_back((parent / "latest").string());
   }
   if (const std::string vocab = vocab_beside_checkpoint(resolved); !vocab.empty()) {
-    paths.push_back(vocab);
+    for (const std::string& path : tokenizer_file_paths(vocab)) paths.push_back(path);
     paths.push_back((fs::path(vocab).parent_path() / "tokenizer_config.json").string());
   }
   return paths;

@@ -39,8 +39,8 @@ std::string tf_prefix_in(const std::filesystem::path& dir);
 // training run its checkpoints/ directory with `latest`. Paths that do not exist are listed too (they pass).
 std::vector<std::string> checkpoint_read_paths(const std::string& resolved);
 
-// vocab.txt beside a resolved checkpoint (in its directory, or beside a TF prefix or weights file), then in the
-// run's output directory; empty when there is none.
+// The tokenizer beside a resolved checkpoint (in its directory, or beside a TF prefix or weights file), then in the
+// run's output directory: vocab.txt, else a byte-level tokenizer.json or vocab.json; empty when there is none.
 std::string vocab_beside_checkpoint(const std::string& resolved);
 
 // A checkpoint directory's task.json (null when it has none); bk::Error naming the file when it is not JSON.

@@ -8,6 +8,8 @@
 #include "ckpt/name_mapping.h"
 #include "ckpt/tf_checkpoint_writer.h"
 #include "ckpt/tokenizer_files.h"
+#include "tok/text_tokenizer.h"
+#include "tok/tokenizer_json.h"
 #include "util/error.h"
 #include "io/progress.h"
 #include "io/created_dirs.h"
@@ -28,7 +30,8 @@ namespace {
 
 // The files a native or HF output directory holds: all that --force may replace.
 const std::set<std::string> kModelDirectoryFiles = {"model.safetensors", "optimizer.safetensors", "config.json",
-                                                    "vocab.txt", "tokenizer_config.json", "special_tokens_map.json"};
+                                                    "vocab.txt", "tokenizer.json", "tokenizer_config.json",
+                                                    "special_tokens_map.json"};
 
 // --force replaces a model directory whole: a run's checkpoints, a README or notes in it are refused.
 bool is_model_directory_file(const fs::directory_entry& entry) {
@@ -139,7 +142,9 @@ std::vector<std::string> conversion_inputs(const CkptConvertConfig& cfg, const s
                                            const std::string& vocab) {
   // What is read, not how it was named: a run's directory may hold an export (-o RUN/hf) beside its checkpoints.
   std::vector<std::string> inputs = checkpoint_read_paths(input);
-  for (const std::string& path : {tf_data_path(input), vocab, cfg.load.config_path}) inputs.push_back(path);
+  for (const std::string& path : {tf_data_path(input), cfg.load.config_path}) inputs.push_back(path);
+  if (!vocab.empty())
+    for (const std::string& path : tokenizer_file_paths(vocab)) inputs.push_back(path);
   return inputs;
 }
 
@@ -193,9 +198,10 @@ namespace {
 // --vocab, and the casing --do-lower-case asserts, against the vocabulary the checkpoint was made with
 // (tok/vocab_stamp.h): a converted model must not carry another model's tokenizer.
 void check_given_vocabulary(const CkptConvertConfig& cfg, const std::string& input) {
-  if (cfg.vocab.empty() && cfg.lower_case.empty()) return;
+  const std::string named = TokenizerFlags{cfg.vocab, cfg.tokenizer}.path();
+  if (named.empty() && cfg.lower_case.empty()) return;
   const auto model_vocab = checkpoint_vocab_stamp(input);
-  const std::string vocab = cfg.vocab.empty() ? vocab_beside_checkpoint(input) : cfg.vocab;
+  const std::string vocab = named.empty() ? vocab_beside_checkpoint(input) : named;
   if (!model_vocab || vocab.empty()) return;
   std::optional<bool> lower;
   if (!cfg.lower_case.empty()) lower = cfg.lower_case == "true";
@@ -216,7 +222,8 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   }
   const std::string input = resolve_checkpoint(cfg.input);
   // The tokenizer travels with the model (hf must have it: transformers would build an empty one without a word).
-  const std::string vocab = cfg.vocab.empty() ? vocab_beside_checkpoint(input) : cfg.vocab;
+  const std::string given = TokenizerFlags{cfg.vocab, cfg.tokenizer}.path();
+  const std::string vocab = given.empty() ? vocab_beside_checkpoint(input) : given;
   const std::vector<std::string> inputs = conversion_inputs(cfg, input, vocab);
   refuse_output_over_checkpoint(cfg, inputs);
   check_given_vocabulary(cfg, input);
@@ -230,7 +237,8 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
 
   Progress progress(cfg.quiet);
   if (cfg.to == "hf" && vocab.empty())
-    fail("{}: no vocab.txt beside it; name the model's vocabulary with --vocab (an HF directory without one "
+    fail("{}: no vocab.txt (or byte-level tokenizer.json) beside it; name the model's vocabulary with --vocab or "
+         "--tokenizer (an HF directory without one "
          "loads a tokenizer that knows no words)", cfg.input);
   LoadOptions load = cfg.load;
   load.progress = &progress;
@@ -244,6 +252,8 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
     std::optional<bool> lower;
     if (!cfg.lower_case.empty()) lower = cfg.lower_case == "true";
     tokenizer = read_tokenizer_files(vocab, lower, ck.config.vocab_size, ck.config.max_position_embeddings);
+    if (tokenizer->byte_level && lower)
+      usage_fail("--do-lower-case is WordPiece's: {} is a byte-level BPE tokenizer, which keeps the text as it is", vocab);
   }
   BertConfig out_config = ck.config;
   if (cfg.pad_vocab > 1) {
@@ -273,7 +283,7 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
                       },
                       "describes another model"});
     if (tokenizer)
-      beside.push_back({"vocab.txt", tokenizer->vocab_bytes,
+      beside.push_back({tokenizer_file_set(*tokenizer).front().first, tokenizer->vocab_bytes,
                         [&](const std::string& path) { return read_file(path) == tokenizer->vocab_bytes; },
                         "holds another vocabulary"});
     const std::string state = tf_checkpoint_state(tf_out->name);
@@ -294,14 +304,14 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
           cfg.to == "hf" || out_config.is_modernbert()
               ? out_config.to_hf_json(head_architecture(out_config, ck.head), ck.num_labels, task_labels(input))
               : out_config.to_json();
+      // BERT's config says padding id 0 ([PAD] in Google's vocabularies); a BPE tokenizer's is its own (<pad> is 1
+      // in RoBERTa's), which HF takes as the embedding's padding row.
+      if (tokenizer && tokenizer->pad_id >= 0 && !out_config.is_modernbert()) config_json["pad_token_id"] = tokenizer->pad_id;
       write_file_atomic(dir.file("config.json"), config_json.dump(2) + "\n");
       if (cfg.to == "native" && !ck.optimizer.empty())
         write_safetensors(dir.file("optimizer.safetensors"), ck.optimizer, kPtMetadata);
-      if (tokenizer) {
-        write_file_atomic(dir.file("vocab.txt"), tokenizer->vocab_bytes);
-        write_file_atomic(dir.file("tokenizer_config.json"), tokenizer_config_json(*tokenizer));
-        write_file_atomic(dir.file("special_tokens_map.json"), special_tokens_map_json());
-      }
+      if (tokenizer)
+        for (const auto& [name, bytes] : tokenizer_file_set(*tokenizer)) write_file_atomic(dir.file(name.c_str()), bytes);
       dir.commit();
     } catch (const Error& e) {
       throw Error(dir.as_destination(e.what()));  // the output as the user knows it, not its staging name
@@ -313,8 +323,11 @@ void run_ckpt_convert(const CkptConvertConfig& cfg) {
   if (ck.dropped_training_state) what += fmt::format(", {} training variables dropped", ck.dropped_training_state);
   if (ck.dropped_pooler) what += fmt::format(", {} pooler tensors dropped (no pooler in it)", ck.dropped_pooler);
   if (!ck.unmapped.empty()) what += fmt::format(", {} unmapped dropped", ck.unmapped.size());
-  if (tokenizer && cfg.to == "tf") what += fmt::format(", vocab.txt from {}", tokenizer->vocab_path);
-  else if (tokenizer) what += fmt::format(", tokenizer from {} ({})", tokenizer->vocab_path, tokenizer->lower_case ? "uncased" : "cased");
+  if (tokenizer && cfg.to == "tf")
+    what += fmt::format(", {} from {}", tokenizer_file_set(*tokenizer).front().first, tokenizer->vocab_path);
+  else if (tokenizer)
+    what += fmt::format(", tokenizer from {} ({})", tokenizer->vocab_path,
+                        tokenizer->byte_level ? "byte-level BPE" : tokenizer->lower_case ? "uncased" : "cased");
   progress.finish(bytes, what + " -> " + cfg.to);
 }
 

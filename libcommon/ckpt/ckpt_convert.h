@@ -15,7 +15,8 @@ struct CkptConvertConfig {
   bool list = false;
   LoadOptions load;
   int64_t pad_vocab = 0;     // 0 or 1: none
-  std::string vocab;         // empty: vocab.txt beside the input (required for hf)
+  std::string vocab;         // empty: the tokenizer beside the input (checkpoint_path.h; required for hf)
+  std::string tokenizer;     // --tokenizer: a byte-level BPE tokenizer instead of --vocab
   std::string lower_case;    // "true", "false" or empty: from the vocabulary (ckpt/tokenizer_files.h)
   bool allow_vocab_mismatch = false;  // warn instead of refusing a --vocab or casing other than the model's
   bool force = false;

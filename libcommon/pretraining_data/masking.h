@@ -27,8 +27,12 @@ struct MaskingVocab {
 };
 
 class Vocab;
+class TextTokenizer;
 // The ids masking reads from a BERT vocabulary; bk::Error naming it when [CLS], [SEP] or [MASK] is missing.
 MaskingVocab masking_vocab(const Vocab& vocab);
+// The same from any tokenizer: a byte-level BPE's <s>, </s> and <mask> (or its template's), every id as a random
+// replacement, and a piece without a leading space continuing the word before it (whole-word masking).
+MaskingVocab masking_vocab(const TextTokenizer& tokenizer);
 
 struct MaskedToken {
   static constexpr int32_t kKeep = -1;  // the original token stays (token ids are never negative)

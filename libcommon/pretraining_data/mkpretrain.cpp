@@ -13,6 +13,7 @@
 #include "io/output.h"
 #include "util/utf8.h"
 #include "tok/full_tokenizer.h"
+#include "tok/tokenizer_json.h"
 #include "tok/vocab_fit.h"
 #include "tok/vocab_stamp.h"
 #include "util/ordered_parallel.h"
@@ -37,7 +38,7 @@ struct TokenizedLines {
 // Reads every input into one Corpus, as the reference's create_training_instances does: a line that is empty
 // after Python's str.strip() starts a new document, a line whose tokens are empty is skipped, and documents run
 // on across input files unless a blank line separates them.
-Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab, Progress& progress, uint64_t& bytes,
+Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const TextTokenizer& text_tokenizer, Progress& progress, uint64_t& bytes,
                    uint64_t& lines_read, UnknownCount& unknown) {
   Corpus corpus;
   // English text makes about one token per 4 to 5 bytes: reserving one per 3 bytes of the regular input files
@@ -61,13 +62,13 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
       return read_line_batch(reader, batch);
     };
     auto work = [&](LineBatch& batch) {
-      thread_local std::unique_ptr<FullTokenizer> tokenizer;
-      thread_local const Vocab* tokenizer_vocab = nullptr;
-      thread_local bool tokenizer_cased = false;
-      if (!tokenizer || tokenizer_vocab != &vocab || tokenizer_cased != cfg.cased) {
-        tokenizer = std::make_unique<FullTokenizer>(vocab, !cfg.cased);
-        tokenizer_vocab = &vocab;
-        tokenizer_cased = cfg.cased;
+      // One encoder per thread, kept for the next batch while the same tokenizer is in use (an encoder keeps its
+      // tokenizer alive, so another one is never at the same address).
+      thread_local std::unique_ptr<TextTokenizer::Encoder> tokenizer;
+      thread_local const void* tokenizer_of = nullptr;
+      if (!tokenizer || tokenizer_of != text_tokenizer.identity()) {
+        tokenizer = std::make_unique<TextTokenizer::Encoder>(text_tokenizer);
+        tokenizer_of = text_tokenizer.identity();
       }
       TokenizedLines out;
       out.ends.resize(batch.size());
@@ -76,8 +77,10 @@ Corpus read_corpus(const MkpretrainConfig& cfg, int threads, const Vocab& vocab,
         const std::string_view line = batch.line(i);
         if (size_t bad = utf8_invalid_offset(line); bad != std::string_view::npos)
           fail("{}: line {}: invalid UTF-8 at column {}", batch.file, batch.first_line + i, bad + 1);
-        if (python_strip(line).empty()) out.blank[i] = 1;
-        else tokenizer->append(line, out.ids);
+        // The reference tokenizes the stripped line; the edges matter to a byte-level BPE ("Ġ" pieces).
+        const std::string_view stripped = python_strip(line);
+        if (stripped.empty()) out.blank[i] = 1;
+        else tokenizer->append(stripped, out.ids);
         out.ends[i] = static_cast<uint32_t>(out.ids.size());
       }
       out.unknown = tokenizer->take_unknown();
@@ -247,8 +250,10 @@ void MkpretrainConfig::validate() const {
     usage_fail("--layout must be nvidia or varlength");
   if (output_format() == PretrainFormat::hdf5)
     refuse_stdout_output(output, "HDF5 output", kHdf5NeedsFile, "part-00000.hdf5");
+  const std::string tokenizer_path = tokenizer.path();
+  if (tokenizer_path.empty()) usage_fail("give the vocabulary: --vocab FILE (WordPiece) or --tokenizer FILE (byte-level BPE)");
   std::vector<std::string> read = inputs;
-  read.push_back(vocab_path);
+  for (const std::string& path : tokenizer_file_paths(tokenizer_path)) read.push_back(path);
   refuse_output_over_inputs("-o", output, OutputKind::file, read);
 }
 
@@ -274,15 +279,15 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   else check_hdf5_output(cfg.output, cfg.force);  // before reading the corpus, not after
 
   Progress progress(cfg.quiet);
-  Vocab vocab = Vocab::load(cfg.vocab_path);
-  vocab.require_unk();
-  MaskingVocab masking = masking_vocab(vocab);
+  const TextTokenizer tokenizer = TextTokenizer::load(cfg.tokenizer);
+  if (tokenizer.wordpiece()) tokenizer.wordpiece()->require_unk();
+  MaskingVocab masking = masking_vocab(tokenizer);
   PyRandom rng;
   rng.seed_words(py_seed_words(cfg.seed));
 
   uint64_t bytes = 0, lines = 0;
   UnknownCount unknown;
-  Corpus corpus = read_corpus(cfg, threads, vocab, progress, bytes, lines, unknown);
+  Corpus corpus = read_corpus(cfg, threads, tokenizer, progress, bytes, lines, unknown);
   if (corpus.num_docs() == 0)
     fail("{}: no documents: the input has no line with tokens", cfg.inputs.size() == 1 ? cfg.inputs[0] : "the inputs");
   if (!cfg.quiet) warn_if_not_sentences(corpus, cfg, ic.max_seq_length);
@@ -291,10 +296,10 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   const Instances instances = create_instances(corpus, ic, masking, rng);
   progress.stage("writing", instances.list.size(), "instances");
   if (format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg, threads, progress);
-  else write_hdf5(corpus, instances, masking, cfg, vocab_stamp(vocab, !cfg.cased).text(), progress);
+  else write_hdf5(corpus, instances, masking, cfg, tokenizer.stamp().text(), progress);
   progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances, {}", corpus.num_docs(),
                                      corpus.sentence_begin.size() - 1, instances.list.size(), unknown.summary()));
-  if (!cfg.quiet) warn_if_vocabulary_misfits(unknown, vocab, cfg.cased);
+  if (!cfg.quiet) tokenizer.warn_if_misfit(unknown);
   return instances.list.size();
 }
 

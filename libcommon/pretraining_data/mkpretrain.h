@@ -3,6 +3,7 @@
 #pragma once
 
 #include "pretraining_data/instances.h"
+#include "tok/text_tokenizer.h"
 #include "util/choices.h"
 
 #include <optional>
@@ -17,8 +18,7 @@ enum class PretrainFormat { tfrecord, hdf5 };
 inline constexpr Choice<bool> kMkpretrainMasking[] = {{"static", false}, {"none", true}};
 
 struct MkpretrainConfig {
-  std::string vocab_path;
-  bool cased = false;
+  TokenizerFlags tokenizer;        // --vocab (and --cased) or --tokenizer
   InstanceConfig instances;        // its dupe_factor is dupe_factor's, resolved (instance_config())
   std::optional<int> dupe_factor;  // --dupe-factor; unset: 10, or 1 with --masking none
   // --masking none: the same instances, their masks drawn (so the random stream stays the reference's) and dropped;

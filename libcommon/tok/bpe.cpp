@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace bk {
 namespace {
 
@@ -136,8 +138,12 @@ void BpeTrainConfig::validate() const {
     usage_fail("--vocab-size must hold the special tokens and the 256 byte-level characters ({} at least)",
                trainer.special_tokens.size() + 256);
   if (trainer.vocab_size > (size_t{1} << 24)) usage_fail("--vocab-size above 16777216 is not a vocabulary a model can embed");
-  for (const std::string& token : trainer.special_tokens)
+  for (size_t i = 0; i < trainer.special_tokens.size(); ++i) {
+    const std::string& token = trainer.special_tokens[i];
     if (utf8_invalid_offset(token) != std::string_view::npos) usage_fail("--special-tokens is not UTF-8");
+    if (std::find(trainer.special_tokens.begin(), trainer.special_tokens.begin() + i, token) != trainer.special_tokens.begin() + i)
+      usage_fail("--special-tokens names '{}' twice", token);
+  }
   refuse_output_over_inputs("-o", output, OutputKind::file, inputs);
 }
 

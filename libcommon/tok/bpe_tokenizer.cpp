@@ -17,6 +17,16 @@ std::vector<int32_t> PostTemplate::apply(const std::vector<int32_t>& a, const st
   return out;
 }
 
+PostTemplate PostTemplate::bert_like(int32_t cls, int32_t sep, bool roberta) {
+  PostTemplate t;
+  t.single = {{0, {cls}}, {'A', {}}, {0, {sep}}};
+  t.pair = t.single;
+  if (roberta) t.pair.push_back({0, {sep}});
+  t.pair.push_back({'B', {}});
+  t.pair.push_back({0, {sep}});
+  return t;
+}
+
 void BpeTokenizerSpec::finish() {
   std::vector<AddedToken> raw, normalized;
   std::vector<std::string> raw_patterns, normalized_patterns;

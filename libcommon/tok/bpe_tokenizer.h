@@ -32,6 +32,8 @@ struct TemplateItem {
 struct PostTemplate {
   std::vector<TemplateItem> single, pair;
   bool empty() const { return single.empty(); }
+  // cls A sep and cls A sep B sep (BERT's), with a second sep before B for RoBERTa's <s> A </s></s> B </s>.
+  static PostTemplate bert_like(int32_t cls, int32_t sep, bool roberta);
   // The ids of `a` (and `b`, for a pair template) wrapped in the template.
   std::vector<int32_t> apply(const std::vector<int32_t>& a, const std::vector<int32_t>* b = nullptr) const;
 };

@@ -68,14 +68,7 @@ void push_candidates(WhereSeen& where, const std::unordered_map<Pair, int64_t>& 
 PostTemplate template_for(const BpeTokenizerSpec& spec) {
   for (auto [cls, sep, roberta] : {std::tuple{"<s>", "</s>", true}, std::tuple{"[CLS]", "[SEP]", false}}) {
     const int32_t c = spec.id_of(cls), s = spec.id_of(sep);
-    if (c < 0 || s < 0) continue;
-    PostTemplate t;
-    t.single = {{0, {c}}, {'A', {}}, {0, {s}}};
-    t.pair = t.single;
-    if (roberta) t.pair.push_back({0, {s}});
-    t.pair.push_back({'B', {}});
-    t.pair.push_back({0, {s}});
-    return t;
+    if (c >= 0 && s >= 0) return PostTemplate::bert_like(c, s, roberta);
   }
   return {};
 }

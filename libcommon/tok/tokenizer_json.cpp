@@ -8,7 +8,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <filesystem>
+#include <unordered_set>
 
 namespace bk {
 namespace {
@@ -63,6 +66,11 @@ struct ModelLists {
         keys.resize(depth - 1);
         keys.push_back(parsed.get<std::string>());
         return !inside(vocab_path);  // a vocabulary member is not even given a place in the tree
+      }
+      if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+          inside(vocab_path) && keys.size() > vocab_path.size()) {
+        vocab.emplace_back(keys[vocab_path.size()], json::value_t::object);  // refused by read_model, not dropped
+        return false;
       }
       if (event != json::parse_event_t::value && event != json::parse_event_t::object_end &&
           event != json::parse_event_t::array_end)
@@ -130,12 +138,17 @@ std::unique_ptr<BpeModel> read_model(const Reader& r, const json& model, ModelLi
   return bpe;
 }
 
-void read_normalizer(const Reader& r, const json& normalizer, const std::string& where, std::vector<NormalForm>& forms) {
+constexpr int kMaxNesting = 8;  // Sequences inside Sequences: real files nest one level
+
+void read_normalizer(const Reader& r, const json& normalizer, const std::string& where, std::vector<NormalForm>& forms,
+                     int depth = 0) {
   if (normalizer.is_null()) return;
   const std::string type = r.type(normalizer, where);
   if (type == "Sequence") {
     const json& list = r.member(normalizer, "normalizers", where);
-    for (size_t i = 0; i < list.size(); ++i) read_normalizer(r, list[i], fmt::format("{}.normalizers[{}]", where, i), forms);
+    if (!list.is_array() || depth >= kMaxNesting) r.refuse(where + ".normalizers", "expected a list (of at most 8 levels)");
+    for (size_t i = 0; i < list.size(); ++i)
+      read_normalizer(r, list[i], fmt::format("{}.normalizers[{}]", where, i), forms, depth + 1);
     return;
   }
   NormalForm form;
@@ -167,7 +180,9 @@ void read_pre_tokenizer(const Reader& r, const json& p, BpeTokenizerSpec& spec) 
   if (p.is_null()) r.refuse(where, "none: a byte-level BPE tokenizer needs the ByteLevel pre-tokenizer");
   std::vector<const json*> steps;
   if (r.type(p, where) == "Sequence") {
-    for (const json& step : r.member(p, "pretokenizers", where)) steps.push_back(&step);
+    const json& list = r.member(p, "pretokenizers", where);
+    if (!list.is_array() || list.empty()) r.refuse(where + ".pretokenizers", "expected a list ending with ByteLevel");
+    for (const json& step : list) steps.push_back(&step);
   } else {
     steps.push_back(&p);
   }
@@ -183,16 +198,17 @@ void read_pre_tokenizer(const Reader& r, const json& p, BpeTokenizerSpec& spec) 
   }
 }
 
-std::vector<int32_t> special_ids(const Reader& r, const BpeTokenizerSpec& spec, const json& pair, const std::string& where) {
+int32_t special_id(const Reader& r, const BpeTokenizerSpec& spec, const json& pair, const std::string& where) {
   if (!pair.is_array() || pair.size() != 2) r.refuse(where, "expected [token, id]");
   const std::string token = r.text(pair[0], where + "[0]");
   const int64_t id = r.id(pair[1], where + "[1]");
   if (spec.id_of(token) != id) r.refuse(where, fmt::format("'{}' does not have id {} in this tokenizer", printable_excerpt(token), id));
-  return {static_cast<int32_t>(id)};
+  return static_cast<int32_t>(id);
 }
 
 std::vector<TemplateItem> read_template(const Reader& r, const BpeTokenizerSpec& spec, const json& p, const json& items,
                                         const std::string& where) {
+  if (!items.is_array()) r.refuse(where, "expected a list");
   std::vector<TemplateItem> out;
   for (size_t i = 0; i < items.size(); ++i) {
     const std::string at = fmt::format("{}[{}]", where, i);
@@ -204,9 +220,12 @@ std::vector<TemplateItem> read_template(const Reader& r, const BpeTokenizerSpec&
       const std::string name = r.text(r.member(items[i]["SpecialToken"], "id", at), at + ".SpecialToken.id");
       const json& special = r.member(r.member(p, "special_tokens", "post_processor"), name.c_str(), "post_processor.special_tokens");
       TemplateItem item;
-      for (const json& id : r.member(special, "ids", "post_processor.special_tokens." + name)) {
+      const json& ids = r.member(special, "ids", "post_processor.special_tokens." + name);
+      if (!ids.is_array()) r.refuse("post_processor.special_tokens." + name + ".ids", "expected a list");
+      for (const json& id : ids) {
         const int64_t value = r.id(id, "post_processor.special_tokens." + name + ".ids");
-        if (!spec.token(static_cast<int32_t>(value))) r.refuse("post_processor.special_tokens." + name, fmt::format("id {} is not in the vocabulary", value));
+        if (value < 0 || value > INT32_MAX || !spec.token(static_cast<int32_t>(value)))
+          r.refuse("post_processor.special_tokens." + name, fmt::format("id {} is not in the vocabulary", value));
         item.ids.push_back(static_cast<int32_t>(value));
       }
       out.push_back(item);
@@ -217,7 +236,8 @@ std::vector<TemplateItem> read_template(const Reader& r, const BpeTokenizerSpec&
   return out;
 }
 
-void read_post_processor(const Reader& r, const json& p, const std::string& where, BpeTokenizerSpec& spec) {
+void read_post_processor(const Reader& r, const json& p, const std::string& where, BpeTokenizerSpec& spec,
+                         int depth = 0) {
   if (p.is_null()) return;
   const std::string type = r.type(p, where);
   auto set = [&](PostTemplate t) {
@@ -226,22 +246,18 @@ void read_post_processor(const Reader& r, const json& p, const std::string& wher
   };
   if (type == "Sequence") {
     const json& list = r.member(p, "processors", where);
-    for (size_t i = 0; i < list.size(); ++i) read_post_processor(r, list[i], fmt::format("{}.processors[{}]", where, i), spec);
+    if (!list.is_array() || depth >= kMaxNesting) r.refuse(where + ".processors", "expected a list (of at most 8 levels)");
+    for (size_t i = 0; i < list.size(); ++i)
+      read_post_processor(r, list[i], fmt::format("{}.processors[{}]", where, i), spec, depth + 1);
   } else if (type == "ByteLevel") {
     return;  // offsets only
   } else if (type == "TemplateProcessing") {
     set({read_template(r, spec, p, r.member(p, "single", where), where + ".single"),
          read_template(r, spec, p, r.member(p, "pair", where), where + ".pair")});
   } else if (type == "RobertaProcessing" || type == "BertProcessing") {
-    const auto cls = special_ids(r, spec, r.member(p, "cls", where), where + ".cls");
-    const auto sep = special_ids(r, spec, r.member(p, "sep", where), where + ".sep");
-    PostTemplate t;
-    t.single = {{0, cls}, {'A', {}}, {0, sep}};
-    t.pair = t.single;
-    if (type == "RobertaProcessing") t.pair.push_back({0, sep});  // <s> A </s></s> B </s>
-    t.pair.push_back({'B', {}});
-    t.pair.push_back({0, sep});
-    set(std::move(t));
+    const int32_t cls = special_id(r, spec, r.member(p, "cls", where), where + ".cls");
+    const int32_t sep = special_id(r, spec, r.member(p, "sep", where), where + ".sep");
+    set(PostTemplate::bert_like(cls, sep, type == "RobertaProcessing"));
   } else {
     r.refuse(where, fmt::format("the {} post-processor is not supported", printable_excerpt(type)));
   }
@@ -249,7 +265,9 @@ void read_post_processor(const Reader& r, const json& p, const std::string& wher
 
 void read_added_tokens(const Reader& r, const json& list, BpeTokenizerSpec& spec) {
   if (!list.is_array()) r.refuse("added_tokens", "expected a list");
-  const size_t limit = spec.model->size() + list.size();  // ids beyond the model's stay dense
+  const size_t limit = spec.model->size() + list.size();  // ids beyond the model's: at most one per added token
+  std::unordered_set<std::string> contents;
+  std::unordered_set<int32_t> ids;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string at = fmt::format("added_tokens[{}]", i);
     AddedToken t;
@@ -263,9 +281,8 @@ void read_added_tokens(const Reader& r, const json& list, BpeTokenizerSpec& spec
       r.refuse(at, fmt::format("'{}' has id {} but {} in model.vocab", printable_excerpt(t.content), id, model_id));
     if (t.id < static_cast<int32_t>(spec.model->size()) && spec.model->token(t.id) != t.content)
       r.refuse(at, fmt::format("id {} is '{}' in model.vocab, not '{}'", id, printable_excerpt(spec.model->token(t.id)), printable_excerpt(t.content)));
-    for (const AddedToken& other : spec.added_tokens)
-      if (other.content == t.content || other.id == t.id)
-        r.refuse(at, fmt::format("'{}' (id {}) repeats an earlier added token", printable_excerpt(t.content), id));
+    if (!contents.insert(t.content).second || !ids.insert(t.id).second)
+      r.refuse(at, fmt::format("'{}' (id {}) repeats an earlier added token", printable_excerpt(t.content), id));
     t.single_word = r.flag(list[i], "single_word", false, at);
     t.lstrip = r.flag(list[i], "lstrip", false, at);
     t.rstrip = r.flag(list[i], "rstrip", false, at);
@@ -311,21 +328,12 @@ BpeTokenizerSpec load_vocab_and_merges(const std::string& path) {
     if (id >= 0) spec.added_tokens.push_back({special, id, false, false, false, false, true});
   }
   const int32_t cls = spec.model->id_of("<s>"), sep = spec.model->id_of("</s>");
-  if (cls >= 0 && sep >= 0) {
-    spec.post.single = {{0, {cls}}, {'A', {}}, {0, {sep}}};
-    spec.post.pair = {{0, {cls}}, {'A', {}}, {0, {sep}}, {0, {sep}}, {'B', {}}, {0, {sep}}};
-  }
+  if (cls >= 0 && sep >= 0) spec.post = PostTemplate::bert_like(cls, sep, true);
   spec.finish();
   return spec;
 }
 
-}  // namespace
-
-bool is_bpe_tokenizer_path(const std::string& path) {
-  return path.ends_with(".json");
-}
-
-BpeTokenizerSpec load_bpe_tokenizer(const std::string& path) {
+BpeTokenizerSpec read_bpe_tokenizer(const std::string& path) {
   if (path.ends_with("vocab.json")) return load_vocab_and_merges(path);
   const Reader r{path};
   ModelLists lists{{"model", "vocab"}, {"model", "merges"}, {}, {}};
@@ -343,6 +351,43 @@ BpeTokenizerSpec load_bpe_tokenizer(const std::string& path) {
     r.refuse("decoder", fmt::format("the {} decoder is not supported (only ByteLevel)", printable_excerpt(r.type(file["decoder"], "decoder"))));
   spec.finish();
   return spec;
+}
+
+}  // namespace
+
+bool is_bpe_tokenizer_path(const std::string& path) {
+  return path.ends_with(".json");
+}
+
+std::vector<std::string> tokenizer_file_paths(const std::string& path) {
+  if (path.ends_with("vocab.json")) return {path, merges_path_beside(path)};
+  return {path};
+}
+
+bool is_byte_level_tokenizer_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  if (path.ends_with("vocab.json")) return std::filesystem::is_regular_file(merges_path_beside(path), ec);
+  try {
+    ModelLists lists{{"model", "vocab"}, {"model", "merges"}, {}, {}};  // kept out of the tree, as when loading
+    const json file = json::parse(read_file(path), lists.capture());
+    const auto type_of = [](const json& j) { return j.is_object() && j.contains("type") ? j["type"] : json(); };
+    if (!file.is_object() || type_of(file.value("model", json())) != "BPE") return false;
+    const json pre = file.value("pre_tokenizer", json());
+    if (type_of(pre) == "ByteLevel") return true;
+    return type_of(pre) == "Sequence" && pre.contains("pretokenizers") && pre["pretokenizers"].is_array() &&
+           !pre["pretokenizers"].empty() && type_of(pre["pretokenizers"].back()) == "ByteLevel";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+BpeTokenizerSpec load_bpe_tokenizer(const std::string& path) {
+  try {
+    return read_bpe_tokenizer(path);
+  } catch (const json::exception& e) {  // a value of another type than the reader checked for
+    fail("{}: {}", path, json_error_text(e));
+  }
 }
 
 }  // namespace bk

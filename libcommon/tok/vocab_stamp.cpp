@@ -14,6 +14,7 @@ namespace bk {
 namespace {
 
 const char* casing(bool lower_case) { return lower_case ? "uncased" : "cased"; }
+const char* casing(const VocabStamp& s) { return s.byte_level ? "bpe" : casing(s.lower_case); }
 
 // The unsigned number spelled by all of `text` in `base`.
 std::optional<uint64_t> parse_number(std::string_view text, int base) {
@@ -25,10 +26,10 @@ std::optional<uint64_t> parse_number(std::string_view text, int base) {
 
 }  // namespace
 
-std::string VocabStamp::text() const { return fmt::format("fnv1a64:{:016x}:{}:{}", hash, size, casing(lower_case)); }
+std::string VocabStamp::text() const { return fmt::format("fnv1a64:{:016x}:{}:{}", hash, size, casing(*this)); }
 
 std::string VocabStamp::describe() const {
-  return fmt::format("{} tokens, {}, fnv1a64 {:016x}", size, casing(lower_case), hash);
+  return fmt::format("{} tokens, {}, fnv1a64 {:016x}", size, byte_level ? "byte-level BPE" : casing(lower_case), hash);
 }
 
 VocabStamp vocab_stamp(const Vocab& vocab, bool lower_case) {
@@ -51,8 +52,9 @@ std::optional<VocabStamp> parse_vocab_stamp(std::string_view text) {
   }
   const auto hash = fields[1].size() == 16 ? parse_number(fields[1], 16) : std::nullopt;
   const auto size = parse_number(fields[2], 10);
-  if (fields[0] != "fnv1a64" || !hash || !size || (fields[3] != "uncased" && fields[3] != "cased")) return std::nullopt;
-  return VocabStamp{*hash, *size, fields[3] == "uncased"};
+  if (fields[0] != "fnv1a64" || !hash || !size || (fields[3] != "uncased" && fields[3] != "cased" && fields[3] != "bpe"))
+    return std::nullopt;
+  return VocabStamp{*hash, *size, fields[3] == "uncased", fields[3] == "bpe"};
 }
 
 void check_same_vocabulary(const StampedVocab& a, const StampedVocab& b, bool compare_case, bool allow) {
@@ -60,9 +62,8 @@ void check_same_vocabulary(const StampedVocab& a, const StampedVocab& b, bool co
   if (!a.stamp.same_tokens(b.stamp))
     problem = fmt::format("{} ({}) and {} ({}) are of different vocabularies", a.where, a.stamp.describe(), b.where,
                           b.stamp.describe());
-  else if (compare_case && a.stamp.lower_case != b.stamp.lower_case)
-    problem = fmt::format("{} is {} but {} is {}", a.where, casing(a.stamp.lower_case), b.where,
-                          casing(b.stamp.lower_case));
+  else if (compare_case && (a.stamp.lower_case != b.stamp.lower_case || a.stamp.byte_level != b.stamp.byte_level))
+    problem = fmt::format("{} is {} but {} is {}", a.where, casing(a.stamp), b.where, casing(b.stamp));
   if (problem.empty()) return;
   if (!allow) fail("{}: use the vocabulary and casing they were made with, or --{} to go ahead", problem,
                    kAllowVocabMismatchFlag);

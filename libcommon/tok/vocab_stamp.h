@@ -7,7 +7,8 @@
 //   fnv1a64:HHHHHHHHHHHHHHHH:N:uncased
 // the 64-bit FNV-1a hash (lower-case hex) of the tokens in id order, each followed by '\n' (the vocabulary as
 // load_vocab reads it, stripped), the number of tokens N, and "uncased" (text lower-cased and accents stripped)
-// or "cased".
+// or "cased"; for a byte-level BPE tokenizer "bpe", the hash then also covering its merges and added tokens
+// (tok/text_tokenizer.h).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,7 @@ struct VocabStamp {
   uint64_t hash = 0;
   uint64_t size = 0;
   bool lower_case = true;
+  bool byte_level = false;  // a byte-level BPE tokenizer (lower_case false)
 
   std::string text() const;
   // For messages: "30522 tokens, uncased, fnv1a64 0123456789abcdef".

@@ -18,7 +18,7 @@ run bert-eval --checkpoint "$TMP/m"
 expect_rc 2 "no inputs"; expect_err "give HDF5 files with --input, or --fill-mask TEXT; try --help" "no inputs message"
 mkdir -p "$TMP/no-vocab"  # a checkpoint directory without a vocab.txt
 run bert-eval --checkpoint "$TMP/no-vocab" --fill-mask "a [MASK]"
-expect_rc 2 "--fill-mask without --vocab"; expect_err "--fill-mask needs --vocab" "--vocab named"
+expect_rc 2 "--fill-mask without --vocab"; expect_err "--fill-mask needs the model's vocabulary: give --vocab or --tokenizer" "--vocab named"
 run bert-eval --checkpoint "$TMP/m" --batch-size 0 x.hdf5
 expect_rc 2 "--batch-size 0"; expect_err "^bert-eval: --batch-size must be positive, got 0" "--batch-size named once"
 run bert-eval --checkpoint "$TMP/m" --device tpu x.hdf5

@@ -251,7 +251,7 @@ expect_rc 1 "run without checkpoints"; expect_err "no complete checkpoint yet" "
 # The tokenizer: hf needs a vocabulary (beside the input or --vocab) of the model's size.
 mkdir "$TMP/novocab"; cp "$RUN/step-00000005/model.safetensors" "$RUN/step-00000005/config.json" "$TMP/novocab/"
 run ckpt-convert --to hf -o "$TMP/nv-hf" "$TMP/novocab"
-expect_rc 1 "hf without a vocabulary"; expect_err "no vocab.txt beside it; name the model's vocabulary with --vocab" "asks for --vocab"
+expect_rc 1 "hf without a vocabulary"; expect_err "no vocab.txt \\(or byte-level tokenizer.json\\) beside it; name the model's vocabulary with --vocab or --tokenizer" "asks for --vocab"
 expect_file_absent "$TMP/nv-hf" "no output without a vocabulary"
 run ckpt-convert --to hf --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" -o "$TMP/nv-hf" "$TMP/novocab"
 expect_rc 1 "a vocabulary of another size"; expect_err "30522 tokens, but the model's vocab_size is 15" "size mismatch named"

@@ -27,7 +27,10 @@ OWN = {
     "output": "stdout where the tool streams; required where the output is a directory or a seekable HDF5 file",
     "layout": "mkpretrain writes nvidia; tfrecord2hdf5 detects it from the records; bin4 keeps its input's",
     "gzip": "bin4's level follows the layout it writes",
-    "vocab-size": "wordpiece train: the size of the vocabulary to learn; bert-train: a preset's vocabulary size",
+    "vocab-size": "wordpiece train, bpe train: the size of the vocabulary to learn (BERT's, RoBERTa's); bert-train: a "
+                  "preset's vocabulary size",
+    "special-tokens": "each vocabulary kind's own: WordPiece's [PAD],[UNK],[CLS],[SEP],[MASK], RoBERTa's "
+                      "<s>,<pad>,</s>,<unk>,<mask>",
     "max-seq-length": "mkpretrain makes instances of that length; tfrecord2hdf5 takes it from the records (0)",
     "max-predictions": "the tools that make data choose it; the tools that read data take it from the data",
     "masking": "mkpretrain: what it writes (static or none); bert-train: static or dynamic, as the data is by default",

@@ -5,9 +5,11 @@
 
 #include "../error_of.h"
 #include "../scratch_dir.h"
+#include "ckpt/checkpoint_path.h"
 #include "tok/bpe_trainer.h"
 #include "tok/byte_level.h"
 #include "tok/split_pattern.h"
+#include "tok/text_tokenizer.h"
 #include "tok/tokenizer_json.h"
 
 #include <nlohmann/json.hpp>
@@ -134,4 +136,53 @@ TEST_CASE("tokenizer.json: damaged or unsupported files are refused in one line 
             .find("added_tokens[0]: id 36 is '$' in model.vocab, not '<s>'") != std::string::npos);
   CHECK(error("{\"model\":{\"type\":\"WordPiece\"}}").find("model.type: 'WordPiece' is not supported") != std::string::npos);
   CHECK(error("{\"model\": \"\xFF\"}").find("tokenizer.json: ") != std::string::npos);  // invalid UTF-8
+}
+
+TEST_CASE("text tokenizer: a BPE file's roles, word starts and stamp") {
+  bk_test::ScratchDir dir;
+  const std::string added =
+      "\"added_tokens\":[{\"id\":256,\"content\":\"<s>\",\"special\":true},{\"id\":257,\"content\":\"</s>\",\"special\":true},"
+      "{\"id\":258,\"content\":\"<mask>\",\"lstrip\":true,\"special\":true}],"
+      "\"post_processor\":{\"type\":\"RobertaProcessing\",\"cls\":[\"<s>\",256],\"sep\":[\"</s>\",257]},";
+  const std::string path = write(dir, tokenizer_json({"<s>", "</s>", "<mask>", "\xC4\xA0" "a", "ab"}, {"\xC4\xA0 a", "a b"}, added));
+  const bk::TextTokenizer t = bk::TextTokenizer::load(path, true);
+  CHECK(t.byte_level());
+  CHECK(t.specials().cls == 256);
+  CHECK(t.specials().sep == 257);
+  CHECK(t.specials().mask == 258);
+  CHECK_FALSE(t.continues_word(t.id_of("\xC4\xA0" "a")));  // "Ġa" starts a word
+  CHECK(t.continues_word(t.id_of("ab")));
+  CHECK_FALSE(t.continues_word(256));  // special tokens never continue one
+  const bk::VocabStamp stamp = t.stamp();
+  CHECK(stamp.text().ends_with(":261:bpe"));
+  CHECK(bk::parse_vocab_stamp(stamp.text())->byte_level);
+  // Another merge order tokenizes differently: another stamp.
+  const std::string other = dir / "other.json";
+  std::ofstream(other) << tokenizer_json({"<s>", "</s>", "<mask>", "\xC4\xA0" "a", "ab"}, {"a b", "\xC4\xA0 a"}, added);
+  CHECK_FALSE(bk::TextTokenizer::load(other, true).stamp().same_tokens(stamp));
+  std::vector<int32_t> ids;
+  bk::TextTokenizer::Encoder encoder = t.encoder();
+  encoder.encode("ab <mask>", ids);
+  CHECK(ids == std::vector<int32_t>{t.id_of("ab"), 258});  // <mask> takes the space before it (lstrip)
+}
+
+TEST_CASE("tokenizer.json: a pre-tokenizer sequence must end in ByteLevel; a structured vocabulary value is refused") {
+  bk_test::ScratchDir dir;
+  const auto error = [&](const std::string& text) { return error_of([&] { bk::load_bpe_tokenizer(write(dir, text)); }); };
+  CHECK(error(tokenizer_json({}, {}, "\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[]},"))
+            .find("pre_tokenizer.pretokenizers: expected a list ending with ByteLevel") != std::string::npos);
+  CHECK(error("{\"pre_tokenizer\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":{}},\"merges\":[]}}")
+            .find("model.vocab['b']: expected an integer id") != std::string::npos);
+  CHECK(error(tokenizer_json({}, {}, "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":5},"))
+            .find("normalizer.normalizers: expected a list") != std::string::npos);
+}
+
+TEST_CASE("the tokenizer beside a checkpoint: vocab.txt, else a byte-level tokenizer.json, never a WordPiece one") {
+  bk_test::ScratchDir dir;
+  std::ofstream(dir / "tokenizer.json") << "{\"model\":{\"type\":\"WordPiece\",\"vocab\":{\"[UNK]\":0}},\"pre_tokenizer\":null}";
+  CHECK(bk::vocab_beside_checkpoint(dir.path.string()).empty());  // an HF BERT directory's, which bpe cannot read
+  write(dir, tokenizer_json({}, {}));
+  CHECK(bk::vocab_beside_checkpoint(dir.path.string()) == dir / "tokenizer.json");
+  std::ofstream(dir / "vocab.txt") << "[UNK]\n";
+  CHECK(bk::vocab_beside_checkpoint(dir.path.string()) == dir / "vocab.txt");
 }

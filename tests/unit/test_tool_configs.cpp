@@ -112,7 +112,14 @@ TEST_CASE("mkpretrain config: what a run is given passes, each bad value is name
   bk::MkpretrainConfig c;
   c.inputs = {"a.txt"};
   c.output = "out.tfrecord";
+  c.tokenizer.vocab = "vocab.txt";
   CHECK_NOTHROW(c.validate());
+  CHECK(usage_of(c, [](auto& b) { b.tokenizer.vocab.clear(); }) ==
+        "give the vocabulary: --vocab FILE (WordPiece) or --tokenizer FILE (byte-level BPE)");
+  CHECK(usage_of(c, [](auto& b) { b.tokenizer.tokenizer = "tokenizer.json"; }) ==
+        "give --vocab (WordPiece) or --tokenizer (byte-level BPE), not both");
+  CHECK(usage_of(c, [](auto& b) { b.tokenizer.vocab.clear(), b.tokenizer.tokenizer = "t.json", b.tokenizer.cased = true; }) ==
+        "--cased is WordPiece's: a byte-level BPE tokenizer keeps the text as it is");
   CHECK(usage_of(c, [](auto& b) { b.threads = -1; }) == "--threads must be >= 0");
   CHECK(usage_of(c, [](auto& b) { b.format = "json"; }) == "--format must be tfrecord or hdf5, got 'json'");
   CHECK(usage_of(c, [](auto& b) { b.gzip_level = 10; }) == "--gzip must be 0-9, got 10");

@@ -8,6 +8,7 @@
 #include "io/input.h"
 #include "io/output.h"
 #include "tok/full_tokenizer.h"
+#include "tok/tokenizer_json.h"
 #include "tok/vocab_fit.h"
 #include "util/error.h"
 
@@ -48,6 +49,8 @@ void FinetuneFeaturesConfig::validate_tokenization(bool vocab_required) const {
   if (!squad() && !find_glue_task(task))
     usage_fail("--task must be squad, squad2 or a GLUE task ({}), got '{}'", glue_task_names(), task);
   if (vocab_path.empty() && vocab_required) usage_fail("--vocab is required");
+  if (is_bpe_tokenizer_path(vocab_path))
+    usage_fail("--vocab takes WordPiece's vocab.txt: bert-finetune makes its features with WordPiece only, got {}", vocab_path);
   if (squad()) {
     squad_options().validate();
   } else {

@@ -1,6 +1,7 @@
 #include "tasks/finetune/bert_finetune_predict.h"
 
 #include "ckpt/checkpoint_path.h"
+#include "ckpt/checkpoint_tokenizer.h"
 #include "ckpt/tokenizer_files.h"
 #include "io/input.h"
 #include "device/device.h"
@@ -27,26 +28,17 @@ std::string read_context(const FinetunePredictConfig& config) {
   return text;
 }
 
-// The vocabulary the features are made with, and its case: what the fine-tuned checkpoint carries (bert-finetune
-// train writes vocab.txt and tokenizer_config.json into it), or --vocab and --cased, which must agree with it
-// (tok/vocab_stamp.h).
-struct Tokenization {
-  std::string vocab_path;
-  bool cased = false;
-};
+// The vocabulary the features are made with, and its case: ckpt/checkpoint_tokenizer.h's rule (what the
+// fine-tuned checkpoint carries, bert-finetune train writing its tokenizer into it, or --vocab and --cased, which
+// must agree with it).
+using Tokenization = CheckpointTokenizer;
 
 Tokenization resolve_tokenization(const FinetunePredictConfig& config) {
-  Tokenization t{config.features.vocab_path, config.features.cased};
-  if (config.checkpoint.empty()) return t;
-  const std::string checkpoint = resolve_checkpoint(config.checkpoint);
-  if (t.vocab_path.empty()) t.vocab_path = vocab_beside_checkpoint(checkpoint);
-  if (t.vocab_path.empty()) usage_fail("--vocab is required: there is no vocab.txt beside {}", config.checkpoint);
-  if (const auto model_vocab = checkpoint_vocab_stamp(checkpoint)) {
-    t.cased = t.cased || !model_vocab->stamp.lower_case;
-    StampedVocab given = vocab_file_stamp(t.vocab_path, !t.cased);
-    if (config.features.cased) given.where += " with --cased";
-    check_same_vocabulary(given, *model_vocab, true, config.allow_vocab_mismatch);
-  }
+  if (config.checkpoint.empty()) return {config.features.vocab_path, config.features.cased};
+  Tokenization t = checkpoint_tokenizer(resolve_checkpoint(config.checkpoint),
+                                        {config.features.vocab_path, "", config.features.cased},
+                                        config.allow_vocab_mismatch, "predict", "--vocab");
+  require_wordpiece(t.path, "bert-finetune");
   return t;
 }
 
@@ -74,7 +66,7 @@ SquadFeatureOptions with_model_windows(SquadFeatureOptions options, const Finetu
 std::vector<std::string> read_paths(const FinetunePredictConfig& config, const Tokenization& tokenization) {
   std::vector<std::string> paths = checkpoint_read_paths(resolve_checkpoint(config.checkpoint));
   paths.push_back(config.predict_file);
-  paths.push_back(tokenization.vocab_path);
+  paths.push_back(tokenization.path);
   return paths;
 }
 
@@ -117,8 +109,8 @@ void run_bert_finetune_predict(const FinetunePredictConfig& config) {
   const at::Device device = choose_device(config.device, detect_dist_env());
   set_up_cuda_runtime(device);
   const FinetunedModel model = load_finetuned_model(config.checkpoint, config.features.task, device);
-  const Vocab vocab = Vocab::load(tokenization.vocab_path);
-  check_vocab_matches(model, vocab.size(), tokenization.vocab_path);
+  const Vocab vocab = Vocab::load(tokenization.path);
+  check_vocab_matches(model, vocab.size(), tokenization.path);
   FullTokenizer tokenizer(vocab, !tokenization.cased);
   if (model.info->kind == FinetuneKind::span) {
     const SquadPredictSettings settings = squad_settings(config, tokenization, model);

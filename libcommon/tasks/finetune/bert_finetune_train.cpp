@@ -5,6 +5,7 @@
 #include "train/loop/loop.h"
 #include "util/error.h"
 #include "ckpt/checkpoint_path.h"
+#include "ckpt/checkpoint_tokenizer.h"
 #include "ckpt/tokenizer_files.h"
 
 namespace bk {
@@ -12,15 +13,20 @@ namespace bk {
 namespace {
 
 // The task as the flags and the checkpoint resolve it: the model's directory (--init-checkpoint, a run's
-// directory followed to its checkpoint) and its vocabulary (--vocab, else the one beside that checkpoint when SQuAD's
-// --eval-file needs one to score with; it travels into every fine-tuned checkpoint, where predict finds it). The
-// eval file's casing is --cased's, as the training features' is `bert-finetune features --cased`'s: the loop
-// refuses one other than the model's.
+// directory followed to its checkpoint) and, when SQuAD's --eval-file needs one to score with, its tokenizer by
+// ckpt/checkpoint_tokenizer.h's rule, the one predict follows (it travels into every fine-tuned checkpoint, where
+// predict finds it).
 FinetuneTaskConfig resolve_task(const FinetuneTrainConfig& config) {
   FinetuneTaskConfig task = config.task;
   task.model_dir = config.loop.init_checkpoint.empty() ? "" : resolve_checkpoint(config.loop.init_checkpoint);
   const bool span_eval = !task.eval_file.empty() && task.task.starts_with("squad");
-  if (task.vocab_path.empty() && span_eval) task.vocab_path = vocab_beside_checkpoint(task.model_dir);
+  if (span_eval && (!task.vocab_path.empty() || !task.model_dir.empty())) {
+    const CheckpointTokenizer t = checkpoint_tokenizer(task.model_dir, {task.vocab_path, "", task.cased},
+                                                       config.loop.allow_vocab_mismatch, "a SQuAD --eval-file", "--vocab");
+    require_wordpiece(t.path, "bert-finetune");
+    task.vocab_path = t.path;
+    task.cased = t.cased;
+  }
   task.quiet = config.loop.quiet;
   task.validate();
   return task;

@@ -7,6 +7,7 @@
 #include "tasks/pretraining/inputs.h"
 #include "tok/vocab.h"
 #include "ckpt/checkpoint_path.h"
+#include "ckpt/checkpoint_tokenizer.h"
 #include "ckpt/tokenizer_files.h"
 
 #include "util/error.h"
@@ -154,28 +155,19 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
 
 namespace {
 
-// --fill-mask: the text tokenized as the model was trained (its vocabulary and casing) unless --cased says so; a
-// vocabulary or casing other than the model's is refused (tok/vocab_stamp.h).
+// --fill-mask: the text tokenized as the model was trained (ckpt/checkpoint_tokenizer.h's rule).
 void run_fill_mask(const BertEvalConfig& options, const std::string& checkpoint, const at::Device& device) {
-  const std::string vocab_path = options.vocab.empty() ? vocab_beside_checkpoint(checkpoint) : options.vocab;
-  if (vocab_path.empty()) usage_fail("--fill-mask needs --vocab: there is no vocab.txt beside {}", checkpoint);
-  const std::optional<StampedVocab> model_vocab = checkpoint_vocab_stamp(checkpoint);
-  // Without a recorded vocabulary, a tokenizer_config.json beside --vocab still says how the model was trained.
-  const bool cased = options.cased || (model_vocab ? !model_vocab->stamp.lower_case
-                                                   : tokenizer_lower_case(vocab_path) == false);
-  if (model_vocab) {
-    StampedVocab text = vocab_file_stamp(vocab_path, !cased);
-    if (options.cased) text.where += " with --cased";
-    check_same_vocabulary(text, *model_vocab, true, options.allow_vocab_mismatch);
-  }
+  const TextTokenizer tokenizer =
+      checkpoint_tokenizer(checkpoint, {options.vocab, options.tokenizer, options.cased}, options.allow_vocab_mismatch,
+                           "--fill-mask", "--vocab or --tokenizer")
+          .load();
   auto model = load_model_dir(checkpoint, options.config);
   model->to(device);
   model->eval();
-  const Vocab vocab = Vocab::load(vocab_path);
-  if (static_cast<int64_t>(vocab.size()) != model->config().vocab_size)
-    fail("{}: {} tokens, but the model's vocab_size is {}", vocab_path, vocab.size(), model->config().vocab_size);
+  if (static_cast<int64_t>(tokenizer.size()) != model->config().vocab_size)
+    fail("{}: {} tokens, but the model's vocab_size is {}", tokenizer.path(), tokenizer.size(), model->config().vocab_size);
   for (const auto& text : options.fill_mask_texts)
-    std::cout << fill_mask(*model, vocab, text, options.top_k, cased, options.quiet).dump() << '\n';
+    std::cout << fill_mask(*model, tokenizer, text, options.top_k, options.quiet).dump() << '\n';
   std::cout.flush();
 }
 
@@ -189,8 +181,8 @@ EvalSettings eval_settings(const BertEvalConfig& options, const std::string& che
     if (const auto model_vocab = checkpoint_vocab_stamp(checkpoint))
       check_same_vocabulary(*inputs.vocab, *model_vocab, true, options.allow_vocab_mismatch);
   EvalSettings settings = options.settings;
-  settings.masking = resolve_masking(options.masking_flags, inputs,
-                                     options.vocab.empty() ? vocab_beside_checkpoint(checkpoint) : options.vocab,
+  const std::string named = TokenizerFlags{options.vocab, options.tokenizer}.path();
+  settings.masking = resolve_masking(options.masking_flags, inputs, named.empty() ? vocab_beside_checkpoint(checkpoint) : named,
                                      settings.max_predictions, false);
   // --max-predictions counts one sample's masks; a packed row of several takes more slots.
   if (settings.masking) settings.max_predictions = dynamic_prediction_slots(inputs.sources, *settings.masking);

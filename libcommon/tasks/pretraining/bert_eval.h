@@ -60,6 +60,7 @@ struct BertEvalConfig {
   // --fill-mask mode (when texts is not empty)
   std::vector<std::string> fill_mask_texts;
   std::string vocab;
+  std::string tokenizer;  // --tokenizer: a byte-level BPE one instead of --vocab
   int64_t top_k = 5;
   bool cased = false;
   bool quiet = false;

@@ -1,6 +1,7 @@
 #include "tasks/pretraining/bert_eval.h"
 
 #include "cli/options.h"
+#include "tok/text_tokenizer.h"
 #include "tok/vocab_stamp.h"
 #include "util/error.h"
 
@@ -32,7 +33,9 @@ void add_bert_eval_options(Options& options, BertEvalConfig& c) {
      "evaluate the first N samples only (0 = all)")
     ("device", po::value(&c.device)->default_value(d.device)->value_name("DEV"), "cpu, cuda or cuda:N")
     ("fill-mask", po::value(&c.fill_mask_texts)->value_name("TEXT"), "print the top-k tokens for each [MASK] in TEXT (repeatable)")
-    ("vocab", po::value(&c.vocab)->value_name("FILE"), "WordPiece vocabulary for --fill-mask (default: vocab.txt beside the checkpoint)")
+    ("vocab", po::value(&c.vocab)->value_name("FILE"),
+     "WordPiece vocabulary for --fill-mask (default: vocab.txt, else tokenizer.json, beside the checkpoint)")
+    ("tokenizer", po::value(&c.tokenizer)->value_name("FILE"), kTokenizerFlagHelp)
     (kAllowVocabMismatchFlag, po::bool_switch(&c.allow_vocab_mismatch), kAllowVocabMismatchHelp)
     ("masking", optional_choice_value("masking", kTrainMasking, c.masking_flags.masking)->value_name("M"),
      "dynamic: mask unmasked inputs (mkpretrain --masking none) once, from --mask-seed, as bert-train does; "

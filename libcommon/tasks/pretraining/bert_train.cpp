@@ -1,5 +1,7 @@
 #include "tasks/pretraining/bert_train.h"
 
+#include "tok/text_tokenizer.h"
+
 #include "launch/dist_env.h"
 #include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/pretraining_task.h"
@@ -73,6 +75,7 @@ std::string init_checkpoint_config(const std::string& resolved) {
 
 void run_bert_train(BertTrainConfig config) {
   config.validate();
+  config.loop.vocab = TokenizerFlags{config.loop.vocab, config.loop.tokenizer}.path();  // the file decides the kind
   if (!config.loop.init_checkpoint.empty()) config.loop.init_checkpoint = resolve_checkpoint(config.loop.init_checkpoint);
   if (config.data.config_path.empty()) config.data.config_path = init_checkpoint_config(config.loop.init_checkpoint);
   // A preset's vocabulary size: --vocab's, else that of the vocabulary beside the checkpoint the run starts from

@@ -2,6 +2,7 @@
 
 #include "cli/options.h"
 #include "tasks/attention_option.h"
+#include "tok/text_tokenizer.h"
 #include "util/error.h"
 
 #include <cstdint>
@@ -55,6 +56,7 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
     ("vocab", po::value(&c.loop.vocab)->value_name("FILE"),
      "the data's vocabulary, written into every checkpoint with its tokenizer files, so that bert-eval, "
      "ckpt-convert and bert-finetune find it (default: the one beside --init-checkpoint, if any)")
+    ("tokenizer", po::value(&c.loop.tokenizer)->value_name("FILE"), kTokenizerFlagHelp)
     ("vocab-size", optional_value(c.data.vocab_size)->value_name("N"),
      "a preset --config's vocabulary size (default: --vocab's size, else 30522)")
     ("masking", optional_choice_value("masking", kTrainMasking, c.data.masking_flags.masking)->value_name("M"),

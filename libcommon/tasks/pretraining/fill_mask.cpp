@@ -2,8 +2,6 @@
 #include "util/error.h"
 #include "tasks/pretraining/fill_mask.h"
 #include "util/utf8.h"
-#include "tok/full_tokenizer.h"
-#include "tok/vocab_fit.h"
 
 #include <ATen/ATen.h>
 
@@ -11,34 +9,53 @@
 
 namespace bk {
 
-nlohmann::ordered_json fill_mask(BertForPreTraining& model, const Vocab& vocab, const std::string& text,
-                                 int64_t top_k, bool cased, bool quiet) {
+namespace {
+
+// WordPiece: "[MASK]" would be split into "[", "mask", "]" by the basic tokenizer, so the text is cut at each
+// literal "[MASK]" and the pieces between are tokenized on their own. Byte-level BPE: the mask is an added token,
+// which the tokenizer finds itself.
+std::vector<int64_t> fill_mask_ids(const TextTokenizer& tokenizer, const std::string& text, bool quiet) {
+  const int32_t cls = tokenizer.require_cls(), sep = tokenizer.require_sep(), mask = tokenizer.require_mask();
+  TextTokenizer::Encoder encoder = tokenizer.encoder();
+  std::vector<int32_t> piece_ids;
+  std::vector<int64_t> ids{cls};
+  if (tokenizer.byte_level()) {
+    encoder.encode(text, piece_ids);
+    const PostTemplate& post = tokenizer.bpe()->post;
+    if (!post.empty()) piece_ids = post.apply(piece_ids);
+    else piece_ids.push_back(sep);
+    ids.assign(piece_ids.begin(), piece_ids.end());
+    if (post.empty()) ids.insert(ids.begin(), cls);
+  } else {
+    const std::string_view mask_text = tokenizer.token(mask);
+    size_t start = 0;
+    while (true) {
+      const size_t at = text.find(mask_text, start);
+      encoder.encode(std::string_view(text).substr(start, at == std::string::npos ? std::string::npos : at - start),
+                     piece_ids);
+      ids.insert(ids.end(), piece_ids.begin(), piece_ids.end());
+      if (at == std::string::npos) break;
+      ids.push_back(mask);
+      start = at + mask_text.size();
+    }
+    ids.push_back(sep);
+  }
+  if (!quiet) tokenizer.warn_if_misfit(encoder.take_unknown());
+  return ids;
+}
+
+}  // namespace
+
+nlohmann::ordered_json fill_mask(BertForPreTraining& model, const TextTokenizer& tokenizer, const std::string& text,
+                                 int64_t top_k, bool quiet) {
   if (const size_t bad = utf8_invalid_offset(text); bad != std::string::npos)
     fail("--fill-mask text: invalid UTF-8 at byte {}", bad);
-  const int32_t cls = vocab.require("[CLS]"), sep = vocab.require("[SEP]");
-  const int32_t mask = vocab.require("[MASK]");
-  FullTokenizer tokenizer(vocab, !cased);
-  // "[MASK]" would be split into "[", "mask", "]" by the basic tokenizer, so the text is cut at each literal
-  // "[MASK]" and the pieces between are tokenized on their own.
-  std::vector<int64_t> ids{cls};
-  std::vector<int32_t> piece_ids;
-  constexpr std::string_view kMask = "[MASK]";
-  size_t start = 0;
-  while (true) {
-    const size_t at = text.find(kMask, start);
-    tokenizer.encode(std::string_view(text).substr(start, at == std::string::npos ? std::string::npos : at - start),
-                     piece_ids);
-    ids.insert(ids.end(), piece_ids.begin(), piece_ids.end());
-    if (at == std::string::npos) break;
-    ids.push_back(mask);
-    start = at + kMask.size();
-  }
-  ids.push_back(sep);
-  if (!quiet) warn_if_vocabulary_misfits(tokenizer.take_unknown(), vocab, cased);
+  const int32_t mask = tokenizer.require_mask();
+  const std::vector<int64_t> ids = fill_mask_ids(tokenizer, text, quiet);
   std::vector<int64_t> mask_positions;
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] == mask) mask_positions.push_back(static_cast<int64_t>(i));
-  if (mask_positions.empty()) fail("--fill-mask text has no [MASK]: {}", text);
+  if (mask_positions.empty()) fail("--fill-mask text has no {}: {}", tokenizer.token(mask), text);
   const auto t = static_cast<int64_t>(ids.size());
   if (t > model.config().max_position_embeddings)
     fail("--fill-mask text is {} tokens with [CLS] and [SEP], more than the model's {} positions", t,
@@ -57,7 +74,7 @@ nlohmann::ordered_json fill_mask(BertForPreTraining& model, const Vocab& vocab, 
   nlohmann::ordered_json result;
   result["text"] = text;
   result["tokens"] = nlohmann::json::array();
-  for (int64_t id : ids) result["tokens"].push_back(std::string(vocab.token(static_cast<int32_t>(id))));
+  for (int64_t id : ids) result["tokens"].push_back(std::string(tokenizer.token(static_cast<int32_t>(id))));
   result["masks"] = nlohmann::json::array();
   for (size_t m = 0; m < mask_positions.size(); ++m) {
     nlohmann::ordered_json entry;
@@ -66,7 +83,7 @@ nlohmann::ordered_json fill_mask(BertForPreTraining& model, const Vocab& vocab, 
     for (int64_t k = 0; k < top_k; ++k) {
       const auto id = ids_cpu[static_cast<int64_t>(m)][k].item<int64_t>();
       nlohmann::ordered_json p;
-      p["token"] = std::string(vocab.token(static_cast<int32_t>(id)));
+      p["token"] = std::string(tokenizer.token(static_cast<int32_t>(id)));
       p["id"] = id;
       p["probability"] = probs_cpu[static_cast<int64_t>(m)][k].item<double>();
       entry["predictions"].push_back(p);

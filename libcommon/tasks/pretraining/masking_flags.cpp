@@ -1,7 +1,7 @@
 #include "tasks/pretraining/masking_flags.h"
 
 #include "tasks/pretraining/inputs.h"
-#include "tok/vocab.h"
+#include "tok/text_tokenizer.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -29,7 +29,7 @@ std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags,
     fail("{}: unmasked instances (mkpretrain --masking none): give --masking dynamic to mask them once, from "
          "--mask-seed, as bert-train's evaluation does", first);
   if (vocab_path.empty())
-    usage_fail("dynamic masking needs the data's vocabulary ([MASK], the random replacements): give --vocab");
+    usage_fail("dynamic masking needs the data's vocabulary ([MASK], the random replacements): give --vocab or --tokenizer");
   const double prob = flags.masked_lm_prob.value_or(0.15);
   if (max_predictions == 0) {
     // The most the rule draws for the longest row: round(L x prob) (what 20 for 128 tokens and 80 for 512 round up).
@@ -42,7 +42,7 @@ std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags,
     max_predictions = std::max<int64_t>(1, static_cast<int64_t>(std::nearbyint(static_cast<double>(longest) * prob)));
   }
   return std::make_shared<const DynamicMasking>(
-      DynamicMasking{masking_vocab(Vocab::load(vocab_path)),
+      DynamicMasking{masking_vocab(TextTokenizer::load(vocab_path, true)),
                      MaskingRule{prob, static_cast<int>(max_predictions), flags.whole_word_mask}});
 }
 

@@ -9,7 +9,7 @@
 #include "pretraining_data/dynamic_masks.h"
 #include "tasks/pretraining/inputs.h"
 #include "tasks/pretraining/pretrain_loss.h"
-#include "tok/vocab.h"
+#include "tok/text_tokenizer.h"
 #include "train/dist/dist.h"
 #include "util/error.h"
 #include "util/tool_name.h"
@@ -38,13 +38,13 @@ BertConfig pretraining_model_config(const PretrainingConfig& c) {
     // No vocabulary to ask for ModernBERT's special tokens: a preset's padding id beyond it names none.
     if (model.modern.pad_token_id >= model.vocab_size) model.modern.pad_token_id = -1;
   } else if (!c.vocab_path.empty()) {
-    const Vocab vocab = Vocab::load(c.vocab_path);
-    model.vocab_size = static_cast<int64_t>(vocab.size());
+    const TextTokenizer tokenizer = TextTokenizer::load(c.vocab_path, true);
+    model.vocab_size = static_cast<int64_t>(tokenizer.size());
     if (model.is_modernbert()) {  // the special tokens' ids of this vocabulary (-1: it has none)
-      const auto id = [&](const char* token) { return vocab.find(token) == Vocab::kNotFound ? -1 : vocab.find(token); };
-      model.modern.pad_token_id = id("[PAD]");
-      model.modern.cls_token_id = model.modern.bos_token_id = id("[CLS]");
-      model.modern.sep_token_id = model.modern.eos_token_id = id("[SEP]");
+      const SpecialIds& s = tokenizer.specials();
+      model.modern.pad_token_id = s.pad;
+      model.modern.cls_token_id = model.modern.bos_token_id = s.cls;
+      model.modern.sep_token_id = model.modern.eos_token_id = s.sep;
     }
   }
   model.validate(c.config_path);

@@ -47,6 +47,7 @@ struct LoopConfig {
   bool force = false;                   // a new run in a directory with an earlier run's checkpoints removes them
   std::string init_checkpoint;
   std::string vocab;  // the tokenizer copied into every checkpoint (empty: the one beside the checkpoint started from)
+  std::string tokenizer;  // --tokenizer: a byte-level BPE one instead of --vocab (resolved into vocab before the run)
   // The vocabulary the training data was made with (tok/vocab_stamp.h, as the task's files record it) and the file
   // that records it; trainer_state.json keeps it. Empty: not known.
   std::string data_vocab_stamp, data_vocab_source;
