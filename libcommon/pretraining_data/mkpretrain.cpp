@@ -297,8 +297,11 @@ size_t run_mkpretrain(const MkpretrainConfig& cfg) {
   progress.stage("writing", instances.list.size(), "instances");
   if (format == PretrainFormat::tfrecord) write_tfrecord(corpus, instances, masking, cfg, threads, progress);
   else write_hdf5(corpus, instances, masking, cfg, tokenizer.stamp().text(), progress);
-  progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances, {}", corpus.num_docs(),
-                                     corpus.sentence_begin.size() - 1, instances.list.size(), unknown.summary()));
+  // The unknown token's share, where the tokenizer can make one (a byte-level BPE model without unk_token cannot)
+  const bool makes_unknown = !tokenizer.byte_level() || tokenizer.bpe()->model->unk_id() >= 0;
+  const std::string unknown_share = makes_unknown ? ", " + unknown.summary() : "";
+  progress.finish(bytes, fmt::format("{} documents, {} sentences, {} instances{}", corpus.num_docs(),
+                                     corpus.sentence_begin.size() - 1, instances.list.size(), unknown_share));
   if (!cfg.quiet) tokenizer.warn_if_misfit(unknown);
   return instances.list.size();
 }

@@ -36,33 +36,44 @@ struct TemplatedTokenizer {
 struct TextChunk {
   std::string text;
   std::string file;
+  uint64_t first_line = 1;  // the number of the chunk's first line in the file
 };
 
 constexpr size_t kChunkBytes = 1 << 20;
 
 // Reads the next chunk of `input`, ending after a newline (or at the end of the input); `carry` holds the part
 // of a line read past the chunk.
-bool read_chunk(Input& input, std::string& carry, TextChunk& chunk) {
+bool read_chunk(Input& input, std::string& carry, uint64_t& lines_before, TextChunk& chunk) {
   chunk.text.swap(carry);
   carry.clear();
   chunk.file = input.name();
+  chunk.first_line = lines_before + 1;
+  const auto count_lines = [&] { lines_before += std::count(chunk.text.begin(), chunk.text.end(), '\n'); };
   for (;;) {
     if (const size_t nl = chunk.text.rfind('\n'); nl != std::string::npos && chunk.text.size() >= kChunkBytes) {
       carry.assign(chunk.text, nl + 1);
       chunk.text.resize(nl + 1);
+      count_lines();
       return true;
     }
     const size_t have = chunk.text.size();
     chunk.text.resize(have + kChunkBytes);
     const size_t n = input.read(chunk.text.data() + have, kChunkBytes);
     chunk.text.resize(have + n);
-    if (n == 0) return !chunk.text.empty();
+    if (n == 0) {
+      count_lines();
+      return !chunk.text.empty();
+    }
   }
 }
 
 WordCounts count_chunk(const TextChunk& chunk, const BpeTokenizerSpec& spec) {
-  if (size_t bad = utf8_invalid_offset(chunk.text); bad != std::string_view::npos)
-    fail("{}: byte {} of a chunk: invalid UTF-8 (bpe train reads UTF-8 text)", chunk.file, bad + 1);
+  if (size_t bad = utf8_invalid_offset(chunk.text); bad != std::string_view::npos) {
+    const size_t line_start = bad == 0 ? 0 : chunk.text.rfind('\n', bad - 1) + 1;  // npos + 1 = 0
+    fail("{}: line {}, byte {}: invalid UTF-8", chunk.file,
+         chunk.first_line + std::count(chunk.text.begin(), chunk.text.begin() + static_cast<ptrdiff_t>(bad), '\n'),
+         bad - line_start + 1);
+  }
   UnicodeNormalizer normalizer(spec.normalizer);
   ByteLevelPreTokenizer pre(spec);
   WordCounts counts;
@@ -160,8 +171,9 @@ void run_bpe_train(const BpeTrainConfig& config) {
     Input input(path, config.trainer.threads);
     progress.stage(fmt::format("counting {}", input.name()), input.raw_size());
     std::string carry;
+    uint64_t lines = 0;
     ordered_parallel<TextChunk, WordCounts>(
-        worker_threads(config.trainer.threads), [&](TextChunk& chunk) { return read_chunk(input, carry, chunk); },
+        worker_threads(config.trainer.threads), [&](TextChunk& chunk) { return read_chunk(input, carry, lines, chunk); },
         [&](const TextChunk& chunk) { return count_chunk(chunk, untrained); },
         [&](WordCounts& counts) {
           for (auto& [word, n] : counts) words[word] += n;
