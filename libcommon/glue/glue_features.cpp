@@ -1,7 +1,7 @@
 #include "glue/glue_features.h"
 
 #include "tfrecord/example.h"
-#include "tok/full_tokenizer.h"
+#include "tok/text_tokenizer.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -21,11 +21,27 @@ void truncate_seq_pair(std::vector<int32_t>& a, std::vector<int32_t>& b, size_t 
   }
 }
 
-GlueFeatures GlueFeatures::convert(const GlueTask& task, const GlueExamples& examples, FullTokenizer& tokenizer,
+void truncate_longest_first(std::vector<int32_t>& a, std::vector<int32_t>& b, size_t max_length) {
+  if (a.size() + b.size() <= max_length) return;
+  const bool swap = a.size() > b.size();
+  size_t shorter = std::min(a.size(), b.size()), longer = std::max(a.size(), b.size());
+  longer = shorter > max_length ? shorter : std::max(shorter, max_length - shorter);
+  if (shorter + longer > max_length) {
+    shorter = max_length / 2;
+    longer = shorter + max_length % 2;
+  }
+  a.resize(std::min(a.size(), swap ? longer : shorter));
+  b.resize(std::min(b.size(), swap ? shorter : longer));
+}
+
+GlueFeatures GlueFeatures::convert(const GlueTask& task, const GlueExamples& examples, const TextTokenizer& tokenizer,
                                    const GlueFeatureOptions& options) {
   options.validate();
-  const Vocab& vocab = tokenizer.vocab();
-  const int32_t cls = vocab.require("[CLS]"), sep = vocab.require("[SEP]");
+  const SequenceTemplate wrap = tokenizer.sequence_template();
+  if (static_cast<size_t>(options.max_seq_length) < wrap.pair_specials())
+    usage_fail("--max-seq-length must be at least {} (the tokenizer's special tokens of a pair), got {}",
+               wrap.pair_specials(), options.max_seq_length);
+  TextTokenizer::Encoder encoder = tokenizer.encoder();
 
   GlueFeatures out;
   out.options_ = options;
@@ -36,26 +52,26 @@ GlueFeatures GlueFeatures::convert(const GlueTask& task, const GlueExamples& exa
   out.label_ids_.reserve(n);
   out.label_values_.reserve(n);
   const auto L = static_cast<size_t>(options.max_seq_length);
-  std::vector<int32_t> a, b;
+  std::vector<int32_t> a, b, ids;
   for (const GlueExample& example : examples.examples) {
-    tokenizer.encode(example.text_a, a);
+    encoder.encode(example.text_a, a);
     b.clear();
-    if (!example.text_b.empty()) tokenizer.encode(example.text_b, b);  // `if example.text_b:`
-    if (!b.empty()) truncate_seq_pair(a, b, L - 3);                    // `if tokens_b:` [CLS] A [SEP] B [SEP]
-    else if (a.size() > L - 2) a.resize(L - 2);                        // [CLS] A [SEP]
-    out.ids_.push_back(cls);
-    out.ids_.insert(out.ids_.end(), a.begin(), a.end());
-    out.ids_.push_back(sep);
-    out.segment_a_.push_back(static_cast<uint32_t>(a.size() + 2));
-    // Truncation may have emptied B: the reference then writes no second segment (its `if tokens_b:` again).
-    if (!b.empty()) {
-      out.ids_.insert(out.ids_.end(), b.begin(), b.end());
-      out.ids_.push_back(sep);
-    }
+    if (!example.text_b.empty()) encoder.encode(example.text_b, b);  // `if example.text_b:`
+    // The reference's `if tokens_b:`: B's pieces, not its text, make a pair, and a pair that truncation empties
+    // of B is written as one text.
+    if (!b.empty() && tokenizer.byte_level()) truncate_longest_first(a, b, L - wrap.pair_specials());
+    else if (!b.empty()) truncate_seq_pair(a, b, L - wrap.pair_specials());
+    else if (a.size() > L - wrap.single_specials()) a.resize(L - wrap.single_specials());
+    const std::span<const int32_t> second(b);
+    wrap.wrap(a, b.empty() ? nullptr : &second, ids);
+    out.ids_.insert(out.ids_.end(), ids.begin(), ids.end());
+    const size_t segment_a = b.empty() ? ids.size() : wrap.before_a.size() + a.size() + wrap.between.size();
+    out.segment_a_.push_back(static_cast<uint32_t>(segment_a));
     out.begin_.push_back(static_cast<uint32_t>(out.ids_.size()));
     out.label_ids_.push_back(example.label_id);
     out.label_values_.push_back(example.label_value);
   }
+  out.unknown_ = encoder.take_unknown();
   return out;
 }
 

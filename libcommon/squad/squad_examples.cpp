@@ -42,6 +42,13 @@ std::string join_slice(const SquadDocument& doc, int64_t start, int64_t stop) {
   return out;
 }
 
+// The byte where code point `index` of valid UTF-8 `text` starts (text.size() past its end).
+size_t code_point_offset(std::string_view text, size_t index) {
+  size_t pos = 0;
+  for (size_t i = 0; i < index && pos < text.size(); ++i) next_code_point(text, pos);
+  return pos;
+}
+
 }  // namespace
 
 bool is_squad_whitespace(char32_t cp) { return cp == ' ' || cp == '\t' || cp == '\r' || cp == '\n' || cp == 0x202F; }
@@ -106,6 +113,7 @@ SquadExamples parse_squad_examples(std::string_view text, const std::string& nam
       const auto paragraph_index = static_cast<uint32_t>(out.documents.size());
       SquadDocument& doc = out.documents.emplace_back();
       split_squad_document(context, doc, char_to_word_offset);
+      doc.context = context;
 
       for (size_t q = 0; q < qas.size(); ++q) {
         const Place qa_place = paragraph_place.at("qas").at(q);
@@ -151,6 +159,8 @@ SquadExamples parse_squad_examples(std::string_view text, const std::string& nam
               ++out.skipped;
               continue;
             }
+            example.answer_begin = static_cast<uint32_t>(code_point_offset(context, static_cast<size_t>(answer_offset)));
+            example.answer_end = static_cast<uint32_t>(code_point_offset(context, static_cast<size_t>(answer_offset + answer_length)));
             // The reference would index an empty list here (an answer made of whitespace in a context of nothing else).
             if (doc.size() == 0) fail("{}: question {}: the answer's context has no tokens", name, example.qas_id);
           }

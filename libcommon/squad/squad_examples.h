@@ -27,6 +27,7 @@ namespace bk {
 struct SquadDocument {
   std::string bytes;
   std::vector<uint32_t> ends;
+  std::string context;  // the text itself, for tokenizers that map their pieces back by bytes (byte-level BPE)
 
   size_t size() const { return ends.size(); }
   std::string_view operator[](size_t i) const {
@@ -44,6 +45,7 @@ struct SquadExample {
   // then counts from the end, as the features (squad_features.h) do too.
   std::string orig_answer_text;
   int32_t start_position = -1, end_position = -1;
+  uint32_t answer_begin = 0, answer_end = 0;  // the answer's bytes in the context
   bool is_impossible = false;
 };
 

@@ -1,7 +1,7 @@
 #include "squad/squad_features.h"
 
 #include "tfrecord/example.h"
-#include "tok/full_tokenizer.h"
+#include "util/utf8.h"
 #include "util/error.h"
 
 #include <algorithm>
@@ -72,21 +72,102 @@ bool check_is_max_context(std::span<const DocSpan> doc_spans, size_t cur_span_in
   return found && cur_span_index == best_span_index;
 }
 
-SquadFeatures SquadFeatures::convert(const SquadExamples& examples, FullTokenizer& tokenizer,
+namespace {
+
+// The reference's document pieces: each document token through the tokenizer on its own.
+void tokenize_words(const SquadDocument& doc_tokens, TextTokenizer::Encoder& encoder, SquadDocPieces& doc) {
+  std::vector<int32_t> pieces;
+  doc.orig_to_tok_index.reserve(doc_tokens.size());
+  for (size_t i = 0; i < doc_tokens.size(); ++i) {
+    doc.orig_to_tok_index.push_back(static_cast<int32_t>(doc.ids.size()));
+    encoder.encode(doc_tokens[i], pieces);
+    doc.ids.insert(doc.ids.end(), pieces.begin(), pieces.end());
+    doc.tok_to_orig_index.insert(doc.tok_to_orig_index.end(), pieces.size(), static_cast<int32_t>(i));
+  }
+}
+
+bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Byte-level BPE: the context tokenized whole, each piece with its bytes (trimmed, as HF's trim_offsets does) and
+// the document token its first byte falls in (the one before, for whitespace; the first, before any).
+void tokenize_context(const SquadDocument& doc_tokens, TextTokenizer::Encoder& encoder, SquadDocPieces& doc) {
+  const std::string_view context = doc_tokens.context;
+  encoder.encode_with_spans(context, doc.ids, doc.spans);
+  std::vector<uint32_t> word_begin;  // split_squad_document's tokens, by where they start in the context
+  bool prev_is_whitespace = true;
+  for (size_t pos = 0; pos < context.size();) {
+    const size_t here = pos;
+    const bool whitespace = is_squad_whitespace(next_code_point(context, pos));
+    if (!whitespace && prev_is_whitespace) word_begin.push_back(static_cast<uint32_t>(here));
+    prev_is_whitespace = whitespace;
+  }
+  doc.tok_to_orig_index.reserve(doc.ids.size());
+  for (ByteSpan& span : doc.spans) {
+    while (span.begin < span.end && is_ascii_space(context[span.begin])) ++span.begin;
+    while (span.end > span.begin && is_ascii_space(context[span.end - 1])) --span.end;
+    const auto word = std::upper_bound(word_begin.begin(), word_begin.end(), span.begin) - word_begin.begin() - 1;
+    doc.tok_to_orig_index.push_back(static_cast<int32_t>(std::max<ptrdiff_t>(word, 0)));
+  }
+  for (size_t word = 0, piece = 0; word < word_begin.size(); ++word) {
+    while (piece < doc.ids.size() && doc.tok_to_orig_index[piece] < static_cast<int32_t>(word)) ++piece;
+    doc.orig_to_tok_index.push_back(static_cast<int32_t>(piece));
+  }
+}
+
+// The answer's pieces, inclusive, by the reference's words narrowed to the answer's own pieces (WordPiece).
+std::pair<int32_t, int32_t> answer_by_words(const SquadExample& example, const SquadDocument& doc_tokens,
+                                            const SquadDocPieces& doc, TextTokenizer::Encoder& encoder) {
+  const auto all_doc_length = static_cast<int32_t>(doc.ids.size());
+  // start_position is -1 only for an answer starting in leading whitespace: Python's [-1] is the last.
+  const int32_t start = python_index(doc.orig_to_tok_index, example.start_position);
+  const int32_t end = example.end_position < static_cast<int32_t>(doc_tokens.size()) - 1
+                          ? doc.orig_to_tok_index[static_cast<size_t>(example.end_position + 1)] - 1
+                          : all_doc_length - 1;
+  std::vector<int32_t> answer_pieces;
+  encoder.encode(example.orig_answer_text, answer_pieces);
+  return improve_answer_span(doc.ids, start, end, answer_pieces);
+}
+
+// The answer's pieces, inclusive, by its bytes (byte-level BPE): the last piece starting at or before its first
+// byte, the first piece ending at or after its last, as run_qa.py walks the offsets.
+std::pair<int32_t, int32_t> answer_by_bytes(const SquadExample& example, const SquadDocPieces& doc) {
+  const auto& spans = doc.spans;
+  const auto starts_after = std::find_if(spans.begin(), spans.end(),
+                                         [&](const ByteSpan& s) { return s.begin > example.answer_begin; });
+  const auto reaches = std::find_if(spans.begin(), spans.end(),
+                                    [&](const ByteSpan& s) { return s.end >= example.answer_end; });
+  const auto start = static_cast<int32_t>(std::max<ptrdiff_t>(starts_after - spans.begin() - 1, 0));
+  const auto end = static_cast<int32_t>(std::min<ptrdiff_t>(reaches - spans.begin(), std::ssize(spans) - 1));
+  return {start, std::max(start, end)};
+}
+
+std::string_view without_leading_space(std::string_view text) {
+  while (!text.empty() && is_ascii_space(text.front())) text.remove_prefix(1);
+  return text;
+}
+
+}  // namespace
+
+SquadFeatures SquadFeatures::convert(const SquadExamples& examples, const TextTokenizer& tokenizer,
                                      const SquadFeatureOptions& options) {
   options.validate();
   SquadFeatures out;
   out.options_ = options;
-  out.vocab_ = &tokenizer.vocab();
-  out.cls_id_ = tokenizer.vocab().require("[CLS]");
-  out.sep_id_ = tokenizer.vocab().require("[SEP]");
+  out.tokenizer_ = tokenizer;
+  out.wrap_ = tokenizer.sequence_template();
+  const auto specials = static_cast<int32_t>(out.wrap_.pair_specials());
+  if (options.max_seq_length <= options.max_query_length + specials)
+    usage_fail("--max-seq-length ({}) must be greater than --max-query-length ({}) + {} (the tokenizer's special "
+               "tokens of a pair)", options.max_seq_length, options.max_query_length, specials);
+  const bool by_bytes = tokenizer.byte_level();
+  TextTokenizer::Encoder encoder = tokenizer.encoder();
   out.docs_.resize(examples.documents.size());
   std::vector<uint8_t> tokenized(examples.documents.size(), 0);
   out.example_paragraph_.reserve(examples.examples.size());
   out.first_feature_.reserve(examples.examples.size() + 1);
   out.query_begin_.reserve(examples.examples.size() + 1);
 
-  std::vector<int32_t> pieces, answer_pieces;
+  std::vector<int32_t> pieces;
   int64_t unique_id = 1000000000;
   for (size_t example_index = 0; example_index < examples.examples.size(); ++example_index) {
     const SquadExample& example = examples.examples[example_index];
@@ -95,17 +176,12 @@ SquadFeatures SquadFeatures::convert(const SquadExamples& examples, FullTokenize
     // The reference tokenizes the document for every question; its pieces depend on the paragraph alone.
     if (!tokenized[example.paragraph]) {
       tokenized[example.paragraph] = 1;
-      doc.orig_to_tok_index.reserve(doc_tokens.size());
-      for (size_t i = 0; i < doc_tokens.size(); ++i) {
-        doc.orig_to_tok_index.push_back(static_cast<int32_t>(doc.ids.size()));
-        tokenizer.encode(doc_tokens[i], pieces);
-        doc.ids.insert(doc.ids.end(), pieces.begin(), pieces.end());
-        doc.tok_to_orig_index.insert(doc.tok_to_orig_index.end(), pieces.size(), static_cast<int32_t>(i));
-      }
+      if (by_bytes) tokenize_context(doc_tokens, encoder, doc);
+      else tokenize_words(doc_tokens, encoder, doc);
     }
     out.example_paragraph_.push_back(example.paragraph);
 
-    tokenizer.encode(example.question_text, pieces);
+    encoder.encode(by_bytes ? without_leading_space(example.question_text) : example.question_text, pieces);
     if (pieces.size() > static_cast<size_t>(options.max_query_length)) pieces.resize(static_cast<size_t>(options.max_query_length));
     out.query_ids_.insert(out.query_ids_.end(), pieces.begin(), pieces.end());
     out.query_begin_.push_back(static_cast<uint32_t>(out.query_ids_.size()));
@@ -113,20 +189,12 @@ SquadFeatures SquadFeatures::convert(const SquadExamples& examples, FullTokenize
     const auto all_doc_length = static_cast<int32_t>(doc.ids.size());
 
     int32_t tok_start_position = -1, tok_end_position = -1;
-    const bool has_answer = options.is_training && !example.is_impossible;
-    if (has_answer) {
-      // start_position is -1 only for an answer starting in leading whitespace: Python's [-1] is the last.
-      tok_start_position = python_index(doc.orig_to_tok_index, example.start_position);
-      if (example.end_position < static_cast<int32_t>(doc_tokens.size()) - 1)
-        tok_end_position = doc.orig_to_tok_index[static_cast<size_t>(example.end_position + 1)] - 1;
-      else
-        tok_end_position = all_doc_length - 1;
-      tokenizer.encode(example.orig_answer_text, answer_pieces);
+    const bool has_answer = options.is_training && !example.is_impossible && all_doc_length > 0;
+    if (has_answer)
       std::tie(tok_start_position, tok_end_position) =
-          improve_answer_span(doc.ids, tok_start_position, tok_end_position, answer_pieces);
-    }
+          by_bytes ? answer_by_bytes(example, doc) : answer_by_words(example, doc_tokens, doc, encoder);
 
-    const int32_t max_tokens_for_doc = options.max_seq_length - query_length - 3;  // [CLS], [SEP], [SEP]
+    const int32_t max_tokens_for_doc = options.max_seq_length - query_length - specials;
     const std::vector<DocSpan> spans = make_doc_spans(all_doc_length, max_tokens_for_doc, options.doc_stride);
     for (size_t span_index = 0; span_index < spans.size(); ++span_index) {
       SquadFeature& f = out.features_.emplace_back();
@@ -139,7 +207,7 @@ SquadFeatures SquadFeatures::convert(const SquadExamples& examples, FullTokenize
         // A window that does not hold the whole answer has nothing to predict: start = end = 0 ([CLS]).
         const int32_t doc_start = f.span.start, doc_end = f.span.start + f.span.length - 1;
         if (tok_start_position >= doc_start && tok_end_position <= doc_end) {
-          const int32_t doc_offset = query_length + 2;
+          const int32_t doc_offset = out.doc_offset(f);
           f.start_position = tok_start_position - doc_start + doc_offset;
           f.end_position = tok_end_position - doc_start + doc_offset;
         }
@@ -147,23 +215,28 @@ SquadFeatures SquadFeatures::convert(const SquadExamples& examples, FullTokenize
     }
     out.first_feature_.push_back(static_cast<uint32_t>(out.features_.size()));
   }
+  out.unknown_ = encoder.take_unknown();
   return out;
 }
 
 size_t SquadFeatures::length(const SquadFeature& f) const {
-  return query_ids(f.example_index).size() + static_cast<size_t>(f.span.length) + 3;
+  return query_ids(f.example_index).size() + static_cast<size_t>(f.span.length) + wrap_.pair_specials();
 }
 
 void SquadFeatures::input_ids(const SquadFeature& f, std::vector<int32_t>& ids) const {
-  const auto query = query_ids(f.example_index);
-  const auto& doc = doc_pieces(f.example_index).ids;
-  ids.clear();
-  ids.reserve(length(f));
-  ids.push_back(cls_id_);
-  ids.insert(ids.end(), query.begin(), query.end());
-  ids.push_back(sep_id_);
-  ids.insert(ids.end(), doc.begin() + f.span.start, doc.begin() + f.span.start + f.span.length);
-  ids.push_back(sep_id_);
+  const auto window = std::span(doc_pieces(f.example_index).ids).subspan(static_cast<size_t>(f.span.start),
+                                                                         static_cast<size_t>(f.span.length));
+  wrap_.wrap(query_ids(f.example_index), &window, ids);
+}
+
+std::string_view SquadFeatures::context_text(const SquadExamples& examples, const SquadFeature& f, int32_t start,
+                                             int32_t end) const {
+  const SquadExample& example = examples.examples[f.example_index];
+  const auto& spans = doc_pieces(f.example_index).spans;
+  const ByteSpan first = spans[static_cast<size_t>(f.span.start + start - doc_offset(f))];
+  const ByteSpan last = spans[static_cast<size_t>(f.span.start + end - doc_offset(f))];
+  const uint32_t begin = std::min(first.begin, last.end);
+  return std::string_view(examples.doc_tokens(example).context).substr(begin, last.end - begin);
 }
 
 int32_t SquadFeatures::token_to_orig(const SquadFeature& f, int32_t position) const {
@@ -185,7 +258,7 @@ std::vector<std::string_view> SquadFeatures::tokens(const SquadFeature& f) const
   input_ids(f, ids);
   std::vector<std::string_view> out;
   out.reserve(ids.size());
-  for (int32_t id : ids) out.push_back(vocab_->token(id));
+  for (int32_t id : ids) out.push_back(tokenizer_.token(id));
   return out;
 }
 
@@ -193,7 +266,7 @@ void SquadFeatures::to_example(const SquadFeature& f, Example& out) const {
   const auto L = static_cast<size_t>(options_.max_seq_length);
   std::vector<int32_t> ids;
   input_ids(f, ids);
-  const size_t n = ids.size(), segment_a = query_ids(f.example_index).size() + 2;
+  const size_t n = ids.size(), segment_a = static_cast<size_t>(doc_offset(f));
   Int64List input(ids.begin(), ids.end()), mask(L, 0), segments(L, 0);
   input.resize(L, 0);
   std::fill_n(mask.begin(), n, 1);

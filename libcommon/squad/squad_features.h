@@ -10,12 +10,20 @@
 // text where they occur inside it (improve_answer_span); a window that does not hold the whole answer, or an
 // impossible question, gets start = end = 0.
 //
+// With a byte-level BPE tokenizer, whose pieces carry their leading space and so cannot be made word by word, the
+// paragraph is tokenized whole and each piece keeps the bytes of the context it stands for (leading and trailing
+// whitespace trimmed); a piece belongs to the document token its first byte falls in. A training answer becomes the
+// pieces its characters overlap, as HF's run_qa.py maps answers through offsets; the question loses its leading
+// whitespace as run_qa.py's does; the sequence is the tokenizer's pair template (<s> Q </s></s> window </s>), and a
+// prediction's text is the context between its pieces' bytes.
+//
 // What a later prediction step needs to map a feature back (the reference's tokens, token_to_orig_map,
 // token_is_max_context) is kept compactly: pieces per paragraph (the same for all its questions, so tokenized
 // once), query pieces per example, and each feature's window; the maps are computed on demand from those.
 #pragma once
 
 #include "squad/squad_examples.h"
+#include "tok/text_tokenizer.h"
 
 #include <cstdint>
 #include <span>
@@ -27,8 +35,6 @@
 namespace bk {
 
 class Example;
-class FullTokenizer;
-class Vocab;
 
 // run_squad.py's defaults.
 struct SquadFeatureOptions {
@@ -58,22 +64,25 @@ struct SquadFeature {
   bool is_impossible = false;
 };
 
-// A paragraph's document tokens through the WordPiece tokenizer.
+// A paragraph's document tokens through the tokenizer.
 struct SquadDocPieces {
   std::vector<int32_t> ids;                // all_doc_tokens, as vocabulary ids
   std::vector<int32_t> tok_to_orig_index;  // piece -> document token
   std::vector<int32_t> orig_to_tok_index;  // document token -> its first piece (the next token's if it has none)
+  std::vector<ByteSpan> spans;             // byte-level BPE: piece -> its bytes in the context, whitespace trimmed
 };
 
 class SquadFeatures {
  public:
   // convert_examples_to_features over `examples.examples` in their order. The tokenizer must be the one the
-  // reference would use (the vocabulary and --cased); its vocabulary needs [CLS] and [SEP] (bk::Error if not).
-  static SquadFeatures convert(const SquadExamples& examples, FullTokenizer& tokenizer,
+  // reference would use (the vocabulary and --cased, or the tokenizer.json); it needs its template's tokens
+  // ([CLS] and [SEP]: bk::Error if not). A --max-seq-length that leaves no document piece is a usage error.
+  static SquadFeatures convert(const SquadExamples& examples, const TextTokenizer& tokenizer,
                                const SquadFeatureOptions& options);
 
   const std::vector<SquadFeature>& features() const { return features_; }
   const SquadFeatureOptions& options() const { return options_; }
+  const UnknownCount& unknown() const { return unknown_; }  // the pieces made and the unknown ones among them
   // The features of one example, in window order.
   std::span<const SquadFeature> example_features(size_t example_index) const {
     return std::span(features_).subspan(first_feature_[example_index],
@@ -88,7 +97,7 @@ class SquadFeatures {
   // The reference's per-feature fields. Positions are in the sequence ([CLS] = 0).
   size_t length(const SquadFeature& f) const;  // real tokens (the rest up to max_seq_length is padding)
   int32_t doc_offset(const SquadFeature& f) const {  // position of the window's first piece
-    return static_cast<int32_t>(query_ids(f.example_index).size()) + 2;
+    return static_cast<int32_t>(wrap_.before_a.size() + query_ids(f.example_index).size() + wrap_.between.size());
   }
   void input_ids(const SquadFeature& f, std::vector<int32_t>& ids) const;  // unpadded
   // token_to_orig_map[position]: the document token a window piece comes from; -1 where the map has no entry.
@@ -97,6 +106,10 @@ class SquadFeatures {
   bool token_is_max_context(const SquadFeature& f, int32_t position) const;
   // The tokens as strings (the reference's feature.tokens).
   std::vector<std::string_view> tokens(const SquadFeature& f) const;
+  // Byte-level BPE: whether the pieces keep their bytes, and the context from the first byte of the piece at
+  // position `start` to the last of the one at `end` (both in the window).
+  bool byte_spans() const { return tokenizer_.byte_level(); }
+  std::string_view context_text(const SquadExamples& examples, const SquadFeature& f, int32_t start, int32_t end) const;
 
   // The tf.train.Example FeatureWriter writes: unique_ids, input_ids, input_mask, segment_ids, and for training
   // start_positions, end_positions, is_impossible (int64 each, in that order).
@@ -110,8 +123,9 @@ class SquadFeatures {
   std::vector<uint32_t> query_begin_{0};      // example i: query_ids_[query_begin_[i] .. query_begin_[i+1])
   std::vector<SquadFeature> features_;
   std::vector<uint32_t> first_feature_{0};    // example i: features_[first_feature_[i] .. first_feature_[i+1])
-  const Vocab* vocab_ = nullptr;         // the tokenizer's, for tokens(); it must outlive the features
-  int32_t cls_id_ = 0, sep_id_ = 0;
+  TextTokenizer tokenizer_;  // for tokens()
+  SequenceTemplate wrap_;
+  UnknownCount unknown_;     // [CLS] query [SEP] window [SEP], or the tokenizer's pair template
 };
 
 // _improve_answer_span: the first (start ascending, then end descending) piece span inside [input_start,

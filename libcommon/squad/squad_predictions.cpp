@@ -155,6 +155,8 @@ std::vector<Prelim> ExamplePredictor::prelim_predictions(std::span<const SquadFe
 }
 
 std::string ExamplePredictor::candidate_text(const SquadDocument& doc, const SquadFeature& f, const Prelim& pred) {
+  // Byte-level pieces know their characters: the text is the context's, as run_qa.py's postprocessing takes it.
+  if (features_.byte_spans()) return std::string(features_.context_text(examples_, f, pred.start_index, pred.end_index));
   const std::vector<std::string_view> tokens = features_.tokens(f);
   const std::string tok_text = piece_text(std::span(tokens).subspan(
       static_cast<size_t>(pred.start_index), static_cast<size_t>(pred.end_index - pred.start_index + 1)));

@@ -12,7 +12,8 @@
 // - candidates sorted by start + end logit, highest first (stable), then turned into text until n_best_size are
 //   found: the pieces joined with "##" glued back, projected onto the original words by get_final_text (the
 //   BasicTokenizer of the features on the original text, a character alignment ignoring spaces, the whole
-//   original words whenever that fails); a text seen before is skipped;
+//   original words whenever that fails); a text seen before is skipped. Features made with a byte-level BPE
+//   tokenizer take the context's own text between the pieces' bytes instead (squad_features.h);
 // - v2.0: the empty answer added if it is not among them; with no answer at all, "empty" with logits 0.0;
 // - probabilities: softmax over start + end logits (math.exp in double, summed in order).
 // The answer is the first text (v1.1); for v2.0 it is "" when the null score minus the best non-empty

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace bk {
@@ -66,6 +67,24 @@ struct BpeTokenizerSpec {
   std::vector<std::string> decoder_texts_;  // by index in added_tokens
 };
 
+// Bytes [begin, end) of a text.
+struct ByteSpan {
+  uint32_t begin = 0, end = 0;
+};
+
+// Where the words of one pre-tokenizer piece lie in the text they came from: a word may point into a copy that
+// starts with ByteLevel's added prefix space, which lies nowhere in the text.
+struct WordLocator {
+  const char* base;     // what the words point into
+  size_t piece_offset;  // where the piece starts in the text
+  size_t prefix;        // 1 when base starts with an added space, else 0
+  ByteSpan span(std::string_view word) const {
+    const size_t begin = static_cast<size_t>(word.data() - base), end = begin + word.size();
+    return {static_cast<uint32_t>(piece_offset + (begin > prefix ? begin - prefix : 0)),
+            static_cast<uint32_t>(piece_offset + (end > prefix ? end - prefix : 0))};
+  }
+};
+
 // The pre-tokenizer's half of a spec (Split patterns, then ByteLevel's prefix space and GPT-2's pattern): the pieces
 // the model sees, as raw bytes. One per thread.
 class ByteLevelPreTokenizer {
@@ -74,7 +93,7 @@ class ByteLevelPreTokenizer {
 
   // Calls words(pieces) with the pieces of `text` (normalized, without added tokens), in order, a few at a time
   // (those of one pre-tokenizer piece, as a std::span<const std::string_view>); the views are valid during the
-  // call only.
+  // call only. A callback that also takes a WordLocator is told where the words lie in `text`.
   template <typename Words>
   void for_each_words(std::string_view text, Words&& words) {
     pieces_.assign(1, text);
@@ -84,15 +103,21 @@ class ByteLevelPreTokenizer {
       pieces_.swap(next_pieces_);
     }
     for (std::string_view piece : pieces_) {
+      WordLocator where{piece.data(), static_cast<size_t>(piece.data() - text.data()), 0};
       if (spec_.add_prefix_space && piece.front() != ' ') {
         prefixed_.assign(1, ' ');
         prefixed_.append(piece);
         piece = prefixed_;
+        where.base = prefixed_.data();
+        where.prefix = 1;
       }
       words_.clear();
       if (spec_.byte_level_regex) split_by_pattern(SplitPattern::gpt2, piece, words_);
       else words_.push_back(piece);
-      words(std::span<const std::string_view>(words_));
+      if constexpr (std::is_invocable_v<Words&, std::span<const std::string_view>, const WordLocator&>)
+        words(std::span<const std::string_view>(words_), where);
+      else
+        words(std::span<const std::string_view>(words_));
     }
   }
 
@@ -112,6 +137,9 @@ class BpeTokenizer {
   }
   // Appends the ids of one line (valid UTF-8).
   void append(std::string_view line, std::vector<int32_t>& ids);
+  // The same, and for each id the bytes of `line` it stands for (HF's offsets, in bytes: a piece's leading space
+  // included; through a normalizer that changes the text, the stretch of the line a normalized stretch came from).
+  void append_with_spans(std::string_view line, std::vector<int32_t>& ids, std::vector<ByteSpan>& spans);
 
   const BpeTokenizerSpec& spec() const { return spec_; }
   // The pieces made since the last call and how many were the unknown token, if the model has one.
@@ -119,6 +147,10 @@ class BpeTokenizer {
 
  private:
   void append_word(const WordCache::Key& key, std::vector<int32_t>& ids);
+  // The spans of ids[first..] made from the word at `word` (normalized bytes), whose first `phantom` bytes are
+  // not in the text.
+  void append_token_spans(const std::vector<int32_t>& ids, size_t first, ByteSpan word, size_t phantom,
+                          std::vector<ByteSpan>& spans);
 
   const BpeTokenizerSpec& spec_;
   UnicodeNormalizer normalizer_;
@@ -128,6 +160,8 @@ class BpeTokenizer {
   std::vector<TextSegment> raw_segments_, normalized_segments_;
   std::vector<WordCache::Key> keys_;
   UnknownCount unknown_;
+  std::vector<UnicodeNormalizer::Chunk> chunks_;  // append_with_spans' scratch
+  std::string token_bytes_;
 };
 
 // The text of `ids` as HF's ByteLevel decoder gives it: each token's bytes (an added token, or a token with a

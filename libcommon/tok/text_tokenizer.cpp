@@ -49,9 +49,15 @@ std::string TokenizerFlags::path() const {
   return tokenizer.empty() ? vocab : tokenizer;
 }
 
-void require_wordpiece(const std::string& path, const char* tool) {
-  if (is_bpe_tokenizer_path(path))
-    fail("{}: {} makes its features with WordPiece only; a byte-level BPE tokenizer is not taken yet", path, tool);
+void SequenceTemplate::wrap(std::span<const int32_t> a, const std::span<const int32_t>* b,
+                            std::vector<int32_t>& out) const {
+  const auto add = [&out](std::span<const int32_t> ids) { out.insert(out.end(), ids.begin(), ids.end()); };
+  out.clear();
+  if (!b) {
+    add(before_single), add(a), add(after_single);
+    return;
+  }
+  add(before_a), add(a), add(between), add(*b), add(after_b);
 }
 
 TextTokenizer TextTokenizer::load(const std::string& path, bool lower_case) {
@@ -70,14 +76,52 @@ TextTokenizer TextTokenizer::load(const std::string& path, bool lower_case) {
     for (const AddedToken& token : t.bpe_->added_tokens) t.continues_[token.id] = 0;
     return t;
   }
+  return wordpiece(Vocab::load(path), lower_case, path);
+}
+
+TextTokenizer TextTokenizer::wordpiece(Vocab vocab, bool lower_case, const std::string& path) {
+  TextTokenizer t;
+  t.path_ = path;
   t.lower_case_ = lower_case;
-  t.vocab_ = std::make_shared<const Vocab>(Vocab::load(path));
+  t.vocab_ = std::make_shared<const Vocab>(std::move(vocab));
   const auto find = [&](std::string_view name) { return t.vocab_->find(name); };
   t.specials_ = {find("[CLS]"), find("[SEP]"), find("[MASK]"), find("[PAD]"), find("[UNK]")};
   t.continues_.resize(t.vocab_->size());
   for (size_t id = 0; id < t.continues_.size(); ++id)
     t.continues_[id] = t.vocab_->token(static_cast<int32_t>(id)).starts_with("##");
   return t;
+}
+
+namespace {
+
+// The special tokens of a template around its sequences: before[0] A before[1] (B before[2]); false when the
+// sequences are not A, then B.
+bool template_parts(const std::vector<TemplateItem>& items, std::vector<int32_t> (&parts)[3], size_t sequences) {
+  size_t part = 0;
+  for (const TemplateItem& item : items) {
+    if (item.sequence == 0) {
+      parts[part].insert(parts[part].end(), item.ids.begin(), item.ids.end());
+      continue;
+    }
+    if (item.sequence != (part == 0 ? 'A' : 'B') || part == sequences) return false;
+    ++part;
+  }
+  return part == sequences;
+}
+
+}  // namespace
+
+SequenceTemplate TextTokenizer::sequence_template() const {
+  if (!bpe_) {
+    const int32_t cls = require_cls(), sep = require_sep();
+    return {{cls}, {sep}, {cls}, {sep}, {sep}};
+  }
+  PostTemplate post = bpe_->post;
+  if (post.empty()) post = PostTemplate::bert_like(require_cls(), require_sep(), token(require_cls()) == "<s>");
+  std::vector<int32_t> single[3], pair[3];
+  if (!template_parts(post.single, single, 1) || !template_parts(post.pair, pair, 2))
+    fail("{}: the tokenizer's post-processor template does not wrap A, then B: cannot make a pair's input", path_);
+  return {single[0], single[1], pair[0], pair[1], pair[2]};
 }
 
 bool TextTokenizer::is_special(int32_t id) const {
@@ -134,8 +178,9 @@ VocabStamp TextTokenizer::stamp() const {
   return s;
 }
 
-int32_t TextTokenizer::required(int32_t id, const char* what) const {
-  if (id < 0) fail("{}: the tokenizer has no {} token", path_, what);
+int32_t TextTokenizer::required(int32_t id, const char* wordpiece_name, const char* bpe_names) const {
+  if (id < 0 && bpe_) fail("{}: the tokenizer has no {} token", path_, bpe_names);
+  if (id < 0) fail("{}: the vocabulary has no {} token", path_, wordpiece_name);
   return id;
 }
 
@@ -154,6 +199,13 @@ TextTokenizer::Encoder::Encoder(const TextTokenizer& t)
 
 void TextTokenizer::Encoder::append(std::string_view line, std::vector<int32_t>& ids) {
   std::visit([&](auto& impl) { impl.append(line, ids); }, impl_);
+}
+
+void TextTokenizer::Encoder::encode_with_spans(std::string_view line, std::vector<int32_t>& ids,
+                                               std::vector<ByteSpan>& spans) {
+  ids.clear();
+  spans.clear();
+  std::get<BpeTokenizer>(impl_).append_with_spans(line, ids, spans);
 }
 
 UnknownCount TextTokenizer::Encoder::take_unknown() {

@@ -12,6 +12,7 @@
 #include "tok/vocab_stamp.h"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -25,6 +26,17 @@ struct SpecialIds {
   int32_t cls = -1, sep = -1, mask = -1, pad = -1, unk = -1;
 };
 
+// How a classifier's or a reader's input wraps one text (before_single A after_single) or a pair (before_a A between
+// B after_b): WordPiece's [CLS] A [SEP] B [SEP], a tokenizer.json's post-processor template (RoBERTa's
+// <s> A </s></s> B </s>). Segment 0 runs up to the end of `between`, segment 1 after it.
+struct SequenceTemplate {
+  std::vector<int32_t> before_single, after_single, before_a, between, after_b;
+  size_t single_specials() const { return before_single.size() + after_single.size(); }
+  size_t pair_specials() const { return before_a.size() + between.size() + after_b.size(); }
+  // The wrapped ids (b == nullptr: one text).
+  void wrap(std::span<const int32_t> a, const std::span<const int32_t>* b, std::vector<int32_t>& out) const;
+};
+
 // The flags that name a tool's tokenizer: --vocab (WordPiece, with --cased) or --tokenizer (byte-level BPE).
 struct TokenizerFlags {
   std::string vocab, tokenizer;
@@ -32,9 +44,6 @@ struct TokenizerFlags {
   // The file given, "" when neither; a usage error when both are, or --cased with --tokenizer.
   std::string path() const;
 };
-// For the tools that tokenize with WordPiece only (bert-finetune): bk::Error naming `path` when it is a byte-level
-// BPE tokenizer.
-void require_wordpiece(const std::string& path, const char* tool);
 
 // --tokenizer's help, the same in every tool that takes --vocab.
 inline constexpr const char* kTokenizerFlagHelp =
@@ -46,6 +55,8 @@ class TextTokenizer {
   // Reads `path`; `lower_case` is WordPiece's casing (BPE files carry their own normalization).
   static TextTokenizer load(const std::string& path, bool lower_case);
   static TextTokenizer load(const TokenizerFlags& flags) { return load(flags.path(), !flags.cased); }
+  // A WordPiece vocabulary already read (`path` names it in messages).
+  static TextTokenizer wordpiece(Vocab vocab, bool lower_case, const std::string& path = "");
 
   bool byte_level() const { return bpe_ != nullptr; }
   const std::string& path() const { return path_; }
@@ -55,10 +66,13 @@ class TextTokenizer {
   int32_t id_of(std::string_view token) const;  // -1 when absent
   const SpecialIds& specials() const { return specials_; }
   // specials().cls and the like, or bk::Error naming the file and the token a caller cannot do without.
-  int32_t require_cls() const { return required(specials_.cls, "[CLS] (or <s>)"); }
-  int32_t require_sep() const { return required(specials_.sep, "[SEP] (or </s>)"); }
-  int32_t require_mask() const { return required(specials_.mask, "[MASK] (or <mask>)"); }
-  int32_t require_pad() const { return required(specials_.pad, "[PAD] (or <pad>)"); }
+  int32_t require_cls() const { return required(specials_.cls, "[CLS]", "<s> or [CLS]"); }
+  int32_t require_sep() const { return required(specials_.sep, "[SEP]", "</s> or [SEP]"); }
+  int32_t require_mask() const { return required(specials_.mask, "[MASK]", "<mask> or [MASK]"); }
+  int32_t require_pad() const { return required(specials_.pad, "[PAD]", "<pad> or [PAD]"); }
+  // The wrapping of one text or a pair; bk::Error naming the file when the tokenizer has none (no [CLS]/[SEP], or
+  // a template that does not put A before B).
+  SequenceTemplate sequence_template() const;
   // Whether token `id` continues the word before it: a "##" piece, or a byte-level piece that does not start with
   // a space ("Ġ"); special tokens never do.
   bool continues_word(int32_t id) const;
@@ -80,6 +94,8 @@ class TextTokenizer {
       ids.clear();
       append(line, ids);
     }
+    // Byte-level BPE only: the ids of `line` and the bytes of it each stands for (BpeTokenizer::append_with_spans).
+    void encode_with_spans(std::string_view line, std::vector<int32_t>& ids, std::vector<ByteSpan>& spans);
     UnknownCount take_unknown();
 
    private:
@@ -93,7 +109,8 @@ class TextTokenizer {
   void warn_if_misfit(const UnknownCount& count) const;
 
  private:
-  int32_t required(int32_t id, const char* what) const;
+  // `id`, or bk::Error: "the vocabulary has no [CLS] token", "the tokenizer has no <s> or [CLS] token".
+  int32_t required(int32_t id, const char* wordpiece_name, const char* bpe_names) const;
   bool is_special(int32_t id) const;
 
   std::string path_;

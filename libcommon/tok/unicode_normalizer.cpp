@@ -5,6 +5,8 @@
 #include <unicode/unorm2.h>
 #include <unicode/ustring.h>
 
+#include "util/utf8.h"
+
 #include <algorithm>
 
 namespace bk {
@@ -98,6 +100,37 @@ std::string_view UnicodeNormalizer::apply(NormalForm form, std::string_view text
     return n;
   });
   return out;
+}
+
+std::string_view UnicodeNormalizer::normalize_aligned(std::string_view text, std::vector<Chunk>& chunks) {
+  chunks.clear();
+  const std::string_view whole = normalize(text);
+  if (whole.data() == text.data() || whole == text) {
+    chunks.push_back({static_cast<uint32_t>(text.size()), static_cast<uint32_t>(text.size())});
+    return text;
+  }
+  aligned_.clear();
+  size_t chunk_begin = 0;
+  const auto close_chunk = [&](size_t end) {
+    aligned_.append(normalize(text.substr(chunk_begin, end - chunk_begin)));
+    chunks.push_back({static_cast<uint32_t>(end), static_cast<uint32_t>(aligned_.size())});
+    chunk_begin = end;
+  };
+  for (size_t at = 0; at < text.size();) {
+    const size_t here = at;
+    const char32_t cp = next_code_point(text, at);
+    const bool boundary = std::all_of(forms_.begin(), forms_.end(), [cp](NormalForm form) {
+      return unorm2_hasBoundaryBefore(icu_instance(form), static_cast<UChar32>(cp));
+    });
+    if (boundary && here > chunk_begin) close_chunk(here);
+  }
+  close_chunk(text.size());
+  if (aligned_ != normalize(text)) {  // a sequence of forms can undo a cut: fall back to one chunk
+    chunks.assign(1, {static_cast<uint32_t>(text.size()), 0});
+    aligned_.assign(normalize(text));
+    chunks[0].normalized_end = static_cast<uint32_t>(aligned_.size());
+  }
+  return aligned_;
 }
 
 }  // namespace bk

@@ -153,6 +153,20 @@ expect_same "$TMP/stdout.tfrecord" "$TMP/mrpc.tfrecord" "stdout output equals th
 run bert-finetune features --task mrpc --vocab "$VOCAB" -o "$TMP/afile/x.tfrecord" "$MRPC/dev.tsv"
 expect_rc 1 "unwritable output"; expect_err "^bert-finetune: error: $TMP/afile: exists and is not a directory" "unwritable output named"
 
+# A byte-level BPE tokenizer: its files are inputs too (a vocab.json's merges.txt), and --cased is WordPiece's.
+O_WORDPIECE=$O; mkdir "$TMP/bpe"; O=$TMP/bpe/out.tfrecord
+printf '{"<s>":0,"</s>":1,"a":2}' >"$TMP/vocab.json"; printf '#version: 0.2\n' >"$TMP/merges.txt"
+cp "$TMP/merges.txt" "$TMP/merges.before"
+run bert-finetune features -f --task mrpc --tokenizer "$TMP/vocab.json" -o "$TMP/merges.txt" "$MRPC/dev.tsv"
+expect_rc 2 "output over a vocab.json's merges.txt"
+expect_err "^bert-finetune: -o $TMP/merges.txt: is the input $TMP/merges.txt; write the output elsewhere; try --help\$" "merges.txt named"
+expect_same "$TMP/merges.txt" "$TMP/merges.before" "merges.txt left as it was"
+run bert-finetune features --task mrpc --tokenizer "$TMP/vocab.json" --cased -o "$O" "$MRPC/dev.tsv"
+expect_usage "--cased is WordPiece's" "--cased with --tokenizer"
+run bert-finetune features -q --task mrpc --tokenizer "$TMP/vocab.json" -o "$O" "$MRPC/dev.tsv"
+expect_rc 0 "a vocab.json + merges.txt tokenizer"
+O=$O_WORDPIECE
+
 # SIGINT while the input is still coming (a FIFO held open): exit 130, the temporary output removed.
 mkfifo "$TMP/fifo"
 bert-finetune features --task mrpc --vocab "$VOCAB" -o "$TMP/int.tfrecord" "$TMP/fifo" 2>"$TMP/int.err" &

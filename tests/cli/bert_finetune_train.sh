@@ -32,7 +32,7 @@ usage "--task must be one of squad, squad2, .*, got 'mrcp'" "unknown task"
 run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP" --epochs 0
 usage "--epochs must be positive, got 0" "no epochs"
 run bert-finetune train --task squad --train-file "$MRPC_FEATURES" --eval-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP"
-usage "a SQuAD --eval-file needs the model's vocabulary: give --vocab \(there is none beside .*\)" "SQuAD eval file without a vocabulary"
+usage "a SQuAD --eval-file needs the model's vocabulary: give --vocab or --tokenizer \(there is none beside .*\)" "SQuAD eval file without a vocabulary"
 run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --cased --output-dir "$OUTDIR" --init-checkpoint "$TMP"
 usage "--cased makes the features of a SQuAD --eval-file; mrpc has none" "--cased for GLUE training"
 run bert-finetune train --task mrpc --train-file "$TMP/none.tfrecord" --output-dir "$OUTDIR" --init-checkpoint "$TMP"

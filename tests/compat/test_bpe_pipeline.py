@@ -8,6 +8,11 @@ and transformers' pipeline("fill-mask") with the exported model and tokenizer (A
 tokenizer.json) gives bert-eval --fill-mask's tokens and probabilities. Also checked: the data's vocabulary stamp
 is the tokenizer's (a WordPiece --vocab is refused by bert-train), checkpoints carry tokenizer.json, and the
 rows are <s> ... </s> with </s> between documents.
+
+Then bert-finetune on the BERT run, its tokenizer.json found beside the checkpoint: SQuAD (features --tokenizer on
+the first XQuAD article, train with the same file as --eval-file, predict) gives answers that are each a stretch of
+their context, scored by the official script; MRPC (features --tokenizer, train, predict on a file and on --text /
+--text-b) gives a label per row. tests/compat/test_bpe_finetune_features.py holds the features' comparison with HF.
 """
 import json
 import os
@@ -15,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from compat_common import BIN, Checks, skip
+from compat_common import BIN, FIXTURES, Checks, skip
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 if not os.path.exists(os.path.join(BIN, "bert-train")):
@@ -70,6 +75,49 @@ def compare_fill_mask(check, run, hf_dir, name):
         check(same_ids and close, f"{name}: fill-mask {text!r}: the same top 5 ids and probabilities as transformers' pipeline")
 
 
+def finetune(check, tmp, tokenizer, run):
+    """bert-finetune train and predict on `run` (a bert-train run whose checkpoints carry tokenizer.json)."""
+    xquad = json.load(open(os.path.join(FIXTURES, "squad", "xquad.en.json"), encoding="utf-8"))
+    xquad["data"] = xquad["data"][:1]
+    squad = os.path.join(tmp, "squad.json")
+    json.dump(xquad, open(squad, "w", encoding="utf-8"))
+    features = os.path.join(tmp, "squad.tfrecord")
+    tool("bert-finetune", "features", "-q", "--task", "squad", "--train", "--tokenizer", tokenizer,
+         "--max-seq-length", "96", "--doc-stride", "48", "-o", features, squad)
+    ft, pred = os.path.join(tmp, "ft-squad"), os.path.join(tmp, "pred-squad")
+    tool("bert-finetune", "train", "-q", "--task", "squad", "--init-checkpoint", run, "--train-file", features,
+         "--eval-file", squad, "--doc-stride", "48", "--epochs", "1", "--train-batch-size", "16", "--device", "cpu",
+         "--output-dir", ft)
+    best = os.path.join(ft, "best")
+    check(os.path.exists(os.path.join(best, "tokenizer.json")), "squad: the fine-tuned checkpoint carries tokenizer.json")
+    scores = json.loads(tool("bert-finetune", "predict", "--task", "squad", "--checkpoint", best, "--predict-file",
+                             squad, "-o", pred).stdout)
+    check("exact_match" in scores and "f1" in scores, f"squad predict: the official scores ({scores})")
+    answers = json.load(open(os.path.join(pred, "predictions.json"), encoding="utf-8"))
+    contexts = {q["id"]: p["context"] for p in xquad["data"][0]["paragraphs"] for q in p["qas"]}
+    check(len(answers) == len(contexts), f"squad predict: an answer per question ({len(answers)} of {len(contexts)})")
+    check(all(a and a in contexts[q] for q, a in answers.items()),
+          "squad predict: every answer is a stretch of its context, taken by the pieces' characters")
+
+    rows = open(os.path.join(FIXTURES, "glue", "MRPC", "train.tsv"), encoding="utf-8").read().split("\n")
+    mrpc_train, mrpc_dev = os.path.join(tmp, "train.tsv"), os.path.join(tmp, "dev.tsv")
+    open(mrpc_train, "w", encoding="utf-8").write("\n".join(rows[:65]) + "\n")
+    open(mrpc_dev, "w", encoding="utf-8").write("\n".join(rows[:1] + rows[65:97]) + "\n")
+    features = os.path.join(tmp, "mrpc.tfrecord")
+    tool("bert-finetune", "features", "-q", "--task", "mrpc", "--train", "--tokenizer", tokenizer,
+         "--max-seq-length", "64", "-o", features, mrpc_train)
+    ft, pred = os.path.join(tmp, "ft-mrpc"), os.path.join(tmp, "pred-mrpc")
+    tool("bert-finetune", "train", "-q", "--task", "mrpc", "--init-checkpoint", run, "--train-file", features,
+         "--epochs", "1", "--train-batch-size", "16", "--device", "cpu", "--output-dir", ft)
+    tool("bert-finetune", "predict", "-q", "--task", "mrpc", "--checkpoint", ft, "--predict-file", mrpc_dev, "-o", pred)
+    labels = open(os.path.join(pred, "MRPC.tsv")).read().split("\n")[1:-1]
+    check(len(labels) == 32 and all(l.split("\t")[1] in ("0", "1") for l in labels),
+          f"mrpc predict: a label for each of the 32 rows ({len(labels)})")
+    line = json.loads(tool("bert-finetune", "predict", "-q", "--task", "mrpc", "--checkpoint", ft,
+                           "--text", "The river flows.", "--text-b", "A river flows.").stdout)
+    check(line.get("label") in ("0", "1"), f"mrpc predict --text --text-b: {line}")
+
+
 def main():
     check = Checks()
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,6 +144,8 @@ def main():
             check(json.load(open(os.path.join(hf_dir, "tokenizer.json"))) == json.load(open(tokenizer)),
                   f"{kind}: the HF export's tokenizer.json is the one trained")
             compare_fill_mask(check, run, hf_dir, kind)
+            if kind == "bert":
+                finetune(check, tmp, tokenizer, run)
         # A WordPiece vocabulary is not the data's.
         wp = os.path.join(tmp, "vocab.txt")
         tool("wordpiece", "train", "-q", "--vocab-size", "1200", "-o", wp, sentences)

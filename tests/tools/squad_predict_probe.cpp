@@ -21,7 +21,7 @@
 #include "io/input.h"
 #include "io/output.h"
 #include "io/staged_output.h"
-#include "tok/full_tokenizer.h"
+#include "tok/text_tokenizer.h"
 #include "tok/vocab.h"
 #include "util/py_json.h"
 
@@ -107,8 +107,7 @@ int main(int argc, char** argv) {
       bk::usage_fail("--vocab, --logits and -o are needed to make predictions");
     if (!threshold.empty()) predict_options.null_score_diff_threshold = parse_double("--null-score-diff-threshold", threshold);
     predict_options.do_lower_case = !cased;
-    const bk::Vocab vocab = bk::Vocab::load(vocab_path);
-    bk::FullTokenizer tokenizer(vocab, !cased);
+    const bk::TextTokenizer tokenizer = bk::TextTokenizer::load(vocab_path, !cased);
     const bk::SquadExamples examples = bk::read_squad_examples(dataset, {.is_training = false, .version_2_with_negative = v2});
     const bk::SquadFeatures features = bk::SquadFeatures::convert(examples, tokenizer, features_options);
     const bk::SquadLogits logits = bk::read_squad_logits(logits_path);

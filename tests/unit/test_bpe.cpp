@@ -6,6 +6,7 @@
 #include "../error_of.h"
 #include "../scratch_dir.h"
 #include "ckpt/checkpoint_path.h"
+#include "squad/squad_features.h"
 #include "tok/bpe_trainer.h"
 #include "tok/byte_level.h"
 #include "tok/split_pattern.h"
@@ -185,4 +186,55 @@ TEST_CASE("the tokenizer beside a checkpoint: vocab.txt, else a byte-level token
   CHECK(bk::vocab_beside_checkpoint(dir.path.string()) == dir / "tokenizer.json");
   std::ofstream(dir / "vocab.txt") << "[UNK]\n";
   CHECK(bk::vocab_beside_checkpoint(dir.path.string()) == dir / "vocab.txt");
+}
+
+TEST_CASE("bpe spans: each id's bytes in the line, through added tokens, a prefix space and NFC") {
+  bk_test::ScratchDir dir;
+  const std::string added =
+      "\"added_tokens\":[{\"id\":259,\"content\":\"<mask>\",\"lstrip\":true,\"special\":true}],"
+      "\"normalizer\":{\"type\":\"NFC\"},";
+  std::string text = tokenizer_json({"\xC4\xA0" "a", "ab", "\xC4\xA0" "ab", "<mask>"},
+                                    {"\xC4\xA0 a", "a b", "\xC4\xA0" "a b"}, added);
+  text.replace(text.find("\"add_prefix_space\":false"), 24, "\"add_prefix_space\":true");
+  const auto spec = bk::load_bpe_tokenizer(write(dir, text));
+  bk::BpeTokenizer tokenizer(spec);
+  // "e" + U+0301 becomes one code point (U+00E9, two bytes from three) under NFC.
+  const std::string line = "ab e\xCC\x81x <mask>abc";
+  std::vector<int32_t> ids, plain;
+  std::vector<bk::ByteSpan> spans;
+  tokenizer.append_with_spans(line, ids, spans);
+  tokenizer.encode(line, plain);
+  CHECK(ids == plain);  // the same ids as encode
+  REQUIRE(spans.size() == ids.size());
+  std::vector<std::string> pieces;
+  for (const bk::ByteSpan& s : spans) pieces.push_back(line.substr(s.begin, s.end - s.begin));
+  // "ab" (its added space is in no byte), " e\u0301" as one stretch through NFC's chunk, "x", " <mask>", "ab", "c".
+  CHECK(pieces == Strings{"ab", " ", "e\xCC\x81", "e\xCC\x81", "x", " <mask>", "ab", "c"});
+}
+
+TEST_CASE("squad features with a BPE tokenizer: the template around the question, answers by bytes") {
+  bk_test::ScratchDir dir;
+  const std::string added =
+      "\"added_tokens\":[{\"id\":256,\"content\":\"<s>\",\"special\":true},{\"id\":257,\"content\":\"</s>\",\"special\":true}],"
+      "\"post_processor\":{\"type\":\"RobertaProcessing\",\"cls\":[\"<s>\",256],\"sep\":[\"</s>\",257]},";
+  const std::string path = write(dir, tokenizer_json({"<s>", "</s>", "\xC4\xA0" "P", "\xC4\xA0" "Pa"}, {"\xC4\xA0 P", "\xC4\xA0" "P a"}, added));
+  const bk::TextTokenizer tokenizer = bk::TextTokenizer::load(path, true);
+  const std::string json = R"j({"data":[{"paragraphs":[{"context":"In  Paris, (Pa)","qas":[)j"
+                           R"j({"id":"q","question":"  Where?","answers":[{"text":"Paris","answer_start":4}]}]}]}]})j";
+  const bk::SquadExamples examples = bk::parse_squad_examples(json, "t.json", {true, false});
+  bk::SquadFeatureOptions options;
+  options.is_training = true;
+  const bk::SquadFeatures features = bk::SquadFeatures::convert(examples, tokenizer, options);
+  REQUIRE(features.features().size() == 1);
+  const bk::SquadFeature& f = features.features()[0];
+  std::vector<int32_t> ids;
+  features.input_ids(f, ids);
+  // <s> "Where?" (its leading spaces dropped, 6 bytes) </s></s> the context's pieces </s>
+  CHECK(ids.front() == 256);
+  CHECK(ids[7] == 257);
+  CHECK(ids[8] == 257);
+  CHECK(ids.back() == 257);
+  CHECK(features.doc_offset(f) == 9);
+  CHECK(features.context_text(examples, f, f.start_position, f.end_position) == "Paris");
+  CHECK(features.token_to_orig(f, f.start_position) == 1);  // the document token "Paris,"
 }

@@ -10,6 +10,7 @@
 #include "squad/squad_examples.h"
 #include "squad/squad_features.h"
 #include "tok/full_tokenizer.h"
+#include "tok/text_tokenizer.h"
 #include "tok/vocab.h"
 #include "util/error.h"
 
@@ -156,7 +157,7 @@ TEST_CASE("read_squad_examples: answers to word spans, skips, the reference's -1
 
 TEST_CASE("SQuAD features: windows, positions, and the maps a prediction step reads back") {
   const auto vocab = bk::Vocab::from_tokens(kTokens);
-  bk::FullTokenizer tokenizer(vocab, true);
+  const auto tokenizer = bk::TextTokenizer::wordpiece(vocab, true);
   const std::string json = R"({"data": [{"paragraphs": [{"context": "The leader was John Smith (1895-1943).",
     "qas": [{"id": "a", "question": "Who was the leader?", "answers": [{"text": "1895", "answer_start": 27}]}]}]}]})";
   const auto examples = bk::parse_squad_examples(json, "t.json", {true, false});
@@ -264,7 +265,7 @@ TEST_CASE("GLUE processors: columns, headers, labels, test sets, skipped rows, e
 
 TEST_CASE("GLUE features: [CLS] A [SEP] B [SEP], truncation, an emptied B, a float label for STS-B") {
   const auto vocab = bk::Vocab::from_tokens(kTokens);
-  bk::FullTokenizer tokenizer(vocab, true);
+  const auto tokenizer = bk::TextTokenizer::wordpiece(vocab, true);
   const bk::GlueTask& mrpc = *bk::find_glue_task("mrpc");
   bk::GlueExamples examples;
   examples.examples.push_back({"dev-1", "The leader was John.", "Smith (1895-1943).", 1, 0, 2});

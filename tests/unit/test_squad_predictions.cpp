@@ -12,6 +12,7 @@
 #include "io/output.h"
 #include "test_support.h"
 #include "tok/full_tokenizer.h"
+#include "tok/text_tokenizer.h"
 #include "tok/vocab.h"
 
 #include <filesystem>
@@ -113,7 +114,7 @@ TEST_CASE("predict options: the limits are usage errors naming the flag") {
 TEST_CASE("write_predictions on a small example: n-best texts, ties, dedup, v2.0 null odds, the edge cases") {
   const bk::Vocab vocab = bk::Vocab::from_tokens({"[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "leader", "was", "john",
                                                   "smith", "(", "1895", "-", "1943", ")", ".", "who", "?", "##s", "'"});
-  bk::FullTokenizer tokenizer(vocab, true);
+  const auto tokenizer = bk::TextTokenizer::wordpiece(vocab, true);
   const std::string data = R"({"data": [{"paragraphs": [{"context": "The leader was John Smith's (1895-1943).",
       "qas": [{"id": "q1", "question": "Who?", "answers": []}, {"id": "q2", "question": "Who was the leader?"}]}]}]})";
   const bk::SquadExamples examples = bk::parse_squad_examples(data, "d.json", {});

@@ -7,7 +7,6 @@
 #include "io/output_over_input.h"
 #include "io/input.h"
 #include "io/output.h"
-#include "tok/full_tokenizer.h"
 #include "tok/tokenizer_json.h"
 #include "tok/vocab_fit.h"
 #include "util/error.h"
@@ -41,16 +40,16 @@ void FinetuneFeaturesConfig::validate() const {
   validate_tokenization();
   if (input.empty()) usage_fail("missing INPUT (the SQuAD JSON or GLUE TSV file)");
   if (output.empty()) usage_fail("-o/--output is required");
-  refuse_output_over_inputs("-o", output, OutputKind::file, {input, vocab_path});
+  std::vector<std::string> read = tokenizer_file_paths(tokenizer.path());  // a vocab.json's merges.txt too
+  read.push_back(input);
+  refuse_output_over_inputs("-o", output, OutputKind::file, read);
 }
 
 void FinetuneFeaturesConfig::validate_tokenization(bool vocab_required) const {
   if (task.empty()) usage_fail("--task is required");
   if (!squad() && !find_glue_task(task))
     usage_fail("--task must be squad, squad2 or a GLUE task ({}), got '{}'", glue_task_names(), task);
-  if (vocab_path.empty() && vocab_required) usage_fail("--vocab is required");
-  if (is_bpe_tokenizer_path(vocab_path))
-    usage_fail("--vocab takes WordPiece's vocab.txt: bert-finetune makes its features with WordPiece only, got {}", vocab_path);
+  if (tokenizer.path().empty() && vocab_required) usage_fail("--vocab (or --tokenizer) is required");
   if (squad()) {
     squad_options().validate();
   } else {
@@ -78,8 +77,7 @@ GlueFeatureOptions FinetuneFeaturesConfig::glue_options() const {
 FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig& config) {
   config.validate();
   Progress progress(config.quiet);
-  const Vocab vocab = Vocab::load(config.vocab_path);
-  FullTokenizer tokenizer(vocab, !config.cased);  // fails naming the vocabulary when it has no [UNK]
+  const TextTokenizer tokenizer = TextTokenizer::load(config.tokenizer);
   // Opened before the input is read, so that an output that cannot be written fails at once; the temporary
   // goes away with any later error or SIGINT.
   Output out(config.output, config.force);
@@ -94,18 +92,18 @@ FinetuneFeaturesSummary run_bert_finetune_features(const FinetuneFeaturesConfig&
     const SquadFeatures features = SquadFeatures::convert(examples, tokenizer, config.squad_options());
     write_records(out, features.features().size(),
                   [&](size_t i, Example& record) { features.to_example(features.features()[i], record); });
-    summary = {examples.examples.size(), features.features().size(), examples.skipped};
+    summary = {examples.examples.size(), features.features().size(), examples.skipped, features.unknown()};
   } else {
     const GlueTask& task = *find_glue_task(config.task);
     const GlueExamples examples = parse_glue_examples(task, text, name, glue_split(config.input, config.train));
     const GlueFeatures features = GlueFeatures::convert(task, examples, tokenizer, config.glue_options());
     write_records(out, features.size(), [&](size_t i, Example& record) { features.to_example(i, record); });
-    summary = {examples.examples.size(), features.size(), examples.skipped};
+    summary = {examples.examples.size(), features.size(), examples.skipped, features.unknown()};
   }
-  const UnknownCount unknown = tokenizer.take_unknown();
   progress.finish(text.size(), fmt::format("{}: {} examples, {} features, {} skipped, {}", config.task,
-                                           summary.examples, summary.features, summary.skipped, unknown.summary()));
-  if (!config.quiet) warn_if_vocabulary_misfits(unknown, vocab, config.cased);
+                                           summary.examples, summary.features, summary.skipped,
+                                           summary.unknown.summary()));
+  if (!config.quiet) tokenizer.warn_if_misfit(summary.unknown);
   return summary;
 }
 
@@ -121,14 +119,14 @@ void add_squad_window_options(Options& options, std::optional<int>& doc_stride, 
 void add_finetune_feature_options(Options& options, FinetuneFeaturesConfig& c, bool training) {
   const SquadFeatureOptions squad;  // the defaults, written once in the options structs
   const GlueFeatureOptions glue;
-  auto* vocab = po::value(&c.vocab_path)->value_name("FILE");
-  if (training) vocab->required();  // prediction finds the one its checkpoint carries
   options.add()
     ("task", po::value(&c.task)->required()->value_name("T"),
      fmt::format("squad (SQuAD v1.1), squad2 (v2.0) or a GLUE task: {}", glue_task_names()).c_str())
-    ("vocab", vocab, training ? "WordPiece vocabulary (one token per line)"
-                              : "WordPiece vocabulary (default: vocab.txt beside --checkpoint)")
-    ("cased", po::bool_switch(&c.cased), "keep case and accents (default: lower-case and strip accents)")
+    ("vocab", po::value(&c.tokenizer.vocab)->value_name("FILE"),
+     training ? "WordPiece vocabulary (one token per line)"
+              : "WordPiece vocabulary (default: the tokenizer beside --checkpoint)")
+    ("tokenizer", po::value(&c.tokenizer.tokenizer)->value_name("FILE"), kTokenizerFlagHelp)
+    ("cased", po::bool_switch(&c.tokenizer.cased), "keep case and accents (default: lower-case and strip accents)")
     ("max-seq-length", optional_value(c.max_seq_length)->value_name("L"),
      fmt::format("tokens per feature (default {} for squad and squad2, {} for GLUE)", squad.max_seq_length,
                  glue.max_seq_length).c_str());

@@ -9,9 +9,7 @@
 #include "tasks/finetune/finetuned_model.h"
 #include "tasks/finetune/predict_glue.h"
 #include "tasks/finetune/predict_squad.h"
-#include "tok/full_tokenizer.h"
-#include "tok/vocab_fit.h"
-#include "tok/vocab.h"
+#include "tok/tokenizer_json.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -34,12 +32,9 @@ std::string read_context(const FinetunePredictConfig& config) {
 using Tokenization = CheckpointTokenizer;
 
 Tokenization resolve_tokenization(const FinetunePredictConfig& config) {
-  if (config.checkpoint.empty()) return {config.features.vocab_path, config.features.cased};
-  Tokenization t = checkpoint_tokenizer(resolve_checkpoint(config.checkpoint),
-                                        {config.features.vocab_path, "", config.features.cased},
-                                        config.allow_vocab_mismatch, "predict", "--vocab");
-  require_wordpiece(t.path, "bert-finetune");
-  return t;
+  if (config.checkpoint.empty()) return {config.features.tokenizer.path(), config.features.tokenizer.cased};
+  return checkpoint_tokenizer(resolve_checkpoint(config.checkpoint), config.features.tokenizer,
+                              config.allow_vocab_mismatch, "predict", "--vocab or --tokenizer");
 }
 
 // Unset, the length is the one the model was fine-tuned with (task.json), else the task's default.
@@ -66,7 +61,7 @@ SquadFeatureOptions with_model_windows(SquadFeatureOptions options, const Finetu
 std::vector<std::string> read_paths(const FinetunePredictConfig& config, const Tokenization& tokenization) {
   std::vector<std::string> paths = checkpoint_read_paths(resolve_checkpoint(config.checkpoint));
   paths.push_back(config.predict_file);
-  paths.push_back(tokenization.path);
+  for (const std::string& path : tokenizer_file_paths(tokenization.path)) paths.push_back(path);
   return paths;
 }
 
@@ -109,9 +104,8 @@ void run_bert_finetune_predict(const FinetunePredictConfig& config) {
   const at::Device device = choose_device(config.device, detect_dist_env());
   set_up_cuda_runtime(device);
   const FinetunedModel model = load_finetuned_model(config.checkpoint, config.features.task, device);
-  const Vocab vocab = Vocab::load(tokenization.path);
-  check_vocab_matches(model, vocab.size(), tokenization.path);
-  FullTokenizer tokenizer(vocab, !tokenization.cased);
+  const TextTokenizer tokenizer = tokenization.load();
+  check_vocab_matches(model, tokenizer.size(), tokenization.path);
   if (model.info->kind == FinetuneKind::span) {
     const SquadPredictSettings settings = squad_settings(config, tokenization, model);
     if (config.interactive()) answer_squad_question(settings, config.question, read_context(config), model, tokenizer);
@@ -121,7 +115,6 @@ void run_bert_finetune_predict(const FinetunePredictConfig& config) {
     if (config.interactive()) classify_glue_text(settings, config.text, config.text_b, model, tokenizer);
     else predict_glue_file(settings, model, tokenizer);
   }
-  if (!config.quiet) warn_if_vocabulary_misfits(tokenizer.take_unknown(), vocab, tokenization.cased);
 }
 
 }  // namespace bk

@@ -20,10 +20,12 @@ FinetuneTaskConfig resolve_task(const FinetuneTrainConfig& config) {
   FinetuneTaskConfig task = config.task;
   task.model_dir = config.loop.init_checkpoint.empty() ? "" : resolve_checkpoint(config.loop.init_checkpoint);
   const bool span_eval = !task.eval_file.empty() && task.task.starts_with("squad");
+  const TokenizerFlags flags{task.vocab_path, task.tokenizer_path, task.cased};
+  task.vocab_path = flags.path();
+  task.tokenizer_path.clear();
   if (span_eval && (!task.vocab_path.empty() || !task.model_dir.empty())) {
-    const CheckpointTokenizer t = checkpoint_tokenizer(task.model_dir, {task.vocab_path, "", task.cased},
-                                                       config.loop.allow_vocab_mismatch, "a SQuAD --eval-file", "--vocab");
-    require_wordpiece(t.path, "bert-finetune");
+    const CheckpointTokenizer t = checkpoint_tokenizer(task.model_dir, flags, config.loop.allow_vocab_mismatch,
+                                                       "a SQuAD --eval-file", "--vocab or --tokenizer");
     task.vocab_path = t.path;
     task.cased = t.cased;
   }

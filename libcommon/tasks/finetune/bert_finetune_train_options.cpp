@@ -34,9 +34,10 @@ void add_bert_finetune_train_options(Options& options, FinetuneTrainConfig& c) {
      "training features (bert-finetune features --train)")
     ("eval-file", po::value(&c.task.eval_file)->value_name("FILE"),
      "scored after every epoch, the best model kept in OUTPUT_DIR/best: GLUE features with labels, or the SQuAD "
-     "dev JSON itself (official EM/F1 of its predictions; needs --vocab)")
+     "dev JSON itself (official EM/F1 of its predictions; needs the model's tokenizer)")
     ("vocab", po::value(&c.task.vocab_path)->value_name("FILE"), "the model's vocabulary: makes a SQuAD --eval-file's features and is written into every checkpoint "
-     "(default: vocab.txt beside --init-checkpoint)")
+     "(default: the tokenizer beside --init-checkpoint)")
+    ("tokenizer", po::value(&c.task.tokenizer_path)->value_name("FILE"), kTokenizerFlagHelp)
     ("cased", po::bool_switch(&c.task.cased), "SQuAD --eval-file: keep case and accents")
     ("epochs", po::value(&c.task.epochs)->default_value(d.task.epochs)->value_name("N"), "passes over the training features");
   add_squad_window_options(options, c.task.doc_stride, c.task.max_query_length);

@@ -52,8 +52,8 @@ void FinetuneTaskConfig::validate() const {
   if (epochs < 1) usage_fail("--epochs must be positive, got {}", epochs);
   const bool span = finetune_task_info(task).kind == FinetuneKind::span;
   if (!eval_file.empty() && span && vocab_path.empty())
-    usage_fail("--eval-file for {} is the dev JSON, scored by its predictions: it needs --vocab (there is no "
-               "vocab.txt beside --init-checkpoint)", task);
+    usage_fail("--eval-file for {} is the dev JSON, scored by its predictions: it needs --vocab or --tokenizer "
+               "(there is no tokenizer beside --init-checkpoint)", task);
   if (!span && doc_stride) usage_fail("--doc-stride applies to squad and squad2 only");
   if (!span && max_query_length) usage_fail("--max-query-length applies to squad and squad2 only");
   if (cased && !(span && !eval_file.empty()))

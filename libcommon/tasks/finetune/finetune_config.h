@@ -29,7 +29,9 @@ struct FinetuneTaskConfig {
   std::string train_file;   // features (bert-finetune features --train)
   std::string eval_file;    // evaluated after each epoch, optional: GLUE features with their labels, or for SQuAD
                             // the dev JSON itself, scored by its predictions as the official script scores them
-  std::string vocab_path;   // SQuAD's --eval-file: the vocabulary (and case) to make its features with
+  // The tokenizer (a WordPiece vocabulary with its case, or a byte-level BPE file) that SQuAD's --eval-file's
+  // features are made with and that every checkpoint carries; --vocab, or --tokenizer until resolved into it.
+  std::string vocab_path, tokenizer_path;
   bool cased = false;
   // SQuAD: the windows of the --eval-file's features, recorded in task.json for predict; unset = run_squad.py's.
   std::optional<int> doc_stride, max_query_length;

@@ -7,6 +7,7 @@
 #include "io/progress.h"
 #include "tasks/finetune/finetuned_model.h"
 #include "tasks/finetune/glue_metrics.h"
+#include "tok/text_tokenizer.h"
 #include "util/error.h"
 
 #include <fmt/format.h>
@@ -72,7 +73,7 @@ std::pair<std::string, double> glue_label(const FinetuneTaskInfo& info, const Cl
 
 }  // namespace
 
-void predict_glue_file(const GluePredictSettings& s, const FinetunedModel& model, FullTokenizer& tokenizer) {
+void predict_glue_file(const GluePredictSettings& s, const FinetunedModel& model, const TextTokenizer& tokenizer) {
   const FinetuneTaskInfo& info = *model.info;
   const GlueTask& task = *find_glue_task(info.name);
   Progress progress(s.quiet);
@@ -95,10 +96,11 @@ void predict_glue_file(const GluePredictSettings& s, const FinetunedModel& model
   out.commit();
   if (!scores.is_null()) std::cout << scores.dump() << std::endl;
   progress.finish(text.size(), fmt::format("{}: {} examples -> {}", info.name, features.size(), path));
+  if (!s.quiet) tokenizer.warn_if_misfit(features.unknown());
 }
 
 void classify_glue_text(const GluePredictSettings& s, const std::string& text, const std::string& text_b,
-                        const FinetunedModel& model, FullTokenizer& tokenizer) {
+                        const FinetunedModel& model, const TextTokenizer& tokenizer) {
   const FinetuneTaskInfo& info = *model.info;
   const GlueTask& task = *find_glue_task(info.name);
   if (task.pair() && text_b.empty()) usage_fail("--task {} classifies a pair: give --text and --text-b", info.name);
@@ -114,6 +116,7 @@ void classify_glue_text(const GluePredictSettings& s, const std::string& text, c
   line[info.kind == FinetuneKind::regression ? "value" : "label"] = label;
   if (info.kind != FinetuneKind::regression) line["probability"] = probability;
   std::cout << line.dump() << std::endl;
+  if (!s.quiet) tokenizer.warn_if_misfit(features.unknown());
 }
 
 }  // namespace bk

@@ -9,7 +9,7 @@
 
 namespace bk {
 
-class FullTokenizer;
+class TextTokenizer;
 struct FinetunedModel;
 
 struct GluePredictSettings {
@@ -24,10 +24,10 @@ struct GluePredictSettings {
 };
 
 // OUTPUT_DIR/<TASK>.tsv in the GLUE submission format, and the task's scores on stdout when the file has labels.
-void predict_glue_file(const GluePredictSettings& settings, const FinetunedModel& model, FullTokenizer& tokenizer);
+void predict_glue_file(const GluePredictSettings& settings, const FinetunedModel& model, const TextTokenizer& tokenizer);
 
 // The label (or STS-B's value) of one text or pair, with its probability: one JSON object on stdout.
 void classify_glue_text(const GluePredictSettings& settings, const std::string& text, const std::string& text_b,
-                        const FinetunedModel& model, FullTokenizer& tokenizer);
+                        const FinetunedModel& model, const TextTokenizer& tokenizer);
 
 }  // namespace bk

@@ -5,6 +5,7 @@
 #include "squad/squad_logits.h"
 #include "tasks/finetune/finetuned_model.h"
 #include "tasks/finetune/squad_dataset.h"
+#include "tok/text_tokenizer.h"
 #include "util/py_json.h"
 
 #include <fmt/format.h>
@@ -27,7 +28,7 @@ SquadExamples single_squad_example(const std::string& question, const std::strin
 
 }  // namespace
 
-void predict_squad_file(const SquadPredictSettings& s, const FinetunedModel& model, FullTokenizer& tokenizer) {
+void predict_squad_file(const SquadPredictSettings& s, const FinetunedModel& model, const TextTokenizer& tokenizer) {
   check_squad_outputs(s.outputs);  // before the model runs
   Progress progress(s.quiet);
   const std::string text = read_file(s.predict_file);
@@ -43,10 +44,11 @@ void predict_squad_file(const SquadPredictSettings& s, const FinetunedModel& mod
   progress.finish(text.size(), fmt::format("{}: {} questions, {} features -> {}", model.info->name,
                                            dataset.examples.examples.size(), dataset.features.features().size(),
                                            s.outputs.output_dir));
+  if (!s.quiet) tokenizer.warn_if_misfit(dataset.features.unknown());
 }
 
 void answer_squad_question(const SquadPredictSettings& s, const std::string& question, const std::string& context,
-                           const FinetunedModel& model, FullTokenizer& tokenizer) {
+                           const FinetunedModel& model, const TextTokenizer& tokenizer) {
   const SquadExamples examples = single_squad_example(question, context);
   const SquadFeatures features = SquadFeatures::convert(examples, tokenizer, s.features);
   const SquadPredictions predictions =
@@ -63,6 +65,7 @@ void answer_squad_question(const SquadPredictSettings& s, const std::string& que
   }
   if (s.post.version_2_with_negative) answer["null_odds"] = p.null_odds;
   std::cout << answer.dump() << std::endl;
+  if (!s.quiet) tokenizer.warn_if_misfit(features.unknown());
 }
 
 }  // namespace bk

@@ -11,7 +11,7 @@
 
 namespace bk {
 
-class FullTokenizer;
+class TextTokenizer;
 struct FinetunedModel;
 
 struct SquadPredictSettings {
@@ -25,11 +25,11 @@ struct SquadPredictSettings {
 
 // The predictions of a file, written (squad_outputs.h), and its official scores on stdout when its questions have
 // answers, as the official script prints them.
-void predict_squad_file(const SquadPredictSettings& settings, const FinetunedModel& model, FullTokenizer& tokenizer);
+void predict_squad_file(const SquadPredictSettings& settings, const FinetunedModel& model, const TextTokenizer& tokenizer);
 
 // The answer to one question about one context ("" for squad2's null answer), its probability among the n-best
 // and its logits: one JSON object on stdout.
 void answer_squad_question(const SquadPredictSettings& settings, const std::string& question,
-                           const std::string& context, const FinetunedModel& model, FullTokenizer& tokenizer);
+                           const std::string& context, const FinetunedModel& model, const TextTokenizer& tokenizer);
 
 }  // namespace bk

@@ -1,8 +1,6 @@
 #include "tasks/finetune/squad_dataset.h"
 
 #include "io/input.h"
-#include "tok/full_tokenizer.h"
-#include "tok/vocab.h"
 #include "util/error.h"
 #include "util/printable.h"
 
@@ -14,7 +12,7 @@ bool SquadDataset::has_answers() const {
   return false;
 }
 
-SquadDataset read_squad_dataset(const std::string& json, const std::string& name, FullTokenizer& tokenizer,
+SquadDataset read_squad_dataset(const std::string& json, const std::string& name, const TextTokenizer& tokenizer,
                                 const SquadFeatureOptions& features, bool v2) {
   SquadDataset d;
   d.examples = parse_squad_examples(json, name, {false, v2});
@@ -38,11 +36,10 @@ nlohmann::ordered_json SquadEvalSet::score(const SquadLogits& logits) const {
   return score_squad_predictions(dataset, make_squad_predictions(dataset.examples, dataset.features, logits, options));
 }
 
-std::unique_ptr<SquadEvalSet> load_squad_eval_set(const std::string& path, const std::string& vocab_path, bool cased,
-                                                  bool v2, const SquadFeatureOptions& features) {
+std::unique_ptr<SquadEvalSet> load_squad_eval_set(const std::string& path, const std::string& tokenizer_path,
+                                                  bool cased, bool v2, const SquadFeatureOptions& features) {
   auto set = std::make_unique<SquadEvalSet>();
-  set->vocab = std::make_unique<Vocab>(Vocab::load(vocab_path));
-  FullTokenizer tokenizer(*set->vocab, !cased);
+  const TextTokenizer tokenizer = TextTokenizer::load(tokenizer_path, !cased);
   set->dataset = read_squad_dataset(read_file(path), path, tokenizer, features, v2);
   if (!set->dataset.has_answers()) fail("{}: no answers to score predictions against", path);
   set->options.do_lower_case = !cased;

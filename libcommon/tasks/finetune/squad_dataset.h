@@ -7,7 +7,7 @@
 #include "squad/squad_features.h"
 #include "squad/squad_predictions.h"
 #include "squad/squad_scoring.h"
-#include "tok/vocab.h"
+#include "tok/text_tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,8 +16,6 @@
 #include <vector>
 
 namespace bk {
-
-class FullTokenizer;
 
 struct SquadDataset {
   std::vector<SquadGoldQuestion> gold;
@@ -30,7 +28,7 @@ struct SquadDataset {
 // The examples (read as for prediction), the answers and the features of `json` (read from `name`). SQuAD v1.1's
 // evaluation scores a file whose questions all have answers, or none: bk::Error naming the file and a question
 // that has none while others have.
-SquadDataset read_squad_dataset(const std::string& json, const std::string& name, FullTokenizer& tokenizer,
+SquadDataset read_squad_dataset(const std::string& json, const std::string& name, const TextTokenizer& tokenizer,
                                 const SquadFeatureOptions& features, bool v2);
 
 // The official scores of `predictions`: evaluate-v1.1.py's, or evaluate-v2.0.py's with the null odds as the
@@ -38,16 +36,16 @@ SquadDataset read_squad_dataset(const std::string& json, const std::string& name
 nlohmann::ordered_json score_squad_predictions(const SquadDataset& dataset, const SquadPredictions& predictions);
 
 // bert-finetune train's --eval-file: a dev set with answers, scored again and again with run_squad.py's
-// post-processing defaults. It owns the vocabulary its features point into.
+// post-processing defaults.
 struct SquadEvalSet {
-  std::unique_ptr<Vocab> vocab;
   SquadDataset dataset;
   SquadPredictOptions options;
 
   // The official scores of the predictions these logits give.
   nlohmann::ordered_json score(const SquadLogits& logits) const;
 };
-std::unique_ptr<SquadEvalSet> load_squad_eval_set(const std::string& path, const std::string& vocab_path, bool cased,
-                                                  bool v2, const SquadFeatureOptions& features);
+// `tokenizer_path` is a WordPiece vocabulary (with `cased`) or a byte-level BPE tokenizer.
+std::unique_ptr<SquadEvalSet> load_squad_eval_set(const std::string& path, const std::string& tokenizer_path,
+                                                  bool cased, bool v2, const SquadFeatureOptions& features);
 
 }  // namespace bk
