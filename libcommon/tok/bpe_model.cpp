@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 
 namespace bk {
 namespace {
@@ -17,14 +18,24 @@ size_t slot_of(uint64_t key, size_t mask) { return static_cast<size_t>((key * 0x
 
 }  // namespace
 
-size_t BpeModel::StringHash::operator()(std::string_view s) const { return detail::hash_bytes(s.data(), s.size()); }
+const BpeModel::IdSlot& BpeModel::find_id_slot(std::string_view token, uint64_t hash) const {
+  const size_t mask = id_slots_.size() - 1;
+  const auto tag = static_cast<uint32_t>(hash >> 32);
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const IdSlot& slot = id_slots_[i];
+    if (slot.id < 0 || (slot.tag == tag && tokens_[slot.id] == token)) return slot;
+  }
+}
 
 BpeModel::BpeModel(std::vector<std::string> tokens, BpeModelOptions options, const std::string& where)
     : tokens_(std::move(tokens)), options_(std::move(options)) {
-  ids_.reserve(tokens_.size());
+  id_slots_.resize(std::bit_ceil(std::max<size_t>(tokens_.size() * 2, 16)));
   for (size_t id = 0; id < tokens_.size(); ++id) {
-    if (!ids_.emplace(tokens_[id], static_cast<int32_t>(id)).second)
-      fail("{}: the token '{}' has two ids ({} and {})", where, printable_excerpt(tokens_[id]), ids_[tokens_[id]], id);
+    const uint64_t hash = detail::hash_bytes(tokens_[id].data(), tokens_[id].size());
+    auto& slot = const_cast<IdSlot&>(find_id_slot(tokens_[id], hash));
+    if (slot.id >= 0)
+      fail("{}: the token '{}' has two ids ({} and {})", where, printable_excerpt(tokens_[id]), slot.id, id);
+    slot = {static_cast<uint32_t>(hash >> 32), static_cast<int32_t>(id)};
   }
   if (!options_.unk_token.empty()) {
     unk_id_ = id_of(options_.unk_token);
@@ -42,8 +53,7 @@ BpeModel::BpeModel(std::vector<std::string> tokens, BpeModelOptions options, con
 }
 
 int32_t BpeModel::id_of(std::string_view token) const {
-  auto it = ids_.find(token);
-  return it == ids_.end() ? -1 : it->second;
+  return find_id_slot(token, detail::hash_bytes(token.data(), token.size())).id;
 }
 
 const BpeModel::MergeSlot* BpeModel::find_merge(int32_t left, int32_t right) const {

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace bk {
@@ -72,12 +71,17 @@ class BpeModel {
   void add_initial_symbols(std::string_view bytes, BpeScratch& scratch) const;
   void merge_symbols(BpeScratch& scratch) const;
 
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const;
+  // token -> id, open addressing (at most half full): each slot holds the high half of the token's hash, to
+  // compare before the string, and its id, or -1. Built for every run's file: a node map costs it a heap block per
+  // token and a cache miss per lookup (three per merge while the merges are read).
+  struct IdSlot {
+    uint32_t tag = 0;
+    int32_t id = -1;
   };
+  // The slot of `token`: its id's, or the empty one where it would go.
+  const IdSlot& find_id_slot(std::string_view token, uint64_t hash) const;
   std::vector<std::string> tokens_;
-  std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> ids_;
+  std::vector<IdSlot> id_slots_;
   BpeModelOptions options_;
   int32_t unk_id_ = -1;
   int32_t byte_ids_[256];                    // the token of each byte's character, or -1

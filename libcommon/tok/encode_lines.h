@@ -39,9 +39,10 @@ inline std::string one_text_input(const std::vector<std::string>& inputs) {
 }
 
 inline void append_token_id(std::string& out, int32_t id) {
-  char digits[16];
-  auto end = std::to_chars(digits, digits + sizeof digits, id).ptr;
-  out.append(digits, end);
+  // Written in place: appending a few bytes from a buffer costs a library copy per id.
+  const size_t at = out.size();
+  out.resize(at + 11);  // an int32_t's longest decimal form
+  out.resize(static_cast<size_t>(std::to_chars(out.data() + at, out.data() + out.size(), id).ptr - out.data()));
 }
 
 // Encodes every line of `input` into `output`: ids when `ids_out`, else token_text(id). Fails naming the file,

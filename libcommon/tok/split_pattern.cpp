@@ -55,6 +55,14 @@ struct Scanner {
   bool is(size_t pos, CharClass cls) const { return pos < text.size() && at(pos).cls == cls; }
   // The end of the run of `cls` characters starting at pos (pos itself when there is none), at most `limit` long.
   size_t run(size_t pos, CharClass cls, size_t limit = SIZE_MAX) const {
+    if (limit == SIZE_MAX) {  // most text is ASCII: a byte and a table lookup per character until it is not
+      while (pos < text.size()) {
+        const auto b = static_cast<uint8_t>(text[pos]);
+        if (b >= 0x80) break;
+        if (classes[b] != cls) return pos;
+        ++pos;
+      }
+    }
     for (size_t n = 0; n < limit && pos < text.size(); ++n) {
       const Char ch = at(pos);
       if (ch.cls != cls) break;

@@ -23,8 +23,14 @@ bool WordCache::append(const Key& key, std::vector<int32_t>& ids) const {
     const Slot& s = slots_[i];
     if (s.key_size == 0) return false;
     if (s.hash == key.hash && s.key_size == word.size() &&
-        bytes_equal(keys_.data() + s.key_begin, word.data(), word.size())) {
-      ids.insert(ids.end(), ids_.begin() + s.ids_begin, ids_.begin() + s.ids_begin + s.id_count);
+        bytes_equal(word.size() <= kInlineKeyBytes ? s.key : keys_.data() + s.key_begin, word.data(), word.size())) {
+      if (s.id_count == 1) {
+        ids.push_back(s.ids);
+        return true;
+      }
+      // A word has a few ids: a loop, not a library copy for each.
+      const int32_t* from = ids_.data() + s.ids;
+      for (uint16_t k = 0; k < s.id_count; ++k) ids.push_back(from[k]);
       return true;
     }
   }
@@ -38,12 +44,20 @@ void WordCache::insert(const Key& key, const int32_t* ids, size_t count) {
   while (slots_[i].key_size != 0) i = (i + 1) & (kSlots - 1);
   Slot& s = slots_[i];
   s.hash = key.hash;
-  s.key_begin = static_cast<uint32_t>(keys_.size());
   s.key_size = static_cast<uint16_t>(word.size());
-  s.ids_begin = static_cast<uint32_t>(ids_.size());
   s.id_count = static_cast<uint16_t>(count);
-  keys_.append(word);
-  ids_.insert(ids_.end(), ids, ids + count);
+  if (word.size() <= kInlineKeyBytes) {
+    std::memcpy(s.key, word.data(), word.size());
+  } else {
+    s.key_begin = static_cast<uint32_t>(keys_.size());
+    keys_.append(word);
+  }
+  if (count == 1) {
+    s.ids = ids[0];
+  } else {
+    s.ids = static_cast<int32_t>(ids_.size());
+    ids_.insert(ids_.end(), ids, ids + count);
+  }
   ++used_;
 }
 

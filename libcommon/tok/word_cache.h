@@ -34,13 +34,21 @@ class WordCache {
   void prefetch(const Key& key) const { __builtin_prefetch(&slots_[key.hash & (kSlots - 1)]); }
 
  private:
-  static constexpr size_t kSlots = size_t{1} << 17;  // at most half of them used: 3 MB, a corpus's common words
+  static constexpr size_t kSlots = size_t{1} << 17;  // at most half of them used: 4 MB, a corpus's common words
   static constexpr size_t kMaxWordBytes = 64;
+  static constexpr size_t kInlineKeyBytes = 16;
+  // A short word and a single id live in the slot itself, so that a hit on a common word reads one cache line,
+  // the one prefetch() loaded; a longer word lives in keys_ (from key_begin), more ids in ids_ (from ids_begin).
   struct Slot {
     uint64_t hash = 0;
-    uint32_t key_begin = 0, ids_begin = 0;
     uint16_t key_size = 0, id_count = 0;  // key_size 0 = empty (words are never empty)
+    int32_t ids = 0;                      // the id when id_count is 1, else ids_begin
+    union {
+      char key[kInlineKeyBytes];          // key_size <= kInlineKeyBytes
+      uint32_t key_begin;
+    };
   };
+  static_assert(sizeof(Slot) == 32);
   void clear();
 
   std::vector<Slot> slots_;
