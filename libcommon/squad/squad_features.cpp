@@ -88,8 +88,8 @@ void tokenize_words(const SquadDocument& doc_tokens, TextTokenizer::Encoder& enc
 
 bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-// Byte-level BPE: the context tokenized whole, each piece with its bytes (trimmed, as HF's trim_offsets does) and
-// the document token its first byte falls in (the one before, for whitespace; the first, before any).
+// Byte-level BPE: the context tokenized whole, each piece with its bytes (ASCII whitespace trimmed at both ends;
+// HF's trim_offsets trims spaces) and the document token its first byte falls in (the first, before any).
 void tokenize_context(const SquadDocument& doc_tokens, TextTokenizer::Encoder& encoder, SquadDocPieces& doc) {
   const std::string_view context = doc_tokens.context;
   encoder.encode_with_spans(context, doc.ids, doc.spans);
@@ -235,8 +235,13 @@ std::string_view SquadFeatures::context_text(const SquadExamples& examples, cons
   const auto& spans = doc_pieces(f.example_index).spans;
   const ByteSpan first = spans[static_cast<size_t>(f.span.start + start - doc_offset(f))];
   const ByteSpan last = spans[static_cast<size_t>(f.span.start + end - doc_offset(f))];
-  const uint32_t begin = std::min(first.begin, last.end);
-  return std::string_view(examples.doc_tokens(example).context).substr(begin, last.end - begin);
+  const std::string_view context = examples.doc_tokens(example).context;
+  // A character split into byte pieces is taken whole: the text stays UTF-8 whichever pieces the logits chose.
+  const auto continuation = [&](size_t at) { return at < context.size() && (context[at] & 0xC0) == 0x80; };
+  size_t from = std::min(first.begin, last.end), to = last.end;
+  while (from > 0 && continuation(from)) --from;
+  while (continuation(to)) ++to;
+  return context.substr(from, to - from);
 }
 
 int32_t SquadFeatures::token_to_orig(const SquadFeature& f, int32_t position) const {

@@ -106,8 +106,8 @@ class SquadFeatures {
   bool token_is_max_context(const SquadFeature& f, int32_t position) const;
   // The tokens as strings (the reference's feature.tokens).
   std::vector<std::string_view> tokens(const SquadFeature& f) const;
-  // Byte-level BPE: whether the pieces keep their bytes, and the context from the first byte of the piece at
-  // position `start` to the last of the one at `end` (both in the window).
+  // Byte-level BPE: whether the pieces keep their bytes, and the context from the piece at position `start` to
+  // the one at `end` (both in the window), widened to whole characters where a piece holds part of one.
   bool byte_spans() const { return tokenizer_.byte_level(); }
   std::string_view context_text(const SquadExamples& examples, const SquadFeature& f, int32_t start, int32_t end) const;
 
@@ -124,8 +124,8 @@ class SquadFeatures {
   std::vector<SquadFeature> features_;
   std::vector<uint32_t> first_feature_{0};    // example i: features_[first_feature_[i] .. first_feature_[i+1])
   TextTokenizer tokenizer_;  // for tokens()
-  SequenceTemplate wrap_;
-  UnknownCount unknown_;     // [CLS] query [SEP] window [SEP], or the tokenizer's pair template
+  SequenceTemplate wrap_;     // [CLS] query [SEP] window [SEP], or the tokenizer's pair template
+  UnknownCount unknown_;
 };
 
 // _improve_answer_span: the first (start ascending, then end descending) piece span inside [input_start,

@@ -39,7 +39,7 @@ class WordCache {
   static constexpr size_t kInlineKeyBytes = 16;
   // A short word and a single id live in the slot itself, so that a hit on a common word reads one cache line,
   // the one prefetch() loaded; a longer word lives in keys_ (from key_begin), more ids in ids_ (from ids_begin).
-  struct Slot {
+  struct alignas(32) Slot {  // two to a cache line, none across two
     uint64_t hash = 0;
     uint16_t key_size = 0, id_count = 0;  // key_size 0 = empty (words are never empty)
     int32_t ids = 0;                      // the id when id_count is 1, else ids_begin

@@ -219,7 +219,7 @@ TEST_CASE("squad features with a BPE tokenizer: the template around the question
       "\"post_processor\":{\"type\":\"RobertaProcessing\",\"cls\":[\"<s>\",256],\"sep\":[\"</s>\",257]},";
   const std::string path = write(dir, tokenizer_json({"<s>", "</s>", "\xC4\xA0" "P", "\xC4\xA0" "Pa"}, {"\xC4\xA0 P", "\xC4\xA0" "P a"}, added));
   const bk::TextTokenizer tokenizer = bk::TextTokenizer::load(path, true);
-  const std::string json = R"j({"data":[{"paragraphs":[{"context":"In  Paris, (Pa)","qas":[)j"
+  const std::string json = R"j({"data":[{"paragraphs":[{"context":"In  Paris, (Pa) \u00e9","qas":[)j"
                            R"j({"id":"q","question":"  Where?","answers":[{"text":"Paris","answer_start":4}]}]}]}]})j";
   const bk::SquadExamples examples = bk::parse_squad_examples(json, "t.json", {true, false});
   bk::SquadFeatureOptions options;
@@ -237,4 +237,8 @@ TEST_CASE("squad features with a BPE tokenizer: the template around the question
   CHECK(features.doc_offset(f) == 9);
   CHECK(features.context_text(examples, f, f.start_position, f.end_position) == "Paris");
   CHECK(features.token_to_orig(f, f.start_position) == 1);  // the document token "Paris,"
+  // "é" is two byte pieces (no merge makes it one): either alone gives the whole character, never half of it.
+  const auto last = static_cast<int32_t>(ids.size()) - 2;
+  CHECK(features.context_text(examples, f, last, last) == "\xC3\xA9");
+  CHECK(features.context_text(examples, f, last - 1, last - 1) == "\xC3\xA9");
 }

@@ -1,6 +1,7 @@
 #include "tasks/finetune/finetune_task.h"
 
 #include "tasks/lr_recipe.h"
+#include "tok/tokenizer_json.h"
 #include "util/fnv1a.h"
 #include "ckpt/convert.h"
 #include "util/tool_name.h"
@@ -282,7 +283,10 @@ std::string FinetuneTask::cuda_graphs_unsupported() const {
 std::string FinetuneTask::stage_micro_batches() { return stage_batches(batches_, staged_, context_.device); }
 
 std::vector<std::string> FinetuneTask::input_paths() const {
-  return {config_.train_file, config_.eval_file, config_.vocab_path};
+  std::vector<std::string> paths = tokenizer_file_paths(config_.vocab_path);  // a vocab.json's merges.txt too
+  paths.push_back(config_.train_file);
+  paths.push_back(config_.eval_file);
+  return paths;
 }
 
 TaskDataSummary FinetuneTask::data_summary() const {
