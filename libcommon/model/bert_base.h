@@ -32,6 +32,8 @@ class BertModelBase : public torch::nn::Module {
 
   // Every trainable tensor with its HF name, in registration order (embeddings, layers, pooler, heads).
   std::vector<NamedParameter> named_parameter_list() const { return params_.list(); }
+  // The rows of one of those tensors that are the model's: vocab_size for the padded vocabulary's, all for the others.
+  int64_t real_rows(const at::Tensor& t) const { return is_vocab_rows(t) ? config_.vocab_size : t.size(0); }
 
   // HF names -> detached views of the live parameters, vocabulary cut to vocab_size (clone for a snapshot).
   std::map<std::string, at::Tensor> state_dict() const;

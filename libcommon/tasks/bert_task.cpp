@@ -14,6 +14,12 @@ NamedTensors BertModelTask::parameters() const {
   return named;
 }
 
+std::vector<int64_t> BertModelTask::parameter_rows() const {
+  std::vector<int64_t> rows;
+  for (const auto& p : bert().named_parameter_list()) rows.push_back(p.tensor.dim() > 0 ? bert().real_rows(p.tensor) : 1);
+  return rows;
+}
+
 std::map<std::string, at::Tensor> BertModelTask::model_state() const { return bert().state_dict(); }
 
 void BertModelTask::load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) {

@@ -13,6 +13,7 @@ class BertModelTask : public TrainingTask {
  public:
   torch::nn::Module& model() override;
   NamedTensors parameters() const override;
+  std::vector<int64_t> parameter_rows() const override;
   std::map<std::string, at::Tensor> model_state() const override;
   void load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) override;
 

@@ -17,7 +17,7 @@ struct Recipe {
 };
 
 // The recipe's rate at the run's global batch, and the banner's account of it.
-LearningRate scaled(const Recipe& recipe, int64_t global_batch, const char* note = "") {
+LearningRate scaled(const Recipe& recipe, int64_t global_batch, const std::string& note = "") {
   const double ratio = static_cast<double>(global_batch) / static_cast<double>(recipe.batch);
   LearningRate lr{recipe.rate * std::sqrt(std::min(1.0, ratio)), fmt::format("{}: {:g} at global batch {}",
                                                                             recipe.name, recipe.rate, recipe.batch)};
@@ -31,12 +31,14 @@ LearningRate scaled(const Recipe& recipe, int64_t global_batch, const char* note
 LearningRate pretraining_learning_rate(const BertConfig& model, OptimizerKind optimizer, int64_t global_batch,
                                        int64_t max_length) {
   const bool base_or_larger = model.hidden_size >= 768 && model.num_hidden_layers >= 12;
-  if (model.is_modernbert() && optimizer == OptimizerKind::adamw) {
+  if (model.is_modernbert() && (optimizer == OptimizerKind::adamw || optimizer == OptimizerKind::stableadamw)) {
     // ModernBERT's published peak rates are StableAdamW's, the nearest recipe to AdamW's (Warner et al. 2024).
     const bool large = model.hidden_size >= 1024;
     return scaled({large ? 5e-4 : 8e-4, 4608, large ? "ModernBERT-large's recipe (StableAdamW)"
                                                     : "ModernBERT-base's recipe (StableAdamW)"}, global_batch);
   }
+  // StableAdamW on BERT: none published; AdamW's, whose step it is where its update clipping does not act.
+  const char* stable = optimizer == OptimizerKind::stableadamw ? " (AdamW's: none is published for StableAdamW)" : "";
   // No LAMB rate is published for ModernBERT: BERT's of the same size, said so.
   const char* modern = model.is_modernbert() ? " (none is published for ModernBERT: BERT's of its size)" : "";
   const bool phase2 = max_length > 128;
@@ -50,8 +52,10 @@ LearningRate pretraining_learning_rate(const BertConfig& model, OptimizerKind op
       return scaled({6e-3, 65536, "NVIDIA's LAMB phase-1 recipe for BERT-base/large"}, global_batch,
                     *modern ? modern : unknown);
     case OptimizerKind::adamw:
-      if (!base_or_larger) return scaled({kSmallAdamwRate, 32, "bertkit's measured AdamW rate for small BERTs"}, global_batch);
-      return scaled({1e-4, 256, "the BERT paper's Adam recipe"}, global_batch);
+    case OptimizerKind::stableadamw:
+      if (!base_or_larger)
+        return scaled({kSmallAdamwRate, 32, "bertkit's measured AdamW rate for small BERTs"}, global_batch, stable);
+      return scaled({1e-4, 256, "the BERT paper's Adam recipe"}, global_batch, stable);
     case OptimizerKind::acclip:
     case OptimizerKind::madgrad:
       break;
@@ -69,7 +73,9 @@ LearningRate continued_pretraining_learning_rate(OptimizerKind optimizer, int64_
                                            "5e-5 does)"}, global_batch, note);
       break;
     case OptimizerKind::adamw:
-      lr = scaled({5e-5, 32, "google-research/bert run_pretraining.py's rate from --init_checkpoint"}, global_batch, note);
+    case OptimizerKind::stableadamw:
+      lr = scaled({5e-5, 32, "google-research/bert run_pretraining.py's rate from --init_checkpoint"}, global_batch,
+                  optimizer == OptimizerKind::adamw ? note : "; StableAdamW takes AdamW's" + std::string(note));
       break;
     case OptimizerKind::acclip:
     case OptimizerKind::madgrad:

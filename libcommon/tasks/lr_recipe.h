@@ -8,7 +8,8 @@
 //   BERT-base and larger, AdamW: the BERT paper's (Devlin et al. 2019, appendix A.2): 1e-4 at batch 256.
 //   Smaller models (Google's 24 small BERTs, the demo's), LAMB: kSmallLambRate at batch 32, and AdamW:
 //     kSmallAdamwRate at batch 32, measured on this project's demo corpus (DESIGN.md section 4).
-//   ModernBERT, AdamW: its paper's StableAdamW peak rates (Warner et al. 2024): 8e-4 for base, 5e-4 for large
+//   StableAdamW: AdamW's rates above (none is published for BERT), and the banner says so.
+//   ModernBERT, StableAdamW and AdamW: its paper's StableAdamW peak rates (Warner et al. 2024): 8e-4 for base, 5e-4 for large
 //     (hidden >= 1024), at global batch 4,608. LAMB: no rate is published for ModernBERT; BERT's LAMB rate of the
 //     same size applies, and the banner says so.
 // A smaller global batch than the recipe's scales the rate by the square root of the ratio (the LAMB paper's rule,
@@ -16,7 +17,7 @@
 // with them must give --learning-rate.
 // Continued pretraining (bert-train --init-checkpoint of a model from elsewhere, without --init-optimizer: a
 // trained model on new text, as BioBERT, FinBERT and run_mlm.py do it): the rates of fresh weights erase what the
-// model knew. (A bert-train checkpoint's next phase keeps the recipes above.) AdamW: 5e-5 at
+// model knew. (A bert-train checkpoint's next phase keeps the recipes above.) AdamW and StableAdamW: 5e-5 at
 // batch 32, google-research/bert run_pretraining.py's defaults (and run_mlm.py's rate); LAMB: kContinuedLambRate
 // at batch 32, measured as the rate whose drift matches AdamW's (DESIGN.md section 4). Warm-up: 6% of the steps,
 // Gururangan et al. 2020's domain-adaptive pretraining.

@@ -226,6 +226,15 @@ for opt in acclip madgrad; do
     --output-dir "$TMP/opt-$opt" --no-tensorboard --optimizer $opt --learning-rate 1e-3 --resume
   expect_rc 0 "--optimizer $opt resumed"
 done
+# A run resumed with another optimizer would load moments of the same names that mean another thing: refused.
+run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
+  --stop-after 2 --output-dir "$TMP/opt-stable" --no-tensorboard --optimizer stableadamw --learning-rate 1e-3
+expect_rc 0 "--optimizer stableadamw"
+run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
+  --output-dir "$TMP/opt-stable" --no-tensorboard --optimizer adamw --learning-rate 1e-3 --resume
+expect_rc 1 "--resume with another --optimizer"
+expect_err "the run was started with --optimizer stableadamw, this one has adamw; resume with the same optimizer" \
+  "--resume with another --optimizer names both"
 
 # Nothing lost: a new run never replaces an earlier run's checkpoints without --force (even with another log file),
 # --resume finds the newest step directory when `latest` is gone, and a second run on a directory in use fails at

@@ -1,7 +1,8 @@
 """bert-train's composed optimizer step against a reference run: K = 10 steps of the real tool on a tiny BERT
 (fp32, dropout 0, gradient accumulation 2, clipping on, linear warm-up then poly decay) against HF transformers'
-BertForPreTraining on the same batches from the same HDF5 file, stepped by torch.optim.AdamW (and by the project's
-independent LAMB reference, lamb_reference.py). Asserted: the loss of every step within 1e-5 relative, and every
+BertForPreTraining on the same batches from the same HDF5 file, stepped by torch.optim.AdamW, by torch-optimi's
+StableAdamW (with its decoupled and its fully decoupled weight decay), and by the project's independent LAMB
+reference, lamb_reference.py. Asserted: the loss of every step within 1e-5 relative, and every
 final weight within 1e-5 absolute.
 
 What the reference does is written here from the algorithms, not from our code:
@@ -11,6 +12,8 @@ What the reference does is written here from the algorithms, not from our code:
     over the micro-batches before the update;
   - AdamW: torch.nn.utils.clip_grad_norm_ to MAX_GRAD_NORM on the summed gradients, then torch.optim.AdamW with weight decay
     except on biases and LayerNorm parameters;
+  - StableAdamW: optimi.StableAdamW (its for-loop form) with the same groups, betas (0.9, 0.98), no gradient
+    clipping (bert-train's default for it), decouple_lr as --fully-decoupled-weight-decay asks;
   - learning rate of step t (t from 1): NVIDIA's PolyWarmUpScheduler, p = t / K: lr p / w while p < w, else
     lr (1 - p)^0.5.
 Data order: the file holds exactly one optimizer step of samples (16 = 2 micro-batches of 8), so every step sees
@@ -23,6 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 from compat_common import BIN, Checks, skip
 
@@ -36,6 +40,12 @@ except ImportError as e:
     skip(e)
 
 from lamb_reference import Lamb, takes_decay
+
+try:
+    from optimi import StableAdamW
+except ImportError as e:
+    skip(e)
+warnings.filterwarnings("ignore", message="You are using weight_decay")  # optimi on decouple_lr with 0.01: meant here
 
 BERT_TRAIN = os.path.join(BIN, "bert-train")
 if not os.access(BERT_TRAIN, os.X_OK):
@@ -117,13 +127,27 @@ def reference_step(model, batches):
     return mlm_total / masked + nsp_total / sequences
 
 
+def update_clipped(opt, params):
+    """How many tensors' steps StableAdamW cut in the step just taken: sqrt(mean(g^2 / max(v, eps^2))) > 1."""
+    cut = 0
+    for p in params.values():
+        v = opt.state[p]["exp_avg_sq"]
+        cut += int((p.grad.pow(2) / v.clamp_min(1e-12)).mean().sqrt() > 1)
+    return cut
+
+
 def reference_run(model, batches, optimizer):
     params = dict(model.named_parameters())
     losses, norms = [], []
+    stable = optimizer.startswith("stableadamw")
+    groups = [{"params": [p for n, p in params.items() if takes_decay(n)], "weight_decay": 0.01},
+              {"params": [p for n, p in params.items() if not takes_decay(n)], "weight_decay": 0.0}]
     if optimizer == "adamw":
-        groups = [{"params": [p for n, p in params.items() if takes_decay(n)], "weight_decay": 0.01},
-                  {"params": [p for n, p in params.items() if not takes_decay(n)], "weight_decay": 0.0}]
         opt = torch.optim.AdamW(groups, lr=LR, betas=(0.9, 0.999), eps=1e-6)
+    elif stable:
+        opt = StableAdamW(groups, lr=LR, betas=(0.9, 0.98), eps=1e-6, decouple_lr=optimizer.endswith("decoupled"),
+                          foreach=False, triton=False)
+        reference_run.update_clips = 0
     else:
         lamb = Lamb({n: p.detach().numpy() for n, p in params.items()},
                     {"beta1": 0.9, "beta2": 0.999, "eps": 1e-6, "weight_decay": 0.01, "max_grad_norm": MAX_GRAD_NORM,
@@ -131,11 +155,15 @@ def reference_run(model, batches, optimizer):
     for t in range(1, STEPS + 1):
         model.zero_grad(set_to_none=True)
         losses.append(reference_step(model, batches))
-        if optimizer == "adamw":
-            norms.append(float(torch.nn.utils.clip_grad_norm_(list(params.values()), MAX_GRAD_NORM)))
+        if optimizer == "adamw" or stable:
+            # StableAdamW runs unclipped: an infinite bound only measures the norm.
+            bound = float("inf") if stable else MAX_GRAD_NORM
+            norms.append(float(torch.nn.utils.clip_grad_norm_(list(params.values()), bound)))
             for group in opt.param_groups:
                 group["lr"] = schedule(t)
             opt.step()
+            if stable:
+                reference_run.update_clips += update_clipped(opt, params)
         else:
             norms.append(lamb.step({n: p.grad.numpy() for n, p in params.items()}, schedule(t)))
             with torch.no_grad():
@@ -149,8 +177,11 @@ def run_bert_train(tmp, name, data, config_path, init_dir, optimizer):
     cmd = [BERT_TRAIN, "--config", config_path, "--input", data, "--output-dir", out, "--init-checkpoint", init_dir,
            "--train-batch-size", str(MICRO_BATCH * ACCUMULATION), "--gradient-accumulation-steps", str(ACCUMULATION),
            "--max-steps", str(STEPS), "--learning-rate", str(LR), "--warmup-proportion", str(WARMUP),
-           "--lr-decay", "poly", "--optimizer", optimizer, "--max-grad-norm", str(MAX_GRAD_NORM), "--max-predictions",
-           str(MAX_PRED), "--precision", "fp32", "--no-tensorboard", "-q"]
+           "--lr-decay", "poly", "--max-predictions", str(MAX_PRED), "--precision", "fp32", "--no-tensorboard", "-q"]
+    if optimizer.startswith("stableadamw"):
+        cmd += ["--optimizer", "stableadamw"] + (["--fully-decoupled-weight-decay"] if optimizer.endswith("decoupled") else [])
+    else:
+        cmd += ["--optimizer", optimizer, "--max-grad-norm", str(MAX_GRAD_NORM)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"bert-train failed ({proc.returncode}): {proc.stderr}")
@@ -171,7 +202,7 @@ def main():
         config_path = os.path.join(tmp, "bert_config.json")
         with open(config_path, "w") as f:
             json.dump(CONFIG, f)
-        for optimizer, seed in (("adamw", 3), ("lamb", 4)):
+        for optimizer, seed in (("adamw", 3), ("lamb", 4), ("stableadamw", 5), ("stableadamw-decoupled", 6)):
             torch.manual_seed(seed)
             model = BertForPreTraining(BertConfig(**CONFIG)).train()
             init_dir = os.path.join(tmp, f"init-{optimizer}")
@@ -179,7 +210,9 @@ def main():
             initial = {n: p.detach().clone() for n, p in model.named_parameters()}
             ref_losses, ref_norms = reference_run(model, batches, optimizer)
             losses, norms, weights = run_bert_train(tmp, optimizer, data, config_path, init_dir, optimizer)
-            label = "AdamW vs torch.optim.AdamW" if optimizer == "adamw" else "LAMB vs lamb_reference"
+            label = {"adamw": "AdamW vs torch.optim.AdamW", "lamb": "LAMB vs lamb_reference",
+                     "stableadamw": "StableAdamW vs optimi.StableAdamW",
+                     "stableadamw-decoupled": "StableAdamW (fully decoupled decay) vs optimi's decouple_lr"}[optimizer]
             if not check(len(losses) == STEPS, f"{label}: bert-train logged {len(losses)} steps, expected {STEPS}"):
                 continue
             loss_rel = max(abs(a - b) / abs(b) for a, b in zip(losses, ref_losses))
@@ -196,8 +229,14 @@ def main():
             check(set(weights) == {k for k in state if not k.startswith("cls.predictions.decoder.")},
                   f"{label}: checkpoint keys differ from HF's: {sorted(set(weights) ^ set(state))}")
             check(moved > 1e-2, f"{label}: the weights barely moved ({moved:.1e}); the test would prove nothing")
-            check(0 < clipped < STEPS or optimizer == "lamb",
-                  f"{label}: clipping acted in {clipped} of {STEPS} steps; the test should see both sides")
+            if optimizer.startswith("stableadamw"):
+                cuts = reference_run.update_clips
+                print(f"{label}: update clipping cut {cuts} of {STEPS * len(initial)} tensor steps")
+                check(0 < cuts < STEPS * len(initial), f"{label}: update clipping acted on {cuts} tensor steps; the "
+                      "test should see both sides")
+            else:
+                check(0 < clipped < STEPS or optimizer == "lamb",
+                      f"{label}: clipping acted in {clipped} of {STEPS} steps; the test should see both sides")
             norm_rel = max(abs(a - b) / b for a, b in zip(norms, ref_norms) if a is not None)
             check(norm_rel <= 1e-4, f"{label}: gradient norms differ by {norm_rel:.1e} relative")
     return check.exit_code("train trajectory")

@@ -3,7 +3,7 @@
 // resident memory the optimizer holds (its state and work buffers, measured over its construction and first step)
 // and the peak resident memory the steps added beyond the parameters, gradients and optimizer state.
 //
-//   optim_bench CONFIG.json STEPS KIND...     (KIND: lamb, lamb-fused, adamw, adamw-fused)
+//   optim_bench CONFIG.json STEPS KIND...     (KIND: lamb, lamb-fused, adamw, adamw-fused, stableadamw)
 #include "cli/run_tool.h"
 #include "model_config/bert_config.h"
 #include "model/bert.h"
@@ -48,9 +48,12 @@ int bench(int argc, char** argv) {
       params.emplace_back(p.name, p.tensor);
       numel += p.tensor.numel();
     }
-    bk::OptimizerConfig oc;
-    oc.kind = kind.starts_with("lamb") ? bk::OptimizerKind::lamb : bk::OptimizerKind::adamw;
+    const bk::OptimizerKind optimizer_kind = kind.starts_with("lamb")     ? bk::OptimizerKind::lamb
+                                             : kind.starts_with("stable") ? bk::OptimizerKind::stableadamw
+                                                                          : bk::OptimizerKind::adamw;
+    bk::OptimizerConfig oc = bk::training_optimizer_config(optimizer_kind);  // as bert-train steps it
     oc.fused = kind.ends_with("-fused");
+    if (optimizer_kind == bk::OptimizerKind::stableadamw) oc.max_grad_norm = 0;  // bert-train's default for it
     const double before = status_mb("VmRSS:");
     auto optimizer = bk::make_optimizer(params, oc);
     optimizer->step(1e-4);  // first step: allocations settle

@@ -1,4 +1,4 @@
-// LAMB and AdamW on cases small enough to work by hand (eps = 0 makes the first Adam direction exactly
+// LAMB, AdamW and StableAdamW on cases small enough to work by hand (eps = 0 makes the first Adam direction exactly
 // sign(g)), the weight-decay exclusion rule, clipping, and bit-exact state export and import.
 #include "train/optim/make_optimizer.h"
 
@@ -168,7 +168,7 @@ TEST_CASE("a parameter without a gradient steps as if its gradient were zero") {
 }
 
 TEST_CASE("optimizer state exports and imports bit-exactly") {
-  for (const std::string kind : {"lamb", "adamw"}) {
+  for (const std::string kind : {"lamb", "adamw", "stableadamw"}) {
     CAPTURE(kind);
     at::manual_seed(7);
     const std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
@@ -319,5 +319,60 @@ TEST_CASE("AdamW and LAMB: torch's fused kernels take the same steps as the mult
     const auto a = plain->state(), b = fused->state();
     for (const auto& [name, t] : a)
       if (t.is_floating_point()) CHECK((t - b.at(name)).abs().max().item<double>() < 1e-6);
+  }
+}
+
+TEST_CASE("StableAdamW: debiased moments, the per-tensor rate cut by the RMS of g^2 / max(v, eps^2), decay by it") {
+  // The formulas of optimizer.h written out tensor by tensor, against the optimizer's flat passes, over steps whose
+  // gradients jump (step 3 and 6 are 30x the others: the update clipping acts there and only there), with and
+  // without fully decoupled decay.
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
+      {"dense.weight", {8, 6}}, {"dense.bias", {8}}, {"out.weight", {3, 8}}};
+  for (const bool fully_decoupled : {false, true}) {
+    CAPTURE(fully_decoupled);
+    at::manual_seed(5);
+    bk::NamedTensors params;
+    std::vector<at::Tensor> w, m, v;
+    for (const auto& [name, shape] : shapes) {
+      params.emplace_back(name, at::randn(shape).set_requires_grad(true));
+      w.push_back(params.back().second.detach().clone());
+      m.push_back(at::zeros(shape));
+      v.push_back(at::zeros(shape));
+    }
+    bk::OptimizerConfig c = config("stableadamw", 1e-6);
+    c.beta2 = 0.98;
+    c.weight_decay = 0.1;
+    c.max_grad_norm = 0;
+    c.fully_decoupled_decay = fully_decoupled;
+    c.max_lr = 0.02;
+    auto opt = bk::make_optimizer(params, c);
+    int cut = 0;
+    for (int t = 1; t <= 8; ++t) {
+      const double lr = 0.01 + 0.001 * t;
+      // optimi's debiased betas: m and v here are the bias-corrected moments.
+      const double b1 = (std::pow(0.9, t) - 0.9) / (std::pow(0.9, t) - 1);
+      const double b2 = (std::pow(0.98, t) - 0.98) / (std::pow(0.98, t) - 1);
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        const at::Tensor g = at::randn(w[i].sizes()) * (t % 3 == 0 ? 3.0 : 0.1);
+        params[i].second.mutable_grad() = g.clone();
+        m[i] = b1 * m[i] + (1 - b1) * g;
+        v[i] = b2 * v[i] + (1 - b2) * g * g;
+        const double rms = std::sqrt((g * g / v[i].clamp_min(1e-12)).mean().item<double>());
+        cut += rms > 1;
+        const double rate = lr / std::max(1.0, rms);
+        if (i != 1) w[i] = w[i] * (1 - rate * (fully_decoupled ? 0.1 / 0.02 : 0.1));
+        w[i] = w[i] - rate * m[i] / (v[i].sqrt() + 1e-6);
+      }
+      opt->step(lr);
+    }
+    CHECK(cut > 0);
+    CHECK(cut < 8 * 3);
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      CAPTURE(shapes[i].first);
+      CHECK((params[i].second - w[i]).abs().max().item<double>() < 1e-6);
+      // The state is torch's AdamW's: the moments before bias correction.
+      const at::Tensor v_state = opt->state().at(shapes[i].first + ".exp_avg_sq") / (1 - std::pow(0.98, 8));
+      CHECK(((v_state - v[i]).abs() / v[i]).max().item<double>() < 1e-5);
+    }
   }
 }

@@ -97,7 +97,7 @@ TEST_CASE("loop flags: each kind parsed once into its value, a name outside the 
   bk::LoopConfig c;
   CHECK(parsed({"--precision", "fp8"}, c) == "--precision must be fp32, bf16 or fp16, got 'fp8'");
   CHECK(parsed({"--lr-scaling", "cube"}, c) == "--lr-scaling must be none, linear or sqrt, got 'cube'");
-  CHECK(parsed({"--optimizer", "sgd"}, c) == "--optimizer must be lamb, adamw, acclip or madgrad, got 'sgd'");
+  CHECK(parsed({"--optimizer", "sgd"}, c) == "--optimizer must be lamb, adamw, stableadamw, acclip or madgrad, got 'sgd'");
   bk::LoopConfig d;
   CHECK(parsed({"--optimizer", "adamw", "--precision", "bf16", "--lr-decay", "linear"}, d) == "accepted");
   CHECK(d.optimizer == bk::OptimizerKind::adamw);

@@ -41,6 +41,7 @@ struct StepResult {
   std::vector<double> term_means, metric_values;  // in the task's order; filled by read_statistics()
   StepCounts counts;
   bool skipped = false;
+  double lr = 0;            // the rate the step's update used (or would have, for a skipped fp16 step)
   double data_seconds = 0;  // waiting for and checking batches: the loop's overhead besides compute
   // The term sums, metric sums and gradient norm as float64 [terms + metrics + 1], copied without blocking to a
   // page-locked host tensor; `copied` marks (on CUDA) when the copy is done.
@@ -135,7 +136,7 @@ StepWork step_work(LoopRun& run, size_t passes, bool prepare_update) {
   // Gradients of all ranks (unless the synchroniser already summed them), unscaled; the update.
   std::vector<at::Tensor> grads = gradients(*run.optimizer);
   if (run.synced() && !run.sync) {
-    if (cfg.local_clip && cfg.max_grad_norm > 0) clip_grad_norm(grads, cfg.max_grad_norm);
+    if (cfg.local_clip && cfg.grad_clip_norm() > 0) clip_grad_norm(grads, cfg.grad_clip_norm());
     run.dist->allreduce_gradients(grads, /*average=*/false, kDefaultBucketBytes, run.allreduce_wire);
   }
   StepWork w;
@@ -184,6 +185,7 @@ StepResult step(LoopRun& run) {
   const size_t passes = static_cast<size_t>(r.counts.micro_batches > 0 ? r.counts.micro_batches
                                                                         : cfg.gradient_accumulation_steps);
   StepWork w;
+  r.lr = run.lr();  // read before the step: the log may be written after the next one has been queued
   if (run.graph) {
     run.optimizer->prepare_step(run.lr());
     w.statistics = run.graph->run([&] { return step_work(run, passes, /*prepare_update=*/false).statistics; });
@@ -206,7 +208,7 @@ void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flo
   Scalars fields = {{"loss", r.loss}};
   for (size_t k = 0; k < r.term_means.size(); ++k) fields.emplace_back(task.loss_terms()[k], r.term_means[k]);
   for (size_t k = 0; k < r.metric_values.size(); ++k) fields.emplace_back(task.metrics()[k].name, r.metric_values[k]);
-  fields.insert(fields.end(), {{"lr", run.schedule.at(std::max<int64_t>(run.schedule_step(), 1)) * run.lr_scale},
+  fields.insert(fields.end(), {{"lr", r.lr},
                                {"grad_norm", r.grad_norm}, {"seq_per_s", sequences / seconds},
                                {"tokens_per_s", static_cast<double>(r.counts.tokens * world) / seconds},
                                {"real_token_fraction", r.counts.computed_tokens > 0

@@ -37,10 +37,12 @@ struct LoopConfig {
   // resumed run's on --resume.
   std::optional<double> warmup_proportion;
   LrDecay lr_decay = LrDecay::poly;
+  int64_t lr_decay_steps = 0;           // > 0: the decay takes the last N steps, the rate at its peak before them
   double poly_power = 0.5;
   int64_t gradient_accumulation_steps = 1;
   double weight_decay = 0.01;
-  double max_grad_norm = 1.0;
+  bool fully_decoupled_decay = false;   // StableAdamW: decay by rate / peak rate (optimizer.h)
+  std::optional<double> max_grad_norm;  // unset: grad_clip_norm()'s default
   int64_t checkpoint_every = 0;         // 0 = only at the end
   int keep_checkpoints = 3;
   bool resume = false;
@@ -87,6 +89,11 @@ struct LoopConfig {
   // (--max-steps still to be derived from the data), the step counts are left for a second call.
   void validate(bool steps_known = true) const;
   int64_t micro_batch_size() const { return train_batch_size / gradient_accumulation_steps; }
+  // --max-grad-norm, else 1 (LAMB's pre-normalisation, the others' clipping), 0 (off) for StableAdamW, whose update
+  // clipping takes its place (ModernBERT trains without gradient clipping).
+  double grad_clip_norm() const {
+    return max_grad_norm.value_or(optimizer == OptimizerKind::stableadamw ? 0.0 : 1.0);
+  }
 };
 
 // Declares the loop's flags (--output-dir ... --prefetch, and the launcher's) bound to `config`, each default taken

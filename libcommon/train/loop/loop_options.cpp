@@ -26,8 +26,10 @@ void LoopConfig::validate(bool steps_known) const {
     usage_fail("--warmup-proportion must be in [0, 1], got {}", *warmup_proportion);
   if (!(weight_decay >= 0 && std::isfinite(weight_decay)))
     usage_fail("--weight-decay must be a number >= 0, got {}", weight_decay);
-  if (!(max_grad_norm >= 0 && std::isfinite(max_grad_norm)))
-    usage_fail("--max-grad-norm must be a number >= 0, got {}", max_grad_norm);
+  if (max_grad_norm && !(*max_grad_norm >= 0 && std::isfinite(*max_grad_norm)))
+    usage_fail("--max-grad-norm must be a number >= 0, got {}", *max_grad_norm);
+  if (fully_decoupled_decay && optimizer != OptimizerKind::stableadamw)
+    usage_fail("--fully-decoupled-weight-decay is StableAdamW's (--optimizer stableadamw)");
   if (log_every <= 0) usage_fail("--log-every must be positive");
   if (!(log_seconds >= 0)) usage_fail("--log-seconds must be 0 or positive, got {}", log_seconds);
   if (keep_checkpoints < 1) usage_fail("--keep-checkpoints must be at least 1");
@@ -36,6 +38,9 @@ void LoopConfig::validate(bool steps_known) const {
   if (init_optimizer && init_checkpoint.empty()) usage_fail("--init-optimizer needs --init-checkpoint");
   if (loss_scale < 0) usage_fail("--loss-scale must not be negative, got {}", loss_scale);
   if (loss_scale > 0 && precision != Precision::fp16) usage_fail("--loss-scale is for --precision fp16");
+  if (lr_decay_steps < 0) usage_fail("--lr-decay-steps must not be negative, got {}", lr_decay_steps);
+  if (steps_known && lr_decay_steps > max_steps)
+    usage_fail("--lr-decay-steps {} exceeds --max-steps {}", lr_decay_steps, max_steps);
   if (steps_known && warmup_steps > max_steps)
     usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
 }
@@ -63,7 +68,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
     ("learning-rate", optional_value(c.learning_rate)->value_name("LR"),
      "peak learning rate (default: the task's recipe for the model; the start banner says which)")
     ("optimizer", choice_value("optimizer", kOptimizerKinds, c.optimizer, d.optimizer)->value_name("NAME"),
-     "lamb (NVLAMB), adamw, acclip or madgrad")
+     "lamb (NVLAMB), adamw, stableadamw (torch-optimi's), acclip or madgrad")
     ("precision", choice_value("precision", kPrecisions, c.precision, d.precision)->value_name("P"),
      "fp32, bf16 (autocast) or fp16 (CUDA, loss scaling)")
     ("tf32", po::bool_switch(&c.tf32), "allow TF32 matmuls on CUDA")
@@ -96,11 +101,17 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      }), "warm-up in optimizer steps (instead of --warmup-proportion)")
     ("warmup-proportion", optional_value(c.warmup_proportion)->value_name("W"), warmup_help.c_str())
     ("lr-decay", choice_value("lr-decay", kLrDecays, c.lr_decay, d.lr_decay)->value_name("D"),
-     "poly (NVIDIA's, power 0.5) or linear")
+     "poly (NVIDIA's, power 0.5), linear, cosine or 1-sqrt")
+    ("lr-decay-steps", po::value(&c.lr_decay_steps)->default_value(d.lr_decay_steps, "0: all after the warm-up")
+                           ->value_name("N"),
+     "decay over the last N steps only, the rate at its peak from the warm-up's end until then (warm-up-stable-decay)")
     ("weight-decay", po::value(&c.weight_decay)->default_value(d.weight_decay, default_text(d.weight_decay))->value_name("WD"),
      "except biases and LayerNorm")
-    ("max-grad-norm", po::value(&c.max_grad_norm)->default_value(d.max_grad_norm, default_text(d.max_grad_norm))->value_name("N"),
-     "LAMB pre-normalisation / AdamW clipping")
+    ("fully-decoupled-weight-decay", po::bool_switch(&c.fully_decoupled_decay),
+     "StableAdamW: decay by WD times the step's rate over the peak rate, not times the rate (optimi's decouple_lr, "
+     "ModernBERT's)")
+    ("max-grad-norm", optional_value(c.max_grad_norm)->value_name("N"),
+     "LAMB pre-normalisation / clipping of the others' gradients (default 1; 0, off, with stableadamw)")
     ("gradient-accumulation-steps", po::value(&c.gradient_accumulation_steps)->default_value(d.gradient_accumulation_steps)
      ->value_name("K"), "micro-batches per step")
     ("checkpoint-every", po::value(&c.checkpoint_every)->default_value(d.checkpoint_every)->value_name("N"),

@@ -69,11 +69,15 @@ std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& star
                               cfg.micro_batch_size(), cfg.gradient_accumulation_steps, tokens));
   const auto warmup = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
   std::string checkpoints = cfg.checkpoint_every > 0 ? fmt::format("every {} steps", cfg.checkpoint_every) : "at the end";
-  lines.push_back(fmt::format("schedule: {} at learning rate {:g} ({}), {} warm-up steps then {} decay; checkpoints "
-                              "{} in {}/checkpoints",
+  const std::string decay =
+      run.schedule.decay_steps > 0
+          ? fmt::format("the peak until step {}, then {} decay over the last {} steps", run.schedule.stable_until(),
+                        choice_name(kLrDecays, cfg.lr_decay), run.schedule.decay_steps)
+          : fmt::format("then {} decay", choice_name(kLrDecays, cfg.lr_decay));
+  lines.push_back(fmt::format("schedule: {} at learning rate {:g} ({}), {} warm-up steps, {}; checkpoints {} in "
+                              "{}/checkpoints",
                               choice_name(kOptimizerKinds, cfg.optimizer), run.learning_rate * run.lr_scale,
-                              run.learning_rate_source, warmup, choice_name(kLrDecays, cfg.lr_decay), checkpoints,
-                              cfg.output_dir));
+                              run.learning_rate_source, warmup, decay, checkpoints, cfg.output_dir));
   lines.push_back("start: " + start_text(run, start));
   return lines;
 }
@@ -100,6 +104,7 @@ std::string run_header_json(const LoopRun& run, const RunStart& start) {
   j["learning_rate_source"] = run.learning_rate_source;
   j["warmup_proportion"] = run.schedule.warmup_proportion;
   j["lr_decay"] = choice_name(kLrDecays, cfg.lr_decay);
+  j["lr_decay_steps"] = cfg.lr_decay_steps;
   j["seed"] = cfg.seed;
   j["start_checkpoint"] = start.checkpoint;
   j["start_step"] = start.step;

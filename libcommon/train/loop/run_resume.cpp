@@ -23,9 +23,14 @@ TrainingState restore_run(LoopRun& run, const std::string& dir) {
   Checkpoint ckpt = read_checkpoint_dir(dir);
   run.task->load_model_state(ckpt.model, dir + "/model.safetensors");
   if (ckpt.optimizer.empty()) fail("{}: no optimizer.safetensors; --resume needs a checkpoint {} wrote", dir, tool_name());
+  const TrainingState state = TrainingState::from_json(ckpt.state, dir + "/trainer_state.json");
+  // AdamW's and StableAdamW's moments have the same names: another optimizer would take them silently.
+  const char* optimizer = choice_name(kOptimizerKinds, run.cfg.optimizer);
+  if (!state.optimizer.empty() && state.optimizer != optimizer)
+    fail("{}: the run was started with --optimizer {}, this one has {}; resume with the same optimizer", dir,
+         state.optimizer, optimizer);
   run.optimizer->load_state(ckpt.optimizer);
   run.scaler->load_state(ckpt.optimizer);
-  const TrainingState state = TrainingState::from_json(ckpt.state, dir + "/trainer_state.json");
   if (state.world_size != run.dist->world())
     fail("{}: written by a run of {} processes, this one has {}; resume with the same world size", dir,
          state.world_size, run.dist->world());

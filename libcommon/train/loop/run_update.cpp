@@ -62,7 +62,10 @@ void make_optimizer_and_sync(LoopRun& run) {
   const LoopConfig& cfg = run.cfg;
   OptimizerConfig oc = training_optimizer_config(cfg.optimizer);
   oc.weight_decay = cfg.weight_decay;
-  oc.max_grad_norm = cfg.max_grad_norm;
+  oc.max_grad_norm = cfg.grad_clip_norm();
+  oc.fully_decoupled_decay = cfg.fully_decoupled_decay;
+  oc.max_lr = run.learning_rate * run.lr_scale;  // the schedule's peak (--lr-scaling's included)
+  oc.counted_rows = run.task->parameter_rows();
   run.optimizer = make_optimizer(run.task->parameters(), oc);
   if (cfg.init_optimizer) init_optimizer(run);
   std::vector<at::Tensor> params = run.parameters();
@@ -86,7 +89,12 @@ void make_schedule(LoopRun& run) {
                                                       : run.warmup_proportion;
   run.schedule.degree = cfg.poly_power;
   run.schedule.decay = cfg.lr_decay;
-  run.schedule.validate();
+  run.schedule.decay_steps = cfg.lr_decay_steps;
+  try {
+    run.schedule.validate();
+  } catch (const Error& e) {
+    usage_fail("--warmup-proportion, --warmup-steps, --lr-decay-steps: {}", e.what());
+  }
   const int world = run.dist->world();
   if (cfg.lr_scaling == LrScaling::linear) run.lr_scale = world;
   else if (cfg.lr_scaling == LrScaling::sqrt) run.lr_scale = std::sqrt(static_cast<double>(world));
@@ -95,12 +103,12 @@ void make_schedule(LoopRun& run) {
 }  // namespace
 
 void make_update(LoopRun& run) {
+  make_schedule(run);  // first: the optimizer's fully decoupled decay reads the peak rate
   make_optimizer_and_sync(run);
   if (run.cfg.cuda_graphs) check_cuda_graphs(run);
   LossScalerConfig sc = run.cfg.loss_scale > 0 ? LossScalerConfig::fixed(run.cfg.loss_scale) : LossScalerConfig();
   sc.enabled = run.precision == Precision::fp16;
   run.scaler = std::make_unique<LossScaler>(sc, run.device);
-  make_schedule(run);
 }
 
 }  // namespace bk

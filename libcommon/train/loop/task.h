@@ -130,6 +130,9 @@ class TrainingTask {
   virtual const BertConfig& model_config() const = 0;
   virtual torch::nn::Module& model() = 0;
   virtual NamedTensors parameters() const = 0;
+  // Each parameter's leading rows that are the model's, in parameters()' order (fewer than its size where the task
+  // pads a tensor, as BERT's vocabulary): what a per-tensor mean counts. Empty: every row of every parameter.
+  virtual std::vector<int64_t> parameter_rows() const { return {}; }
   virtual std::map<std::string, at::Tensor> model_state() const = 0;
   virtual void load_model_state(const std::map<std::string, at::Tensor>& tensors, const std::string& where) = 0;
   // --init-checkpoint: the weights to start from. By default a strict load of a checkpoint directory's

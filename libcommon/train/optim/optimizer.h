@@ -1,5 +1,5 @@
-// The training optimizers: NVLAMB (as NVIDIA's BERT trains with apex's FusedLAMB) and AdamW (as
-// torch.optim.AdamW), over named parameters, with their state exported as named tensors for checkpoints.
+// The training optimizers: NVLAMB (as NVIDIA's BERT trains with apex's FusedLAMB), AdamW (as
+// torch.optim.AdamW) and StableAdamW (as torch-optimi's, which ModernBERT trains with), over named parameters, with their state exported as named tensors for checkpoints.
 //
 // Both keep their moments in two flat float32 buffers (one element per parameter element, parameters in the
 // order given) and run each step as a handful of whole-buffer kernels plus multi-tensor (at::_foreach_*)
@@ -22,6 +22,15 @@
 // (g *= min(1, max_grad_norm / (n + 1e-6)); skipped when max_grad_norm <= 0):
 //   w *= 1 - lr wd;  m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2
 //   w -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+//
+// StableAdamW step t, as torch-optimi's StableAdamW (Wortsman et al. 2023): AdamW whose moments are kept debiased
+// and whose rate is cut per tensor where the gradient is large for its second moment (AdaFactor's update
+// clipping), so it needs no gradient clipping (clip_grad_norm's still applies first when max_grad_norm > 0):
+//   m = beta1 m + (1 - beta1) g;  v = beta2 v + (1 - beta2) g^2;  m_hat = m / (1 - beta1^t), v_hat likewise
+//   rate = lr / max(1, sqrt(mean over the tensor of g^2 / max(v_hat, eps^2)))   (over its counted_rows)
+//   w *= 1 - rate wd     (fully_decoupled_decay: 1 - rate / max_lr wd)
+//   w -= rate m_hat / (sqrt(v_hat) + eps)
+// (optimi keeps m_hat and v_hat themselves, updated by "debiased betas": the same values.)
 //
 // A parameter without a gradient (grad undefined) is stepped as if its gradient were zero.
 #pragma once
@@ -47,11 +56,19 @@ struct OptimizerConfig {
   double max_grad_norm = 1.0;    // LAMB: pre-normalisation threshold; AdamW: clipping threshold; <= 0: off
   bool grad_averaging = true;    // LAMB: m takes (1 - beta1) g (apex's default); false: m takes g
   bool trust_ratio_all = false;  // LAMB: trust ratio also for parameters without weight decay (apex use_nvlamb)
+  // StableAdamW: decay by rate / max_lr wd instead of rate wd (optimi's decouple_lr), max_lr the schedule's peak:
+  // the decay a step takes then follows the schedule's shape but not the size of the peak rate.
+  bool fully_decoupled_decay = false;
+  double max_lr = 0;
+  // StableAdamW: each parameter's leading rows that its mean counts, in order (the padded vocabulary's rows are no
+  // part of the model, whose tensor optimi averages over); empty: every row.
+  std::vector<int64_t> counted_rows;
   // The moments and the Adam direction by torch's fused kernels (one pass over each parameter's state) instead of
   // multi-tensor passes over the flat buffers: AdamW's whole update by _fused_adamw_ (as
   // torch.optim.AdamW(fused=True)); LAMB's m, v and m_hat / (sqrt(v_hat) + eps) by _fused_adam_ (not with
   // grad_averaging = false, which Adam's kernel cannot express: that takes the passes). Both read the gradients
-  // where backward left them, never gathered into a buffer. The trainer sets it.
+  // where backward left them, never gathered into a buffer. StableAdamW always takes AdamW's fused kernel (with
+  // each tensor's rate) and ignores it. The trainer sets it.
   bool fused = false;
 };
 

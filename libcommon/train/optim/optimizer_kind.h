@@ -5,9 +5,10 @@
 
 namespace bk {
 
-enum class OptimizerKind { lamb, adamw, acclip, madgrad };
+enum class OptimizerKind { lamb, adamw, stableadamw, acclip, madgrad };
 inline constexpr Choice<OptimizerKind> kOptimizerKinds[] = {{"lamb", OptimizerKind::lamb},
                                                             {"adamw", OptimizerKind::adamw},
+                                                            {"stableadamw", OptimizerKind::stableadamw},
                                                             {"acclip", OptimizerKind::acclip},
                                                             {"madgrad", OptimizerKind::madgrad}};
 

@@ -8,6 +8,7 @@ namespace bk {
 
 std::unique_ptr<Optimizer> make_lamb(NamedTensors named_params, const OptimizerConfig& config);
 std::unique_ptr<Optimizer> make_adamw(NamedTensors named_params, const OptimizerConfig& config);
+std::unique_ptr<Optimizer> make_stable_adamw(NamedTensors named_params, const OptimizerConfig& config);
 std::unique_ptr<Optimizer> make_acclip(NamedTensors named_params, const OptimizerConfig& config);
 std::unique_ptr<Optimizer> make_madgrad(NamedTensors named_params, const OptimizerConfig& config);
 

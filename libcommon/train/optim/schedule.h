@@ -1,14 +1,20 @@
-// The learning-rate schedules of NVIDIA's BERT scripts (schedulers.py): linear warm-up, then polynomial
-// (PolyWarmUpScheduler, the default) or linear (LinearWarmUpScheduler) decay to zero at total_steps.
+// The learning-rate schedules: linear warm-up, then a decay to zero at total_steps, over the whole run after the
+// warm-up (NVIDIA's BERT scripts, schedulers.py) or over its last decay_steps only, the rate holding at its peak in
+// between (warm-up-stable-decay, "trapezoidal": Hägele et al. 2024, as ModernBERT trains).
 //
 // `step` is the number of the update about to be applied, counted from 1 (NVIDIA's scheduler reads the
 // optimizer's step count + 1, so a step skipped for a loss-scale overflow does not advance the schedule).
-// With p = step / total_steps and w = warmup_proportion:
-//   p < w:             lr = base_lr * p / w
-//   otherwise, poly:   lr = base_lr * (1 - p)^degree             (degree 0.5 by default)
-//   otherwise, linear: lr = base_lr * max(0, (1 - p) / (1 - w))
-// p is clamped to [0, 1], so the rate is 0 from total_steps on. At the end of warm-up poly drops from nearly
-// base_lr to base_lr * (1 - w)^degree, exactly as NVIDIA's does: the two pieces do not meet.
+// With p = step / total_steps (clamped to [0, 1]) and w = warmup_proportion:
+//   p < w:              lr = base_lr * p / w
+// then, without decay_steps, q = (p - w) / (1 - w):
+//   poly:               lr = base_lr * (1 - p)^degree        (NVIDIA's PolyWarmUpScheduler; degree 0.5 by default)
+//   linear:             lr = base_lr * (1 - q)               (NVIDIA's LinearWarmUpScheduler)
+//   cosine:             lr = base_lr * (1 + cos(pi q)) / 2   (HF's get_cosine_schedule_with_warmup)
+//   1-sqrt:             lr = base_lr * (1 - sqrt(q))
+// with decay_steps D > 0: lr = base_lr until step total_steps - D, then q = (step - (total_steps - D)) / D and the
+// same shapes in q, poly as (1 - q)^degree.
+// The rate is 0 from total_steps on. At the end of warm-up NVIDIA's poly drops from nearly base_lr to
+// base_lr * (1 - w)^degree, as NVIDIA's does: the two pieces do not meet.
 #pragma once
 
 #include "util/choices.h"
@@ -18,8 +24,11 @@
 
 namespace bk {
 
-enum class LrDecay { poly, linear };
-inline constexpr Choice<LrDecay> kLrDecays[] = {{"poly", LrDecay::poly}, {"linear", LrDecay::linear}};
+enum class LrDecay { poly, linear, cosine, one_minus_sqrt };
+inline constexpr Choice<LrDecay> kLrDecays[] = {{"poly", LrDecay::poly},
+                                                {"linear", LrDecay::linear},
+                                                {"cosine", LrDecay::cosine},
+                                                {"1-sqrt", LrDecay::one_minus_sqrt}};
 
 struct LrSchedule {
   double base_lr = 1e-3;
@@ -27,9 +36,13 @@ struct LrSchedule {
   double warmup_proportion = 0.01;
   double degree = 0.5;  // poly only
   LrDecay decay = LrDecay::poly;
+  int64_t decay_steps = 0;  // > 0: the decay takes the last decay_steps steps only
 
   double at(int64_t step) const;
-  // Checks total_steps > 0, base_lr >= 0, warmup_proportion in [0, 1], degree > 0; throws bk::Error.
+  // The last step at the peak before the decay phase (total_steps - decay_steps); 0 without decay_steps.
+  int64_t stable_until() const { return decay_steps > 0 ? total_steps - decay_steps : 0; }
+  // Checks total_steps > 0, base_lr >= 0, warmup_proportion in [0, 1], degree > 0, and that a decay phase fits
+  // after the warm-up; throws bk::Error.
   void validate() const;
 };
 
