@@ -191,4 +191,27 @@ double BertConfig::training_flops_per_sequence(int64_t seq_len, int64_t predicti
   return 3 * (encoder + head);
 }
 
+namespace {
+
+// The differences of two JSON values under `key`, nested objects compared key by key (dotted names).
+void json_changes(const std::string& key, const nlohmann::json& a, const nlohmann::json& b,
+                  std::vector<std::string>& out) {
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [k, v] : b.items())
+      json_changes(key.empty() ? k : key + "." + k, a.contains(k) ? a.at(k) : nlohmann::json(), v, out);
+    for (const auto& [k, v] : a.items())
+      if (!b.contains(k)) json_changes(key.empty() ? k : key + "." + k, v, nlohmann::json(), out);
+  } else if (a != b) {
+    out.push_back(key + " " + (a.is_null() ? "none" : a.dump()) + " -> " + (b.is_null() ? "none" : b.dump()));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> BertConfig::changes_to(const BertConfig& to) const {
+  std::vector<std::string> out;
+  json_changes("", to_json(), to.to_json(), out);
+  return out;
+}
+
 }  // namespace bk

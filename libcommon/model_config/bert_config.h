@@ -77,6 +77,8 @@ struct BertConfig {
   // The embedding and decoder rows used internally: vocab_size rounded up to a multiple of `multiple`.
   int64_t padded_vocab_size(int64_t multiple = 8) const { return (vocab_size + multiple - 1) / multiple * multiple; }
   bool operator==(const BertConfig&) const = default;
+  // What `to` changes of this config, key by key as to_json() spells them: "max_position_embeddings 1024 -> 8192".
+  std::vector<std::string> changes_to(const BertConfig& to) const;
   // ModernBERT's config.json keys and values as transformers 5.x writes them (without model_type, architectures).
   nlohmann::json modernbert_hf_json() const;
 

@@ -262,8 +262,8 @@ def check_trajectory(check, tmp):
     return latest, state
 
 
-def tool(name, *args):
-    return subprocess.run([os.path.join(BIN, name), "-q", *args], capture_output=True, text=True)
+def tool(name, *args, quiet=True):
+    return subprocess.run([os.path.join(BIN, name), *(["-q"] if quiet else []), *args], capture_output=True, text=True)
 
 
 def check_long_rows(check, tmp):
@@ -313,9 +313,20 @@ def check_long_rows(check, tmp):
                  os.path.join(tmp, "short"), "--train-batch-size", "4", "--max-steps", "2", *common)
     long = tool("bert-train", "--config", long_config, "--input", os.path.join(tmp, "packed8192.hdf5"), "--output-dir",
                 os.path.join(tmp, "long"), "--train-batch-size", "1", "--max-steps", "1",
-                "--init-checkpoint", os.path.join(tmp, "short"), *common)
+                "--init-checkpoint", os.path.join(tmp, "short"), *common, quiet=False)
     check(short.returncode == 0 and long.returncode == 0,
           f"a run at 8,192 tokens from one at 1,024: {short.stderr} {long.stderr}")
+    start = [line for line in long.stderr.splitlines() if "start: step 0 from" in line]
+    print(f"the long phase's banner: {start[0] if start else long.stderr}")
+    check(start and "max_position_embeddings 1024 -> 8192" in start[0] and "full_attention.rope_theta 160000.0 -> 320000.0"
+          in start[0], f"the long phase's banner does not say what changed: {long.stderr}")
+    wider = os.path.join(tmp, "wider.json")  # a change of shape stays refused
+    with open(wider, "w") as f:
+        json.dump(dict(config, intermediate_size=64), f)
+    refused = tool("bert-train", "--config", wider, "--input", data[1024], "--output-dir", os.path.join(tmp, "wider"),
+                   "--train-batch-size", "4", "--max-steps", "1", "--init-checkpoint", os.path.join(tmp, "short"), *common)
+    check(refused.returncode != 0 and "shape" in refused.stderr,
+          f"a config that changes a tensor's shape was not refused: {refused.returncode} {refused.stderr}")
     # Exact resume: 4 steps straight against a run stopped after 2 (--stop-after) and resumed.
     runs = {}
     for name, stops in (("straight", [[]]), ("stopped", [["--stop-after", "2"], ["--resume"]])):

@@ -183,3 +183,19 @@ TEST_CASE("modernbert config: a bad key is one line naming the file and the key,
   check_error([](auto& j) { j.erase("layer_types"); j["global_attn_every_n_layers"] = 0; },
               "\"global_attn_every_n_layers\" must be positive");
 }
+
+TEST_CASE("bert config: changes_to names each changed key, nested ones dotted") {
+  bk::BertConfig short_phase;
+  short_phase.vocab_size = 100;
+  short_phase.hidden_size = 32;
+  short_phase.num_hidden_layers = 2;
+  short_phase.num_attention_heads = 2;
+  short_phase.intermediate_size = 64;
+  short_phase.max_position_embeddings = 128;
+  CHECK(short_phase.changes_to(short_phase).empty());
+  bk::BertConfig longer = short_phase;
+  longer.max_position_embeddings = 512;
+  longer.hidden_dropout_prob = 0.0;
+  CHECK(short_phase.changes_to(longer) ==
+        std::vector<std::string>{"hidden_dropout_prob 0.1 -> 0.0", "max_position_embeddings 128 -> 512"});
+}

@@ -66,6 +66,8 @@ void PretrainingTask::load_init_checkpoint(const std::string& path) {
   if (!std::filesystem::is_directory(path, ec)) return TrainingTask::load_init_checkpoint(path);  // .pt, TF1
   const std::string weights = path + "/model.safetensors";
   const HeadsInit init = load_pretraining_weights(*model_, load_weights(weights), weights);
+  if (const std::string saved = path + "/config.json"; std::filesystem::exists(saved, ec))
+    init_config_changes_ = BertConfig::load(saved).changes_to(model_config_);
   if (context_.quiet || context_.rank != 0) return;
   if (!init.initialised.empty()) {
     const bool mlm = std::any_of(init.initialised.begin(), init.initialised.end(), [](const std::string& n) {

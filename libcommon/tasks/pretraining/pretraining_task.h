@@ -26,6 +26,7 @@ class PretrainingTask : public BertModelTask {
   void start(const TaskContext& context) override;
 
   const BertConfig& model_config() const override { return model_config_; }
+  std::vector<std::string> init_config_changes() const override { return init_config_changes_; }
   // Also a bare BertModel or one without the pretraining heads (transformers' save_pretrained): the heads it lacks
   // initialised as BERT initialises them, said in one line.
   void load_init_checkpoint(const std::string& path) override;
@@ -59,6 +60,7 @@ class PretrainingTask : public BertModelTask {
   PretrainingConfig config_;
   TaskContext context_;
   BertConfig model_config_;
+  std::vector<std::string> init_config_changes_;  // of --init-checkpoint's config.json (a longer context, say)
   std::shared_ptr<BertForPreTraining> model_;
   std::unique_ptr<PretrainDataLoader> loader_;
   std::vector<PretrainBatch> batches_;  // the micro-batches of the current step

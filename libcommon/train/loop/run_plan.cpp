@@ -6,6 +6,7 @@
 #include "bertkit/version.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace bk {
@@ -39,8 +40,12 @@ std::string architecture_text(const BertConfig& model) {
 
 std::string start_text(const LoopRun& run, const RunStart& start) {
   if (start.step > 0) return fmt::format("resuming at step {} from {}", start.step, start.checkpoint);
-  if (!start.checkpoint.empty())
-    return fmt::format("step 0 from {}{}", start.checkpoint, run.cfg.init_optimizer ? " (weights and optimizer)" : "");
+  if (!start.checkpoint.empty()) {
+    const std::vector<std::string> changes = run.task->init_config_changes();
+    return fmt::format("step 0 from {}{}{}", start.checkpoint, run.cfg.init_optimizer ? " (weights and optimizer)" : "",
+                       changes.empty() ? "" : fmt::format("; its config changed, no tensor's shape: {}",
+                                                          fmt::join(changes, ", ")));
+  }
   return "step 0 from freshly initialised weights";
 }
 

@@ -138,6 +138,9 @@ class TrainingTask {
   // --init-checkpoint: the weights to start from. By default a strict load of a checkpoint directory's
   // model.safetensors (every tensor present, no other); a fine-tuning task lets its head be missing.
   virtual void load_init_checkpoint(const std::string& path);
+  // What this run's model config changes of the one --init-checkpoint was saved with (BertConfig::changes_to), where
+  // the task knows it; the start banner says it. No tensor changes shape (the load refuses that).
+  virtual std::vector<std::string> init_config_changes() const { return {}; }
   // The peak learning rate and warm-up without --learning-rate (the task's recipe: tasks/lr_recipe.h), after
   // start(); `continues_trained_weights`: the run starts from a trained model (--init-checkpoint without
   // --init-optimizer). bk::UsageError when the task has no recipe for the optimizer.
