@@ -44,7 +44,17 @@ size_t draw_dynamic_masks(std::span<const int32_t> input_ids, const MaskingRule&
   return masks.size() - before;
 }
 
-size_t mask_sample(PretrainSample& sample, const DynamicMasking& masking, uint64_t seed, uint32_t epoch) {
+MaskingRule DynamicMasking::rule_at(int64_t batch) const {
+  if (!scheduled()) return rule;
+  const int64_t step = std::min(batch / std::max<int64_t>(batches_per_step, 1), steps - 1);
+  MaskingRule at = rule;
+  at.masked_lm_prob = rule.masked_lm_prob + (final_prob - rule.masked_lm_prob) * static_cast<double>(step) /
+                                                static_cast<double>(steps - 1);
+  return at;
+}
+
+size_t mask_sample(PretrainSample& sample, const MaskingRule& rule, const MaskingVocab& vocab, uint64_t seed,
+                   uint32_t epoch) {
   thread_local std::vector<MaskedToken> masks;
   masks.clear();
   // Each sample of a packed row gets the masks it would get alone, its positions moved to where it starts; an
@@ -57,7 +67,7 @@ size_t mask_sample(PretrainSample& sample, const DynamicMasking& masking, uint64
     const size_t length = packed ? static_cast<size_t>(sample.pack_lengths[k]) : row.size();
     const int64_t id = packed ? sample.pack_sample_ids[k] : sample.sample_id;
     const size_t first = masks.size();
-    if (draw_dynamic_masks(row.subspan(start, length), masking.rule, masking.vocab, seed, epoch,
+    if (draw_dynamic_masks(row.subspan(start, length), rule, vocab, seed, epoch,
                            static_cast<uint64_t>(id), masks) == 0)
       return 0;
     for (size_t m = first; m < masks.size(); ++m) masks[m].position += static_cast<uint32_t>(start);

@@ -26,17 +26,27 @@ std::vector<uint32_t> dynamic_mask_seed_words(uint64_t seed, uint32_t epoch, uin
 size_t draw_dynamic_masks(std::span<const int32_t> input_ids, const MaskingRule& rule, const MaskingVocab& vocab,
                           uint64_t seed, uint32_t epoch, uint64_t index, std::vector<MaskedToken>& masks);
 
-// What a loader masks unmasked samples with (bert-train --masking dynamic).
+// What a loader masks unmasked samples with (bert-train --masking dynamic): the rule, whose rate may move
+// linearly from rule.masked_lm_prob at the run's first step to final_prob at its last (mmBERT's falling rate).
 struct DynamicMasking {
   MaskingVocab vocab;
   MaskingRule rule;
+  double final_prob = -1;  // < 0: the rate holds
+  int64_t steps = 0;       // the run's optimizer steps (the schedule's length)
+  int64_t batches_per_step = 1;  // each rank's micro-batches per step
+
+  bool scheduled() const { return final_prob >= 0 && steps > 1; }
+  // The rule for a rank's micro-batch `batch` of the run (from 0): step s = batch / batches_per_step (from 0)
+  // masks at rate p0 + (final_prob - p0) s / (steps - 1), final_prob from the last step on.
+  MaskingRule rule_at(int64_t batch) const;
 };
 
 // Masks an unmasked sample (sample_id set, no predictions) for `epoch`, as a masked file would hold it: the
 // replacements in input_ids, the positions and original ids in masked_lm_*. A packed row (pack_sample_ids set):
 // each of its samples gets the masks it would get alone, at its place in the row. Returns the predictions made (0:
 // a sample has no token but [CLS] and [SEP]).
-size_t mask_sample(PretrainSample& sample, const DynamicMasking& masking, uint64_t seed, uint32_t epoch);
+size_t mask_sample(PretrainSample& sample, const MaskingRule& rule, const MaskingVocab& vocab, uint64_t seed,
+                   uint32_t epoch);
 
 // The most masks `rule` can give a packed row of row_length tokens and max_sequences samples: the prediction slots
 // its batches need.

@@ -36,6 +36,26 @@ CASES=$((CASES + 1))
 ! cmp -s "$TMP/straight/checkpoints/step-00000014/model.safetensors" "$TMP/seed8/checkpoints/step-00000014/model.safetensors" ||
   fail_case "another seed gave the same weights"
 
+# A falling masking rate (mmBERT's schedule, 0.15 to 0.05 here): a run stopped mid-epoch and resumed across the
+# epoch boundary ends with the straight run's weights, and the schedule acts (other weights than a constant rate).
+FALLING=(--input "$TMP/u.h5" --train-batch-size 8 --max-steps 14 --masked-lm-prob-final 0.05)
+run "${T[@]}" "${FALLING[@]}" --output-dir "$TMP/falling"
+expect_rc 0 "a falling masking rate, straight"
+run "${T[@]}" "${FALLING[@]}" --stop-after 6 --output-dir "$TMP/falling-split"
+expect_rc 0 "a falling masking rate, stopped at step 6"
+run "${T[@]}" "${FALLING[@]}" --resume --output-dir "$TMP/falling-split"
+expect_rc 0 "a falling masking rate, resumed"
+same_weights "$TMP/falling" "$TMP/falling-split" step-00000014 "a run with a falling masking rate resumed is not the straight run"
+CASES=$((CASES + 1))
+! cmp -s "$TMP/straight/checkpoints/step-00000014/model.safetensors" "$TMP/falling/checkpoints/step-00000014/model.safetensors" ||
+  fail_case "--masked-lm-prob-final changed nothing"
+run "${T[@]}" --input "$TMP/m.h5" --train-batch-size 8 --max-steps 1 --masked-lm-prob-final 0.05 --output-dir "$TMP/x"
+expect_rc 2 "--masked-lm-prob-final on a masked file"
+expect_err "masked-lm-prob-final and --whole-word-mask are dynamic masking's; .*m.h5 holds its masks" "masked + schedule: message"
+run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 1 --masked-lm-prob-final 1.5 --output-dir "$TMP/x"
+expect_rc 2 "--masked-lm-prob-final 1.5"
+expect_err "^bert-train: --masked-lm-prob-final must be in \\(0, 1\\), got 1.5" "a final rate out of range: message"
+
 # 2 ranks, batch 4 each, in the single process's order: the weights of 1 rank with batch 8.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 run "${T[@]}" --input "$TMP/u.h5" --train-batch-size 8 --max-steps 6 --global-data-order --output-dir "$TMP/one"
@@ -91,7 +111,7 @@ for p in 0 1 1.5 -0.1; do
 done
 run "${T[@]}" --input "$TMP/m.h5" --train-batch-size 8 --max-steps 1 --masked-lm-prob 0.3 --output-dir "$TMP/x"
 expect_rc 2 "--masked-lm-prob on masked data"
-expect_err "--masked-lm-prob and --whole-word-mask are dynamic masking's" "--masked-lm-prob on masked data: message"
+expect_err "--masked-lm-prob, --masked-lm-prob-final and --whole-word-mask are dynamic masking's" "--masked-lm-prob on masked data: message"
 CASES=$((CASES + 1)); [ ! -e "$TMP/x" ] || fail_case "a refused run left $TMP/x"
 run bert-eval -q --checkpoint "$TMP/one" --input "$TMP/u.h5"
 expect_rc 1 "bert-eval on unmasked instances without --masking"

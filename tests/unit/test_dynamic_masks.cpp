@@ -145,7 +145,9 @@ TEST_CASE("dynamic masks: a sample with nothing to mask is an error naming the f
   const bk::DynamicMasking m = masking();
   bk::SampleStream stream(files, bk::epoch_slices(files, 9, 0, 0, 0, 1), 9, 0, 0, 8, &m);
   bk::PretrainSample s;
-  CHECK_THROWS_WITH(stream.next(s), doctest::Contains("empty.h5: row 1: no token to mask"));
+  // The masks are drawn as each sample is taken (by the rule of the batch it goes to): the error comes with it.
+  auto take_all = [&] { while (stream.next(s)) continue; };
+  CHECK_THROWS_WITH(take_all(), doctest::Contains("empty.h5: row 1: no token to mask"));
 }
 
 namespace {
@@ -207,13 +209,13 @@ TEST_CASE("dynamic masks: a packed row of unmasked samples round-trips and gets 
   size_t sample = 0;
   for (auto row : all) {
     const size_t row_length = row.length();
-    REQUIRE(bk::mask_sample(row, m, 9, 2) > 0);
+    REQUIRE(bk::mask_sample(row, m.rule, m.vocab, 9, 2) > 0);
     CHECK(row.masked_lm_positions.size() <= bk::packed_row_predictions(m.rule, static_cast<int>(row_length), 3));
     std::vector<int32_t> positions, ids, tokens;
     int32_t offset = 0;
     for (size_t k = 0; k < row.pack_lengths.size(); ++k, ++sample) {
       auto alone = samples[sample];
-      bk::mask_sample(alone, m, 9, 2);
+      bk::mask_sample(alone, m.rule, m.vocab, 9, 2);
       for (size_t j = 0; j < alone.masked_lm_positions.size(); ++j) {
         positions.push_back(alone.masked_lm_positions[j] + offset);
         ids.push_back(alone.masked_lm_ids[j]);
@@ -226,4 +228,20 @@ TEST_CASE("dynamic masks: a packed row of unmasked samples round-trips and gets 
     CHECK(row.input_ids == tokens);
   }
   CHECK(sample == samples.size());
+}
+
+TEST_CASE("a masking-rate schedule: the rate of a micro-batch's step, from the first rate to the final one") {
+  bk::DynamicMasking m;
+  m.rule.masked_lm_prob = 0.3;
+  CHECK(m.rule_at(7).masked_lm_prob == 0.3);  // no schedule: the rule itself
+  m.final_prob = 0.05;
+  m.steps = 11;
+  m.batches_per_step = 2;
+  CHECK(m.scheduled());
+  CHECK(m.rule_at(0).masked_lm_prob == 0.3);   // step 1
+  CHECK(m.rule_at(1).masked_lm_prob == 0.3);   // its second micro-batch
+  CHECK(m.rule_at(10).masked_lm_prob == doctest::Approx(0.175));  // step 6 of 11: half way
+  CHECK(m.rule_at(20).masked_lm_prob == doctest::Approx(0.05));   // the last step
+  CHECK(m.rule_at(500).masked_lm_prob == doctest::Approx(0.05));  // past it: the final rate
+  CHECK(m.rule_at(10).max_predictions == m.rule.max_predictions);
 }

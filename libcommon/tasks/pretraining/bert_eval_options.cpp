@@ -9,6 +9,7 @@ namespace bk {
 
 void BertEvalConfig::validate() const {
   require_positive("batch-size", settings.batch_size);
+  masking_flags.validate();
   if (settings.max_predictions < 0) usage_fail("--max-predictions must be >= 0, got {}", settings.max_predictions);
   if (fill_mask_texts.empty()) {
     if (settings.inputs.empty()) usage_fail("give HDF5 files with --input, or --fill-mask TEXT");
@@ -37,16 +38,14 @@ void add_bert_eval_options(Options& options, BertEvalConfig& c) {
      "WordPiece vocabulary for --fill-mask (default: vocab.txt, else tokenizer.json, beside the checkpoint)")
     ("tokenizer", po::value(&c.tokenizer)->value_name("FILE"), kTokenizerFlagHelp)
     (kAllowVocabMismatchFlag, po::bool_switch(&c.allow_vocab_mismatch), kAllowVocabMismatchHelp)
-    ("masking", optional_choice_value("masking", kTrainMasking, c.masking_flags.masking)->value_name("M"),
-     "dynamic: mask unmasked inputs (mkpretrain --masking none) once, from --mask-seed, as bert-train does; "
-     "static: the inputs' own masks (the default for masked inputs)")
     ("mask-seed", po::value(&s.mask_seed)->default_value(d.settings.mask_seed)->value_name("S"),
      "dynamic masking: the evaluation set's seed (bert-train's evaluation uses the same default)")
-    ("masked-lm-prob", optional_value(c.masking_flags.masked_lm_prob)->value_name("X"),
-     "dynamic masking: the share of tokens to mask (default 0.15)")
-    ("whole-word-mask", po::bool_switch(&c.masking_flags.whole_word_mask), "dynamic masking: mask all pieces of a word together")
     ("top-k", po::value(&c.top_k)->default_value(d.top_k)->value_name("K"), "predictions per [MASK] for --fill-mask")
     ("cased", po::bool_switch(&c.cased), "--fill-mask: keep case and accents (default: as the model was trained: its tokenizer_config.json, else its vocabulary's casing)");
+  add_masking_options(options, c.masking_flags,
+                      "dynamic: mask unmasked inputs (mkpretrain --masking none) once, from --mask-seed, as "
+                      "bert-train does; static: the inputs' own masks (the default for masked inputs)",
+                      /*schedule=*/false);
 }
 
 }  // namespace bk

@@ -24,8 +24,7 @@ void BertTrainConfig::validate() const {
   // 2^24 tokens: far past any WordPiece vocabulary, and an embedding a GPU could still hold at small widths.
   if (data.vocab_size && (*data.vocab_size < 1 || *data.vocab_size > (int64_t{1} << 24)))
     usage_fail("--vocab-size must be from 1 to 16777216, got {}", *data.vocab_size);
-  if (data.masking_flags.masked_lm_prob && !(*data.masking_flags.masked_lm_prob > 0 && *data.masking_flags.masked_lm_prob < 1))
-    usage_fail("--masked-lm-prob must be in (0, 1), got {}", *data.masking_flags.masked_lm_prob);
+  data.masking_flags.validate();
   if (loop.target_score && (*loop.target_score <= 0 || *loop.target_score > 1))
     usage_fail("--target-mlm-accuracy must be in (0, 1], got {}", *loop.target_score);
 }
@@ -59,15 +58,13 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
     ("tokenizer", po::value(&c.loop.tokenizer)->value_name("FILE"), kTokenizerFlagHelp)
     ("vocab-size", optional_value(c.data.vocab_size)->value_name("N"),
      "a preset --config's vocabulary size (default: --vocab's size, else 30522)")
-    ("masking", optional_choice_value("masking", kTrainMasking, c.data.masking_flags.masking)->value_name("M"),
-     "dynamic: draw the masks of unmasked data (mkpretrain --masking none) at every epoch; static: the data's own "
-     "(default: as the data is)")
-    ("masked-lm-prob", optional_value(c.data.masking_flags.masked_lm_prob)->value_name("X"),
-     "dynamic masking: the share of tokens to mask (default 0.15; MosaicBERT: 0.3)")
-    ("whole-word-mask", po::bool_switch(&c.data.masking_flags.whole_word_mask), "dynamic masking: mask all pieces of a word together")
     ("no-nsp", po::bool_switch(&c.data.no_nsp), "masked-LM loss only, no next-sentence loss (mkpretrain --no-nsp data)")
     ("global-data-order", po::bool_switch(&c.data.global_data_order),
      "every worker reads the single-process sample order and keeps its slice of each global batch");
+  add_masking_options(options, c.data.masking_flags,
+                      "dynamic: draw the masks of unmasked data (mkpretrain --masking none) at every epoch; static: "
+                      "the data's own (default: as the data is)",
+                      /*schedule=*/true);
   add_attention_option(options, c.data.unpadded,
                        "unpadded: the encoder computes on real tokens only (needed for packed input); padded: rows with a mask");
   add_loop_options(options, c.loop);

@@ -42,14 +42,25 @@ class BatchProducer {
                 const std::vector<int64_t>& per_batch, int64_t pad_to, DataPosition start,
                 const std::atomic<bool>* cancel)
       : config_(config), sources_(sources), per_batch_(per_batch), pad_to_(pad_to), cancel_(cancel) {
+    // A masking-rate schedule reads the run's batch count: the epochs before the start's are counted once.
+    if (config_.masking && config_.masking->scheduled())
+      for (int64_t e = 0; e < start.epoch; ++e) batches_before_ += count_epoch_batches(config_, sources_, per_batch_, e);
     open_epoch(start.epoch, start.batch);
   }
 
   // false at the end of an epoch (and the next epoch is set up).
   bool next(PretrainBatch& batch) {
     if (batch_ >= batches_) {
+      batches_before_ += batches_;
       open_epoch(epoch_ + 1, 0);
       return false;
+    }
+    // The batch's masking rule: the run's one, or under a schedule the rate of the step it goes to.
+    MaskingRule rule;
+    const MaskingRule* batch_rule = nullptr;
+    if (config_.masking && config_.masking->scheduled()) {
+      rule = config_.masking->rule_at(batches_before_ + batch_);
+      batch_rule = &rule;
     }
     samples_.clear();
     const int64_t before = config_.global_order ? config_.rank : 0;
@@ -58,7 +69,7 @@ class BatchProducer {
       streams_[s]->skip(static_cast<uint64_t>(before * per_batch_[s]));  // global order: the lower ranks' part
       for (int64_t k = 0; k < per_batch_[s]; ++k) {
         PretrainSample& sample = samples_.emplace_back();
-        if (!streams_[s]->next(sample)) {
+        if (!streams_[s]->next(sample, batch_rule)) {
           if (cancel_ && cancel_->load()) return false;
           fail("source {} ran out of samples in epoch {} (input files changed?)", s, epoch_);
         }
@@ -97,6 +108,7 @@ class BatchProducer {
   const int64_t pad_to_;
   const std::atomic<bool>* cancel_;
   int64_t epoch_ = 0, batch_ = 0, batches_ = 0;
+  int64_t batches_before_ = 0;  // this rank's batches in the epochs before epoch_ (counted under a masking schedule)
   std::vector<std::unique_ptr<SampleStream>> streams_;
   std::vector<PretrainSample> samples_;
 };

@@ -128,10 +128,13 @@ void SampleStream::skip(uint64_t n) {
   pending_skip_ += n - now;
 }
 
-void SampleStream::draw_masks_of(PretrainSample& sample, const std::string& path, uint64_t row) const {
-  if (!masking_) fail("{}: unmasked instances (mkpretrain --masking none) need dynamic masking", path);
-  if (mask_sample(sample, *masking_, seed_, static_cast<uint32_t>(epoch_)) == 0)
+void SampleStream::draw_masks_of(PretrainSample& sample, uint64_t row, const MaskingRule& rule) const {
+  const std::string& path = files_[slice_file_].path;
+  if (mask_sample(sample, rule, masking_->vocab, seed_, static_cast<uint32_t>(epoch_)) == 0)
     fail("{}: row {}: no token to mask (the sample holds only [CLS] and [SEP])", path, row);
+  if (static_cast<int64_t>(sample.masked_lm_positions.size()) > max_predictions_)
+    fail("{}: row {}: {} masked positions, more than the {} max predictions", path, row,
+         sample.masked_lm_positions.size(), max_predictions_);
 }
 
 bool SampleStream::load_next_slice() {
@@ -143,6 +146,8 @@ bool SampleStream::load_next_slice() {
   if (next_slice_ >= slices_.size()) return false;
   const FileSlice& slice = slices_[next_slice_++];
   const SampleFile& file = files_[slice.file];
+  slice_file_ = slice.file;
+  if (!file.masked && !masking_) fail("{}: unmasked instances (mkpretrain --masking none) need dynamic masking", file.path);
   PretrainReader reader(file.path);
   if (reader.rows() != file.rows)
     fail("{}: now holds {} samples, not the {} it held when training started", file.path, reader.rows(), file.rows);
@@ -153,15 +158,15 @@ bool SampleStream::load_next_slice() {
     if (cancel_ && cancel_->load()) return false;
     for (auto& sample : block) {
       if (row >= slice.first && (row - slice.first) % slice.step == 0) {
-        if (!file.masked) draw_masks_of(sample, file.path, row);
-        else if (sample.masked_lm_positions.empty())  // it would train at mlm_loss 0
+        // An unmasked sample's masks are drawn as it is taken (next()), by the rule of the batch it goes to.
+        if (file.masked && sample.masked_lm_positions.empty())  // it would train at mlm_loss 0
           fail("{}: row {}: no masked-LM prediction (masked_lm_positions all 0); masked data holds at least one per "
                "row (mkpretrain), unmasked data (--masking none) holds sample_ids and no masked_lm_* columns",
                file.path, row);
-        if (static_cast<int64_t>(sample.masked_lm_positions.size()) > max_predictions_)
+        if (file.masked && static_cast<int64_t>(sample.masked_lm_positions.size()) > max_predictions_)
           fail("{}: row {}: {} masked positions, more than the {} max predictions", file.path, row,
                sample.masked_lm_positions.size(), max_predictions_);
-        buffer_.push_back(std::move(sample));
+        buffer_.push_back({std::move(sample), row});
       }
       ++row;
     }
@@ -174,12 +179,14 @@ bool SampleStream::load_next_slice() {
   return true;
 }
 
-bool SampleStream::next(PretrainSample& sample) {
+bool SampleStream::next(PretrainSample& sample, const MaskingRule* rule) {
   while (buffer_pos_ >= buffer_.size()) {
     if (cancel_ && cancel_->load()) return false;
     if (!load_next_slice()) return false;
   }
-  sample = std::move(buffer_[buffer_pos_++]);
+  Buffered& taken = buffer_[buffer_pos_++];
+  sample = std::move(taken.sample);
+  if (!files_[slice_file_].masked) draw_masks_of(sample, taken.row, rule ? *rule : masking_->rule);
   return true;
 }
 

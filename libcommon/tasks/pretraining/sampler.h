@@ -27,6 +27,7 @@ namespace bk {
 class PyRandom;
 class PretrainReader;
 struct DynamicMasking;
+struct MaskingRule;
 
 struct SampleFile {
   std::string path;
@@ -79,12 +80,13 @@ class SampleStream {
 
   // Drops the next n samples; whole slices are skipped without reading them.
   void skip(uint64_t n);
-  // The next sample; false when the rank's share is used up (or on cancel).
-  bool next(PretrainSample& sample);
+  // The next sample; false when the rank's share is used up (or on cancel). An unmasked file's sample gets its
+  // masks here, by `rule` (the batch's, under a masking-rate schedule), else by masking's own.
+  bool next(PretrainSample& sample, const MaskingRule* rule = nullptr);
 
  private:
   bool load_next_slice();
-  void draw_masks_of(PretrainSample& sample, const std::string& path, uint64_t row) const;
+  void draw_masks_of(PretrainSample& sample, uint64_t row, const MaskingRule& rule) const;
 
   const std::vector<SampleFile>& files_;
   std::vector<FileSlice> slices_;
@@ -95,8 +97,13 @@ class SampleStream {
   const DynamicMasking* masking_;
   const std::atomic<bool>* cancel_;
   size_t next_slice_ = 0;
+  size_t slice_file_ = 0;  // the file of the slice in the buffer
   uint64_t pending_skip_ = 0;  // samples to drop from the next slice loaded
-  std::vector<PretrainSample> buffer_;
+  struct Buffered {
+    PretrainSample sample;
+    uint64_t row = 0;  // in its file, for errors
+  };
+  std::vector<Buffered> buffer_;
   size_t buffer_pos_ = 0;
 };
 
