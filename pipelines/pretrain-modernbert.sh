@@ -1,43 +1,65 @@
 #!/usr/bin/env bash
-# ModernBERT pretraining on one node, in the shape of its recipe as far as bert-train has it: masked LM only (no
-# next-sentence head), 30% of the tokens masked afresh every epoch, FULL-SENTENCES rows at 1,024 tokens, then a
-# longer-context phase (8,192 tokens in the recipe) started from the first phase's last checkpoint. The data:
+# ModernBERT pretraining on one node with its recipe's controls (Warner et al. 2024, arXiv 2412.13663; DESIGN.md of
+# the shared facts, section 14): masked LM only (no next-sentence head), 30% of the tokens masked afresh every
+# epoch, StableAdamW (torch-optimi's) at betas 0.9/0.98, eps 1e-6 and fully decoupled weight decay 1e-5 (not on
+# biases and norms), no gradient clipping, and a warm-up-stable-decay schedule run as phases:
+#   short  FULL-SENTENCES rows at 1,024 tokens: warm-up (3B tokens for base, 2B for large), then the peak rate held
+#          (8e-4 base, 5e-4 large: bert-train's default rate for ModernBERT, scaled to a smaller batch);
+#   long   8,192 tokens with the global rotary theta at 160,000 (CONFIG_LONG, else CONFIG), from the short phase's
+#          weights and optimizer state, the rate held;
+#   decay  (DECAY_STEPS set) the long phase's data again from its checkpoint, the rate falling to 0 over
+#          DECAY_STEPS steps by DECAY_SHAPE (default 1-sqrt).
+# The data:
 #   make -f Makefile.data ... MASKING=dynamic FULL_SENTENCES=1 P1_SEQ=1024 P2_SEQ=8192   (phase1/ and phase2/)
 #   pipelines/pretrain-modernbert.sh SHORT_DATA LONG_DATA VOCAB OUTDIR
-# LONG_DATA '-' stops after the first phase. VOCAB is the data's WordPiece vocabulary (its size and special tokens
-# size the preset; byte-level BPE vocabularies, ModernBERT's own, are not read yet). Knobs (environment):
-#   CONFIG (a ModernBERT config.json or preset; default modernbert-base), NPROC, DEVICE, PRECISION, OPTIMIZER
-#   (default adamw: the recipe's StableAdamW is not in bert-train yet, and AdamW's default rate is the recipe's
-#   peak), MASK_PROB (0.3), CKPT_EVERY, BIN; P1_STEPS and P2_STEPS (required: the recipe counts tokens, not steps),
-#   P1_BATCH (default 4608 sequences, the recipe's) P1_ACCUM P1_LR P1_WARMUP, P2_BATCH (default P1_BATCH / 8: the same
-#   tokens per step at 8 times the length) P2_ACCUM P2_LR P2_WARMUP. Without P1_LR/P2_LR the banner says the rate.
-# Re-running it resumes both phases where they stopped.
+# LONG_DATA '-' stops after the short phase. VOCAB is the data's vocabulary (vocab.txt, or a byte-level BPE
+# tokenizer.json, ModernBERT's own kind). Knobs (environment):
+#   CONFIG (a ModernBERT config.json or preset; default modernbert-base), CONFIG_LONG (default: CONFIG), NPROC,
+#   DEVICE, PRECISION, OPTIMIZER (stableadamw), WEIGHT_DECAY (1e-5, fully decoupled with stableadamw), MASK_PROB
+#   (0.3), MASK_PROB_FINAL (unset: the rate holds; mmBERT falls from 0.3 to 0.05), CKPT_EVERY, BIN;
+#   P1_STEPS and P2_STEPS (required: the recipe counts tokens, 1.7T at 1,024, not steps), P1_BATCH (default 4608
+#   sequences, the recipe's) P1_ACCUM P1_LR P1_WARMUP (a share of P1_STEPS), P2_BATCH (default P1_BATCH / 8: the same
+#   tokens per step at 8 times the length) P2_ACCUM P2_LR; DECAY_STEPS, DECAY_SHAPE. Without P1_LR/P2_LR the banner
+#   says the rate. Not yet: the recipe's batch-size warm-up (over its first 50B tokens).
+# Re-running it resumes every phase where it stopped.
 set -euo pipefail
 short=${1:?usage: pretrain-modernbert.sh SHORT_DATA LONG_DATA VOCAB OUTDIR}
 long=${2:?}; vocab=${3:?}; out=${4:?}
 source "$(dirname "$0")/tools-dir.sh" bert-train
 source "$(dirname "$0")/machine.sh" gpus
-CONFIG=${CONFIG:-modernbert-base}; OPTIMIZER=${OPTIMIZER:-adamw}; MASK_PROB=${MASK_PROB:-0.3}
-CKPT_EVERY=${CKPT_EVERY:-1000}
+CONFIG=${CONFIG:-modernbert-base}; CONFIG_LONG=${CONFIG_LONG:-$CONFIG}
+OPTIMIZER=${OPTIMIZER:-stableadamw}; WEIGHT_DECAY=${WEIGHT_DECAY:-1e-5}; MASK_PROB=${MASK_PROB:-0.3}
+CKPT_EVERY=${CKPT_EVERY:-1000}; DECAY_SHAPE=${DECAY_SHAPE:-1-sqrt}
 P1_STEPS=${P1_STEPS:?set P1_STEPS (the recipe: 1.7T tokens at 1,024)}; P1_BATCH=${P1_BATCH:-4608}; P1_ACCUM=${P1_ACCUM:-1}
 P2_BATCH=${P2_BATCH:-$(( P1_BATCH / 8 > 0 ? P1_BATCH / 8 : 1 ))}; P2_ACCUM=${P2_ACCUM:-1}
 
-common=(--config "$CONFIG" --vocab "$vocab" --nproc-per-node "$NPROC" --device "$DEVICE" --precision "$PRECISION"
-        --optimizer "$OPTIMIZER" --masked-lm-prob "$MASK_PROB" --checkpoint-every "$CKPT_EVERY" --resume)
-phase() {  # phase NAME DATA BATCH ACCUM STEPS LR WARMUP [more flags]
-  local name=$1 data=$2 batch=$3 accum=$4 steps=$5 lr=$6 warmup=$7; shift 7
+common=(--vocab "$vocab" --nproc-per-node "$NPROC" --device "$DEVICE" --precision "$PRECISION"
+        --optimizer "$OPTIMIZER" --weight-decay "$WEIGHT_DECAY" --masked-lm-prob "$MASK_PROB"
+        --checkpoint-every "$CKPT_EVERY" --resume)
+[ "$OPTIMIZER" != stableadamw ] || common+=(--fully-decoupled-weight-decay)
+[ -z "${MASK_PROB_FINAL:-}" ] || common+=(--masked-lm-prob-final "$MASK_PROB_FINAL")
+phase() {  # phase NAME CONFIG DATA BATCH ACCUM STEPS LR [more flags]: a phase, resumed where it stopped
+  local name=$1 config=$2 data=$3 batch=$4 accum=$5 steps=$6 lr=$7; shift 7
   local rate=(); [ -z "$lr" ] || rate+=(--learning-rate "$lr")
-  [ -z "$warmup" ] || rate+=(--warmup-proportion "$warmup")
-  "$BIN/bert-train" "${common[@]}" "${rate[@]}" "$@" --input "$data" --output-dir "$out/$name" \
+  "$BIN/bert-train" --config "$config" "${common[@]}" "${rate[@]}" "$@" --input "$data" --output-dir "$out/$name" \
     --train-batch-size "$batch" --gradient-accumulation-steps "$accum" --max-steps "$steps"
 }
-phase short "$short" "$P1_BATCH" "$P1_ACCUM" "$P1_STEPS" "${P1_LR:-}" "${P1_WARMUP:-}"
-last="$out/short/checkpoints/$(cat "$out/short/checkpoints/latest")"
-if [ "$long" = - ]; then echo "done: $last"; exit 0; fi
+latest() { echo "$out/$1/checkpoints/$(cat "$out/$1/checkpoints/latest")"; }
+# A later phase starts from the one before (weights and optimizer state); once it has checkpoints of its own, it
+# resumes from them instead.
+from=()
+starts_from() { from=(); [ -f "$out/$1/checkpoints/latest" ] || from=(--init-checkpoint "$(latest "$2")" --init-optimizer); }
+
+warmup=(); [ -z "${P1_WARMUP:-}" ] || warmup=(--warmup-proportion "$P1_WARMUP")
+phase short "$CONFIG" "$short" "$P1_BATCH" "$P1_ACCUM" "$P1_STEPS" "${P1_LR:-}" --lr-decay constant "${warmup[@]}"
+if [ "$long" = - ]; then echo "done: $(latest short)"; exit 0; fi
 P2_STEPS=${P2_STEPS:?set P2_STEPS (or LONG_DATA -)}
-# The long phase starts from the short one's weights (no tensor changes shape with the length); a resumed long phase
-# continues from its own checkpoint instead.
-init=(--init-checkpoint "$last")
-[ -f "$out/long/checkpoints/latest" ] && init=()
-phase long "$long" "$P2_BATCH" "$P2_ACCUM" "$P2_STEPS" "${P2_LR:-}" "${P2_WARMUP:-}" "${init[@]}"
-echo "done: $out/long/checkpoints/$(cat "$out/long/checkpoints/latest")"
+# No tensor changes shape with the length or theta: the banner names what the config changed.
+starts_from long short
+phase long "$CONFIG_LONG" "$long" "$P2_BATCH" "$P2_ACCUM" "$P2_STEPS" "${P2_LR:-}" --lr-decay constant \
+  --warmup-steps 0 "${from[@]}"
+if [ -z "${DECAY_STEPS:-}" ]; then echo "done: $(latest long)"; exit 0; fi
+starts_from decay long
+phase decay "$CONFIG_LONG" "$long" "$P2_BATCH" "$P2_ACCUM" "$DECAY_STEPS" "${P2_LR:-}" --lr-decay "$DECAY_SHAPE" \
+  --lr-decay-steps "$DECAY_STEPS" --warmup-steps 0 "${from[@]}"
+echo "done: $(latest decay)"

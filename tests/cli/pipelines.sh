@@ -34,14 +34,29 @@ expect_rc 0 "pretrain-single-node.sh on unmasked data with VOCAB"
 # ModernBERT: FULL-SENTENCES rows masked by bert-train (30%), a short phase then a longer one from its checkpoint.
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --full-sentences --masking none -o "$TMP/f1.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 256 --full-sentences --masking none -o "$TMP/f2.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
-run env NPROC=1 DEVICE=cpu PRECISION=fp32 CONFIG="$SRC/tests/fixtures/tiny_modernbert_config.json" P1_STEPS=3 P1_BATCH=4 \
-  P2_STEPS=2 P2_BATCH=2 P1_LR=1e-3 P2_LR=1e-3 "$SRC/pipelines/pretrain-modernbert.sh" "$TMP/f1.hdf5" "$TMP/f2.hdf5" \
-  "$VOCAB" "$TMP/modern"
+modern=(env NPROC=1 DEVICE=cpu PRECISION=fp32 CONFIG="$SRC/tests/fixtures/tiny_modernbert_config.json" P1_STEPS=3
+        P1_BATCH=4 P2_STEPS=2 P2_BATCH=2 P1_LR=1e-3 P2_LR=1e-3 DECAY_STEPS=2 "$SRC/pipelines/pretrain-modernbert.sh")
+run "${modern[@]}" "$TMP/f1.hdf5" "$TMP/f2.hdf5" "$VOCAB" "$TMP/modern"
 expect_rc 0 "pretrain-modernbert.sh"
-expect_out "done: $TMP/modern/long/checkpoints/step-00000002" "the long phase finished from the short one"
+expect_out "done: $TMP/modern/decay/checkpoints/step-00000002" "the decay phase finished from the long one"
 CASES=$((CASES + 1))
 grep -q 'masks drawn every epoch (30% of the tokens)' "$TMP/modern/short/log.jsonl" && grep -q '"model_type":"modernbert"' \
   "$TMP/modern/long/log.jsonl" || fail_case "both phases trained ModernBERT, masking 30% every epoch"
+# The recipe's optimizer and schedule: StableAdamW in every phase; the short and long phases at the peak rate (the
+# warm-up's 1% of 3 steps is none), the decay phase falling from it (1-sqrt over 2 steps: 1e-3 x (1 - sqrt(1/2)),
+# then 0).
+run "$PYTHON" - "$TMP/modern" <<'PY'
+import json, sys
+def rates(phase):
+    return [r["lr"] for r in map(json.loads, open(f"{sys.argv[1]}/{phase}/log.jsonl")) if "loss" in r]
+print(" ".join(f"{p}:{rates(p)}" for p in ("short", "long", "decay")))
+PY
+expect_rc 0 "the phases' logs read"
+expect_out "short:[0.001, 0.001, 0.001] long:[0.001, 0.001] decay:[0.00029289321881345245, 0]" \
+  "the phases hold the rate, the decay phase decays it"
+CASES=$((CASES + 1))
+grep -q '"optimizer":"stableadamw"' "$TMP/modern/short/log.jsonl" && grep -q '"optimizer":"stableadamw"' \
+  "$TMP/modern/decay/log.jsonl" || fail_case "the phases did not train with StableAdamW"
 # DEVICE, PRECISION and NPROC follow the machine when not given; on one without a GPU, cuda is refused in one line
 # that names the knobs.
 if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then

@@ -88,6 +88,15 @@ TEST_CASE("warm-up-stable-decay: the peak until the last N steps, then each shap
   CHECK(alone.at(50) == doctest::Approx(0.5));
 }
 
+TEST_CASE("constant: the peak after the warm-up, to the end and past it") {
+  bk::LrSchedule s{2.0, 100, 0.1, 0.5, bk::LrDecay::constant};
+  CHECK(s.at(5) == doctest::Approx(1.0));
+  CHECK(s.at(10) == 2.0);
+  CHECK(s.at(100) == 2.0);
+  CHECK(s.at(150) == 2.0);
+  CHECK_THROWS_AS((bk::LrSchedule{2.0, 100, 0.1, 0.5, bk::LrDecay::constant, 10}.validate()), bk::Error);
+}
+
 TEST_CASE("a decay phase must fit after the warm-up") {
   CHECK_NOTHROW((bk::LrSchedule{1.0, 100, 0.1, 0.5, bk::LrDecay::poly, 90}.validate()));
   CHECK_THROWS_WITH_AS((bk::LrSchedule{1.0, 100, 0.1, 0.5, bk::LrDecay::poly, 91}.validate()),

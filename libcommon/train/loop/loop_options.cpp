@@ -101,7 +101,7 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      }), "warm-up in optimizer steps (instead of --warmup-proportion)")
     ("warmup-proportion", optional_value(c.warmup_proportion)->value_name("W"), warmup_help.c_str())
     ("lr-decay", choice_value("lr-decay", kLrDecays, c.lr_decay, d.lr_decay)->value_name("D"),
-     "poly (NVIDIA's, power 0.5), linear, cosine or 1-sqrt")
+     "poly (NVIDIA's, power 0.5), linear, cosine, 1-sqrt, or constant (a stable phase alone)")
     ("lr-decay-steps", po::value(&c.lr_decay_steps)->default_value(d.lr_decay_steps, "0: all after the warm-up")
                            ->value_name("N"),
      "decay over the last N steps only, the rate at its peak from the warm-up's end until then (warm-up-stable-decay)")

@@ -78,7 +78,8 @@ std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& star
       run.schedule.decay_steps > 0
           ? fmt::format("the peak until step {}, then {} decay over the last {} steps", run.schedule.stable_until(),
                         choice_name(kLrDecays, cfg.lr_decay), run.schedule.decay_steps)
-          : fmt::format("then {} decay", choice_name(kLrDecays, cfg.lr_decay));
+      : cfg.lr_decay == LrDecay::constant ? std::string("then the rate held to the end (constant)")
+                                          : fmt::format("then {} decay", choice_name(kLrDecays, cfg.lr_decay));
   lines.push_back(fmt::format("schedule: {} at learning rate {:g} ({}), {} warm-up steps, {}; checkpoints {} in "
                               "{}/checkpoints",
                               choice_name(kOptimizerKinds, cfg.optimizer), run.learning_rate * run.lr_scale,

@@ -17,6 +17,7 @@ double decay_shape(LrDecay decay, double q, double degree) {
     case LrDecay::linear: return 1 - q;
     case LrDecay::cosine: return (1 + std::cos(std::numbers::pi * q)) / 2;
     case LrDecay::one_minus_sqrt: return 1 - std::sqrt(q);
+    case LrDecay::constant: return 1;
   }
   return 0;
 }
@@ -26,6 +27,7 @@ double decay_shape(LrDecay decay, double q, double degree) {
 double LrSchedule::at(int64_t step) const {
   const double progress = std::clamp(static_cast<double>(step) / static_cast<double>(total_steps), 0.0, 1.0);
   if (progress < warmup_proportion) return base_lr * progress / warmup_proportion;
+  if (decay == LrDecay::constant) return base_lr;
   if (decay_steps > 0) {
     const double q = static_cast<double>(step - stable_until()) / static_cast<double>(decay_steps);
     return q <= 0 ? base_lr : base_lr * decay_shape(decay, std::min(q, 1.0), degree);
@@ -41,6 +43,8 @@ void LrSchedule::validate() const {
   if (!(warmup_proportion >= 0 && warmup_proportion <= 1))
     fail("learning-rate schedule: the warm-up proportion must lie in [0, 1], got {}", warmup_proportion);
   if (!(degree > 0)) fail("learning-rate schedule: the decay degree must be positive, got {}", degree);
+  if (decay == LrDecay::constant && decay_steps > 0)
+    fail("learning-rate schedule: a constant rate has no decay phase ({} decay steps)", decay_steps);
   if (decay_steps < 0 || decay_steps > total_steps)
     fail("learning-rate schedule: {} decay steps in a run of {}", decay_steps, total_steps);
   const auto warmup_steps = static_cast<int64_t>(std::ceil(warmup_proportion * static_cast<double>(total_steps) - 1e-9));

@@ -11,9 +11,10 @@
 //   linear:             lr = base_lr * (1 - q)               (NVIDIA's LinearWarmUpScheduler)
 //   cosine:             lr = base_lr * (1 + cos(pi q)) / 2   (HF's get_cosine_schedule_with_warmup)
 //   1-sqrt:             lr = base_lr * (1 - sqrt(q))
+//   constant:           lr = base_lr, to the end (a stable phase run on its own, its decay a later run)
 // with decay_steps D > 0: lr = base_lr until step total_steps - D, then q = (step - (total_steps - D)) / D and the
 // same shapes in q, poly as (1 - q)^degree.
-// The rate is 0 from total_steps on. At the end of warm-up NVIDIA's poly drops from nearly base_lr to
+// Except constant's, the rate is 0 from total_steps on. At the end of warm-up NVIDIA's poly drops from nearly base_lr to
 // base_lr * (1 - w)^degree, as NVIDIA's does: the two pieces do not meet.
 #pragma once
 
@@ -24,11 +25,12 @@
 
 namespace bk {
 
-enum class LrDecay { poly, linear, cosine, one_minus_sqrt };
+enum class LrDecay { poly, linear, cosine, one_minus_sqrt, constant };
 inline constexpr Choice<LrDecay> kLrDecays[] = {{"poly", LrDecay::poly},
                                                 {"linear", LrDecay::linear},
                                                 {"cosine", LrDecay::cosine},
-                                                {"1-sqrt", LrDecay::one_minus_sqrt}};
+                                                {"1-sqrt", LrDecay::one_minus_sqrt},
+                                                {"constant", LrDecay::constant}};
 
 struct LrSchedule {
   double base_lr = 1e-3;
