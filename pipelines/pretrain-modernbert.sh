@@ -19,8 +19,9 @@
 #   (0.3), MASK_PROB_FINAL (unset: the rate holds; mmBERT falls from 0.3 to 0.05), CKPT_EVERY, BIN;
 #   P1_STEPS and P2_STEPS (required: the recipe counts tokens, 1.7T at 1,024, not steps), P1_BATCH (default 4608
 #   sequences, the recipe's) P1_ACCUM P1_LR P1_WARMUP (a share of P1_STEPS), P2_BATCH (default P1_BATCH / 8: the same
-#   tokens per step at 8 times the length) P2_ACCUM P2_LR; DECAY_STEPS, DECAY_SHAPE. Without P1_LR/P2_LR the banner
-#   says the rate. Not yet: the recipe's batch-size warm-up (over its first 50B tokens).
+#   tokens per step at 8 times the length) P2_ACCUM P2_LR; DECAY_STEPS, DECAY_SHAPE; P1_BATCH_WARMUP_STEPS with
+#   P1_BATCH_START (the recipe ramps its batch over its first 50B tokens; a multiple of P1_BATCH / P1_ACCUM). Without
+#   P1_LR/P2_LR the banner says the rate.
 # Re-running it resumes every phase where it stopped.
 set -euo pipefail
 short=${1:?usage: pretrain-modernbert.sh SHORT_DATA LONG_DATA VOCAB OUTDIR}
@@ -51,6 +52,8 @@ from=()
 starts_from() { from=(); [ -f "$out/$1/checkpoints/latest" ] || from=(--init-checkpoint "$(latest "$2")" --init-optimizer); }
 
 warmup=(); [ -z "${P1_WARMUP:-}" ] || warmup=(--warmup-proportion "$P1_WARMUP")
+[ -z "${P1_BATCH_WARMUP_STEPS:-}" ] ||
+  warmup+=(--batch-size-warmup-steps "$P1_BATCH_WARMUP_STEPS" --batch-size-warmup-start "${P1_BATCH_START:?set P1_BATCH_START}")
 phase short "$CONFIG" "$short" "$P1_BATCH" "$P1_ACCUM" "$P1_STEPS" "${P1_LR:-}" --lr-decay constant "${warmup[@]}"
 if [ "$long" = - ]; then echo "done: $(latest short)"; exit 0; fi
 P2_STEPS=${P2_STEPS:?set P2_STEPS (or LONG_DATA -)}

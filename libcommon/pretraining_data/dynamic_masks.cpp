@@ -46,7 +46,7 @@ size_t draw_dynamic_masks(std::span<const int32_t> input_ids, const MaskingRule&
 
 MaskingRule DynamicMasking::rule_at(int64_t batch) const {
   if (!scheduled()) return rule;
-  const int64_t step = std::min(batch / std::max<int64_t>(batches_per_step, 1), steps - 1);
+  const int64_t step = std::min(batches.step_of(batch) - 1, steps - 1);
   MaskingRule at = rule;
   at.masked_lm_prob = rule.masked_lm_prob + (final_prob - rule.masked_lm_prob) * static_cast<double>(step) /
                                                 static_cast<double>(steps - 1);

@@ -10,6 +10,7 @@
 
 #include "hdf5/hdf5_sample.h"
 #include "pretraining_data/masking.h"
+#include "train/loop/batch_schedule.h"
 
 #include <cstdint>
 #include <span>
@@ -33,11 +34,11 @@ struct DynamicMasking {
   MaskingRule rule;
   double final_prob = -1;  // < 0: the rate holds
   int64_t steps = 0;       // the run's optimizer steps (the schedule's length)
-  int64_t batches_per_step = 1;  // each rank's micro-batches per step
+  BatchSchedule batches;   // each rank's micro-batches per step
 
   bool scheduled() const { return final_prob >= 0 && steps > 1; }
-  // The rule for a rank's micro-batch `batch` of the run (from 0): step s = batch / batches_per_step (from 0)
-  // masks at rate p0 + (final_prob - p0) s / (steps - 1), final_prob from the last step on.
+  // The rule for a rank's micro-batch `batch` of the run (from 0): its step s (from 0, batches.step_of) masks at
+  // rate p0 + (final_prob - p0) s / (steps - 1), final_prob from the last step on.
   MaskingRule rule_at(int64_t batch) const;
 };
 

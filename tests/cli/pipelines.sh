@@ -35,7 +35,8 @@ expect_rc 0 "pretrain-single-node.sh on unmasked data with VOCAB"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --full-sentences --masking none -o "$TMP/f1.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 256 --full-sentences --masking none -o "$TMP/f2.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
 modern=(env NPROC=1 DEVICE=cpu PRECISION=fp32 CONFIG="$SRC/tests/fixtures/tiny_modernbert_config.json" P1_STEPS=3
-        P1_BATCH=4 P2_STEPS=2 P2_BATCH=2 P1_LR=1e-3 P2_LR=1e-3 DECAY_STEPS=2 "$SRC/pipelines/pretrain-modernbert.sh")
+        P1_BATCH=4 P1_ACCUM=2 P1_BATCH_WARMUP_STEPS=2 P1_BATCH_START=2 P2_STEPS=2 P2_BATCH=2 P1_LR=1e-3 P2_LR=1e-3
+        DECAY_STEPS=2 "$SRC/pipelines/pretrain-modernbert.sh")
 run "${modern[@]}" "$TMP/f1.hdf5" "$TMP/f2.hdf5" "$VOCAB" "$TMP/modern"
 expect_rc 0 "pretrain-modernbert.sh"
 expect_out "done: $TMP/modern/decay/checkpoints/step-00000002" "the decay phase finished from the long one"

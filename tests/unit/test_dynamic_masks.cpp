@@ -236,7 +236,7 @@ TEST_CASE("a masking-rate schedule: the rate of a micro-batch's step, from the f
   CHECK(m.rule_at(7).masked_lm_prob == 0.3);  // no schedule: the rule itself
   m.final_prob = 0.05;
   m.steps = 11;
-  m.batches_per_step = 2;
+  m.batches = {2};
   CHECK(m.scheduled());
   CHECK(m.rule_at(0).masked_lm_prob == 0.3);   // step 1
   CHECK(m.rule_at(1).masked_lm_prob == 0.3);   // its second micro-batch

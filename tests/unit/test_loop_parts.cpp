@@ -158,3 +158,26 @@ TEST_CASE("prefetcher: destroying it while the thread waits on a full queue retu
   CHECK(produced == after);
   CHECK(after <= 4);  // the queue's 2, the one blocked on it, and at most the one being built when stopped
 }
+
+TEST_CASE("batch schedule: a linear ramp in whole micro-batches, its running count and the step of a micro-batch") {
+  const bk::BatchSchedule plain{4};
+  CHECK(plain.micro_batches_at(1) == 4);
+  CHECK(plain.micro_batches_through(3) == 12);
+  CHECK(plain.step_of(0) == 1);
+  CHECK(plain.step_of(11) == 3);
+  // From 1 to 8 micro-batches over 10 steps: step t takes 1 + floor(7 (t - 1) / 10).
+  const bk::BatchSchedule ramp{8, 1, 10};
+  std::vector<int64_t> taken;
+  for (int64_t t = 1; t <= 12; ++t) taken.push_back(ramp.micro_batches_at(t));
+  CHECK(taken == std::vector<int64_t>{1, 1, 2, 3, 3, 4, 5, 5, 6, 7, 8, 8});
+  // The running count and the step of each micro-batch, against a walk over the steps.
+  int64_t index = 0;
+  for (int64_t t = 1; t <= 40; ++t) {
+    for (int64_t k = 0; k < ramp.micro_batches_at(t); ++k, ++index) CHECK(ramp.step_of(index) == t);
+    CHECK(ramp.micro_batches_through(t) == index);
+  }
+  const bk::BatchSchedule long_ramp{4608 / 8, 1, 100000};  // large counts stay exact (no overflow)
+  int64_t sum = 0;
+  for (int64_t t = 1; t <= 100000; ++t) sum += long_ramp.micro_batches_at(t);
+  CHECK(long_ramp.micro_batches_through(100000) == sum);
+}

@@ -43,7 +43,7 @@ void resolve_data(BertTrainConfig& config, bool nsp_head) {
   if (!config.loop.quiet && detect_dist_env().rank == 0)
     for (const std::string& warning : train.warnings) print_warning(warning);
   data.masking = resolve_masking(data.masking_flags, train, data.vocab_path, data.max_predictions, true,
-                                 config.loop.max_steps, config.loop.gradient_accumulation_steps);
+                                 config.loop.max_steps, config.loop.batch_schedule());
   if (data.masking && data.max_predictions == 0) data.max_predictions = data.masking->rule.max_predictions;
   if (!data.eval_inputs.empty()) {
     const PretrainInputs eval = resolve_pretrain_inputs(data.eval_inputs);

@@ -59,6 +59,11 @@ void add_bert_train_options(Options& options, BertTrainConfig& c) {
     ("vocab-size", optional_value(c.data.vocab_size)->value_name("N"),
      "a preset --config's vocabulary size (default: --vocab's size, else 30522)")
     ("no-nsp", po::bool_switch(&c.data.no_nsp), "masked-LM loss only, no next-sentence loss (mkpretrain --no-nsp data)")
+    ("batch-size-warmup-steps", po::value(&c.loop.batch_size_warmup_steps)->value_name("N"),
+     "raise the batch linearly, in whole micro-batches, from --batch-size-warmup-start to --train-batch-size over "
+     "the first N steps (ModernBERT's batch-size warm-up); the learning rate keeps its schedule")
+    ("batch-size-warmup-start", po::value(&c.loop.batch_size_warmup_start)->value_name("B"),
+     "the batch per process at step 1 of a batch-size warm-up (a multiple of the micro-batch)")
     ("global-data-order", po::bool_switch(&c.data.global_data_order),
      "every worker reads the single-process sample order and keeps its slice of each global batch");
   add_masking_options(options, c.data.masking_flags,

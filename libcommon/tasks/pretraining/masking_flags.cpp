@@ -32,7 +32,7 @@ void add_masking_options(Options& options, MaskingFlags& flags, const char* mask
 std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags, const PretrainInputs& inputs,
                                                       const std::string& vocab_path, int64_t max_predictions,
                                                       bool dynamic_by_default, int64_t steps,
-                                                      int64_t batches_per_step) {
+                                                      const BatchSchedule& batches) {
   flags.validate();
   const std::string& first = inputs.sources.front().front().path;
   if (inputs.masked) {
@@ -67,7 +67,7 @@ std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags,
   return std::make_shared<const DynamicMasking>(
       DynamicMasking{masking_vocab(TextTokenizer::load(vocab_path, true)),
                      MaskingRule{prob, static_cast<int>(max_predictions), flags.whole_word_mask},
-                     flags.masked_lm_prob_final.value_or(-1), steps, batches_per_step});
+                     flags.masked_lm_prob_final.value_or(-1), steps, batches});
 }
 
 int64_t dynamic_prediction_slots(const std::vector<std::vector<SampleFile>>& sources, const DynamicMasking& masking) {

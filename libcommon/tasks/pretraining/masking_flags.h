@@ -43,11 +43,11 @@ void add_masking_options(Options& options, MaskingFlags& flags, const char* mask
 // request). Needs the data's vocabulary for unmasked inputs; max_predictions 0 takes the most the rule can draw
 // from the inputs' longest row, round(L x prob) at the higher of the two rates (varlength files, which record no
 // length, need it given); every refusal is one line (bk::UsageError for a flag, bk::Error naming the file).
-// steps, batches_per_step: the run's, over which --masked-lm-prob-final moves the rate.
+// steps, batches: the run's, over which --masked-lm-prob-final moves the rate.
 std::shared_ptr<const DynamicMasking> resolve_masking(const MaskingFlags& flags, const PretrainInputs& inputs,
                                                       const std::string& vocab_path, int64_t max_predictions,
                                                       bool dynamic_by_default, int64_t steps = 0,
-                                                      int64_t batches_per_step = 1);
+                                                      const BatchSchedule& batches = {});
 
 // The prediction slots a batch of `sources` needs when `masking` draws their masks: the rule's count per sample,
 // or, for packed rows (pack(1) of unmasked files), the most a row of them can get (packed_row_predictions).

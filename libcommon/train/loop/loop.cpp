@@ -174,16 +174,16 @@ StepResult step(LoopRun& run) {
 
   // The step's micro-batches, and each loss term's denominator over the global batch.
   const auto data_start = Clock::now();
-  r.counts = task.take_micro_batches(cfg.gradient_accumulation_steps, run.step + 1);
-  run.micro_batch += cfg.gradient_accumulation_steps;
+  const int64_t micro_batches = cfg.batch_schedule().micro_batches_at(run.step + 1);
+  r.counts = task.take_micro_batches(micro_batches, run.step + 1);
+  run.micro_batch += micro_batches;
   if (run.graph) {  // the graph reads the micro-batches where the first step put them
     const std::string why_not = task.stage_micro_batches();
     if (!why_not.empty()) fail("--cuda-graphs: step {}: {}", run.step + 1, why_not);
   }
   r.data_seconds = std::chrono::duration<double>(Clock::now() - data_start).count();
   send_denominators(run, r.counts.denominators);
-  const size_t passes = static_cast<size_t>(r.counts.micro_batches > 0 ? r.counts.micro_batches
-                                                                        : cfg.gradient_accumulation_steps);
+  const size_t passes = static_cast<size_t>(r.counts.micro_batches > 0 ? r.counts.micro_batches : micro_batches);
   StepWork w;
   r.lr = run.lr();  // read before the step: the log may be written after the next one has been queued
   if (run.graph) {
@@ -219,6 +219,7 @@ void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flo
                                {"skipped_steps", static_cast<double>(run.scaler->skipped_steps())},
                                {"step_seconds", seconds}, {"data_seconds", r.data_seconds}});
   if (peak > 0) fields.emplace_back("mfu", step_flops / seconds / (peak * world));
+  if (run.cfg.batch_size_warmup_steps > 0) fields.emplace_back("global_batch", sequences);  // it varies
   run.log->log(r.step, fields);
 }
 

@@ -4,6 +4,7 @@
 
 #include "device/precision_kind.h"
 #include "launch/launcher.h"
+#include "train/loop/batch_schedule.h"
 #include "model/kernel_switches.h"
 #include "train/optim/optimizer_kind.h"
 #include "train/optim/schedule.h"
@@ -40,6 +41,10 @@ struct LoopConfig {
   int64_t lr_decay_steps = 0;           // > 0: the decay takes the last N steps, the rate at its peak before them
   double poly_power = 0.5;
   int64_t gradient_accumulation_steps = 1;
+  // Batch-size warm-up (bert-train): the batch per process starts at batch_size_warmup_start samples (a multiple of
+  // the micro-batch) and rises linearly, in whole micro-batches, to train_batch_size over this many steps.
+  int64_t batch_size_warmup_steps = 0;
+  int64_t batch_size_warmup_start = 0;
   double weight_decay = 0.01;
   bool fully_decoupled_decay = false;   // StableAdamW: decay by rate / peak rate (optimizer.h)
   std::optional<double> max_grad_norm;  // unset: grad_clip_norm()'s default
@@ -89,6 +94,11 @@ struct LoopConfig {
   // (--max-steps still to be derived from the data), the step counts are left for a second call.
   void validate(bool steps_known = true) const;
   int64_t micro_batch_size() const { return train_batch_size / gradient_accumulation_steps; }
+  // The micro-batches each step takes (batch_schedule.h).
+  BatchSchedule batch_schedule() const {
+    if (batch_size_warmup_steps <= 0) return {gradient_accumulation_steps};
+    return {gradient_accumulation_steps, batch_size_warmup_start / micro_batch_size(), batch_size_warmup_steps};
+  }
   // --max-grad-norm, else 1 (LAMB's pre-normalisation, the others' clipping), 0 (off) for StableAdamW, whose update
   // clipping takes its place (ModernBERT trains without gradient clipping).
   double grad_clip_norm() const {

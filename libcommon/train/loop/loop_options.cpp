@@ -38,6 +38,18 @@ void LoopConfig::validate(bool steps_known) const {
   if (init_optimizer && init_checkpoint.empty()) usage_fail("--init-optimizer needs --init-checkpoint");
   if (loss_scale < 0) usage_fail("--loss-scale must not be negative, got {}", loss_scale);
   if (loss_scale > 0 && precision != Precision::fp16) usage_fail("--loss-scale is for --precision fp16");
+  if (batch_size_warmup_steps < 0)
+    usage_fail("--batch-size-warmup-steps must not be negative, got {}", batch_size_warmup_steps);
+  if (batch_size_warmup_steps > 0) {
+    if (batch_size_warmup_start <= 0 || batch_size_warmup_start % micro_batch_size() != 0 ||
+        batch_size_warmup_start > train_batch_size)
+      usage_fail("--batch-size-warmup-start must be a multiple of the micro-batch ({} = --train-batch-size / "
+                 "--gradient-accumulation-steps) up to --train-batch-size {}, got {}",
+                 micro_batch_size(), train_batch_size, batch_size_warmup_start);
+    if (cuda_graphs) usage_fail("--cuda-graphs: a batch-size warm-up changes the micro-batches of a step");
+  } else if (batch_size_warmup_start > 0) {
+    usage_fail("--batch-size-warmup-start needs --batch-size-warmup-steps");
+  }
   if (lr_decay_steps < 0) usage_fail("--lr-decay-steps must not be negative, got {}", lr_decay_steps);
   if (steps_known && lr_decay_steps > max_steps)
     usage_fail("--lr-decay-steps {} exceeds --max-steps {}", lr_decay_steps, max_steps);

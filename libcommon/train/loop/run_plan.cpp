@@ -69,9 +69,13 @@ std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& star
   std::string tokens = data.max_length > 0
                            ? fmt::format("; up to {} tokens per step", grouped(static_cast<uint64_t>(global * data.max_length)))
                            : "";
-  lines.push_back(fmt::format("processes: {} on {} ({}); global batch {} = {} x {} per micro-batch x {} accumulation{}",
+  const std::string ramp = cfg.batch_size_warmup_steps > 0
+                               ? fmt::format("; batch warm-up from {} over {} steps", cfg.batch_size_warmup_start * world,
+                                             cfg.batch_size_warmup_steps)
+                               : "";
+  lines.push_back(fmt::format("processes: {} on {} ({}); global batch {} = {} x {} per micro-batch x {} accumulation{}{}",
                               world, run.device.str(), choice_name(kPrecisions, cfg.precision), global, world,
-                              cfg.micro_batch_size(), cfg.gradient_accumulation_steps, tokens));
+                              cfg.micro_batch_size(), cfg.gradient_accumulation_steps, tokens, ramp));
   const auto warmup = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
   std::string checkpoints = cfg.checkpoint_every > 0 ? fmt::format("every {} steps", cfg.checkpoint_every) : "at the end";
   const std::string decay =
