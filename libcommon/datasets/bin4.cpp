@@ -1,5 +1,6 @@
 #include "datasets/bin4.h"
 
+#include "pretraining_data/masking_kind.h"
 #include "bertkit/version.h"
 #include "io/output_over_input.h"
 #include "util/error.h"
@@ -166,14 +167,13 @@ struct Bin4Plan {
 
 Bin4Plan plan_bin4(const Bin4Config& o) {
   Bin4Plan plan;
+  MaskingKinds kinds;
   for (const auto& path : o.inputs) {
     PretrainReader reader(path);
     if (reader.layout() == Hdf5Layout::packed) fail("{}: packed rows (pack(1)) cannot be binned by length", path);
     plan.vocab.add(reader);
-    if (!plan.inputs.empty() && reader.masked() != plan.masked)
-      fail("{} holds its masks and {} none (mkpretrain --masking none): give files of one kind",
-           reader.masked() ? path : plan.inputs.front().path, reader.masked() ? plan.inputs.front().path : path);
-    plan.masked = reader.masked();
+    kinds.add(path, reader.masked());
+    plan.masked = kinds.masked();
     std::error_code ec;
     const uint64_t bytes = fs::file_size(path, ec);
     plan.inputs.push_back({path, reader.layout(), reader.rows(), ec ? 0 : bytes, reader.seq_len(),

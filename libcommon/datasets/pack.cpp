@@ -1,5 +1,6 @@
 #include "datasets/pack.h"
 
+#include "pretraining_data/masking_kind.h"
 #include "io/progress.h"
 #include "datasets/shared_vocab_stamp.h"
 #include "hdf5/hdf5_reader.h"
@@ -109,7 +110,7 @@ PackResult run_pack(const PackConfig& config) {
   config.validate();
   std::vector<PretrainSample> samples;
   int input_seq_len = 0, most_predictions = 0;
-  bool masked = true;  // the inputs' kind: all masked, or all unmasked with their sample ids
+  MaskingKinds kinds;  // the inputs' kind: all masked, or all unmasked with their sample ids
   SharedVocabStamp vocab;  // the inputs' vocabulary, passed on to the output
   Progress progress(config.quiet);
   uint64_t input_bytes = 0;
@@ -124,11 +125,8 @@ PackResult run_pack(const PackConfig& config) {
   for (const auto& path : config.inputs) {
     PretrainReader reader(path);
     if (reader.layout() == Hdf5Layout::packed) fail("{}: already packed (it has next_sentence_positions)", path);
-    if (path != config.inputs.front() && reader.masked() != masked)
-      fail("{} holds its masks and {} none (mkpretrain --masking none): give files of one kind",
-           masked ? config.inputs.front() : path, masked ? path : config.inputs.front());
-    masked = reader.masked();
-    if (!masked && config.max_predictions)
+    kinds.add(path, reader.masked());
+    if (!kinds.masked() && config.max_predictions)
       usage_fail("--max-predictions: {} is unmasked (mkpretrain --masking none); bert-train's --max-predictions "
                  "bounds the masks it draws", path);
     vocab.add(reader);
@@ -163,7 +161,7 @@ PackResult run_pack(const PackConfig& config) {
     rows = plan_packs(items, result.seq_len, config.max_sequences, result.max_predictions);
   } catch (const Error& e) {
     fail("{}: {}; raise --max-seq-length{}", fmt::join(config.inputs, ", "), e.what(),
-         masked ? " or --max-predictions" : "");
+         kinds.masked() ? " or --max-predictions" : "");
   }
   std::mt19937_64 rng(config.seed);
   for (size_t i = rows.size(); i > 1; --i) std::swap(rows[i - 1], rows[bounded(rng, i)]);
@@ -176,7 +174,7 @@ PackResult run_pack(const PackConfig& config) {
   w.gzip_level = config.gzip_level;
   w.chunk_rows = std::max<size_t>(64, 65536 / static_cast<size_t>(result.seq_len));
   w.overwrite = config.force;
-  w.masked = masked;
+  w.masked = kinds.masked();
   w.vocab_stamp = vocab.text();
   if (const std::string note = vocab.unstamped_note(); !note.empty() && !config.quiet) print_warning(note);
   PretrainWriter writer(config.output, w);

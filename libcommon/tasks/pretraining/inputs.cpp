@@ -1,4 +1,5 @@
 #include "tasks/pretraining/inputs.h"
+#include "pretraining_data/masking_kind.h"
 
 #include "datasets/shared_vocab_stamp.h"
 #include "hdf5/hdf5_reader.h"
@@ -156,8 +157,7 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
   refuse_repeated_files(bins);
   // Every file is opened now, so a bad one fails before training starts.
   SharedVocabStamp vocab;
-  const std::string* first_masked = nullptr;
-  const std::string* first_unmasked = nullptr;
+  MaskingKinds kinds;
   std::vector<SampleIdRun> id_runs;
   for (const auto& list : bins) {
     auto& source = resolved.sources.emplace_back();
@@ -166,7 +166,7 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
       vocab.add(reader);
       source.push_back({path, reader.rows(), reader.seq_len(), reader.max_predictions(), reader.masked(),
                         reader.max_sequences()});
-      (reader.masked() ? first_masked : first_unmasked) = &path;
+      kinds.add(path, reader.masked());
       if (reader.masked() || reader.rows() == 0) continue;
       const int64_t first = reader.sample_id_at(0), last = reader.sample_id_at(reader.rows() - 1);
       if (reader.rows() > 1 && first >= 0 && first == last)
@@ -176,13 +176,10 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
         id_runs.push_back({&path, first, last});
     }
   }
-  if (first_masked && first_unmasked)
-    fail("{} holds its masks and {} none (mkpretrain --masking none): give files of one kind", *first_masked,
-         *first_unmasked);
   warn_shared_sample_ids(id_runs, resolved.warnings);
   if (const std::string note = vocab.unstamped_note(); !note.empty()) resolved.warnings.push_back(note);
   resolved.vocab = vocab.stamp();
-  resolved.masked = first_unmasked == nullptr;
+  resolved.masked = kinds.masked();
   const std::vector<SampleFile>& first_source = resolved.sources.front();
   if (!first_source.empty()) {
     const FirstRows first = first_rows(first_source.front().path);
