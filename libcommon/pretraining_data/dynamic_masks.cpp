@@ -53,6 +53,12 @@ MaskingRule DynamicMasking::rule_at(int64_t batch) const {
   return at;
 }
 
+MaskingRule DynamicMasking::widest_rule() const {
+  MaskingRule widest = rule;
+  widest.masked_lm_prob = std::max(rule.masked_lm_prob, final_prob);
+  return widest;
+}
+
 size_t mask_sample(PretrainSample& sample, const MaskingRule& rule, const MaskingVocab& vocab, uint64_t seed,
                    uint32_t epoch) {
   thread_local std::vector<MaskedToken> masks;

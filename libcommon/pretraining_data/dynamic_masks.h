@@ -10,7 +10,7 @@
 
 #include "hdf5/hdf5_sample.h"
 #include "pretraining_data/masking.h"
-#include "train/loop/batch_schedule.h"
+#include "util/batch_schedule.h"
 
 #include <cstdint>
 #include <span>
@@ -40,6 +40,8 @@ struct DynamicMasking {
   // The rule for a rank's micro-batch `batch` of the run (from 0): its step s (from 0, batches.step_of) masks at
   // rate p0 + (final_prob - p0) s / (steps - 1), final_prob from the last step on.
   MaskingRule rule_at(int64_t batch) const;
+  // The rule at the higher of the two rates: what the prediction slots are sized for.
+  MaskingRule widest_rule() const;
 };
 
 // Masks an unmasked sample (sample_id set, no predictions) for `epoch`, as a masked file would hold it: the

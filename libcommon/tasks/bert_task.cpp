@@ -16,7 +16,8 @@ NamedTensors BertModelTask::parameters() const {
 
 std::vector<int64_t> BertModelTask::parameter_rows() const {
   std::vector<int64_t> rows;
-  for (const auto& p : bert().named_parameter_list()) rows.push_back(p.tensor.dim() > 0 ? bert().real_rows(p.tensor) : 1);
+  for (const auto& p : bert().named_parameter_list())
+    rows.push_back(p.tensor.dim() > 0 ? bert().real_rows(p.tensor) : 1);
   return rows;
 }
 

@@ -9,7 +9,8 @@
 //   Smaller models (Google's 24 small BERTs, the demo's), LAMB: kSmallLambRate at batch 32, and AdamW:
 //     kSmallAdamwRate at batch 32, measured on this project's demo corpus (DESIGN.md section 4).
 //   StableAdamW: AdamW's rates above (none is published for BERT), and the banner says so.
-//   ModernBERT, StableAdamW and AdamW: its paper's StableAdamW peak rates (Warner et al. 2024): 8e-4 for base, 5e-4 for large
+//   ModernBERT, StableAdamW and AdamW: its paper's StableAdamW peak rates (Warner et al. 2024): 8e-4 for base,
+//     5e-4 for large
 //     (hidden >= 1024), at global batch 4,608. LAMB: no rate is published for ModernBERT; BERT's LAMB rate of the
 //     same size applies, and the banner says so.
 // A smaller global batch than the recipe's scales the rate by the square root of the ratio (the LAMB paper's rule,

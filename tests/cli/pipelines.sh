@@ -35,7 +35,7 @@ expect_rc 0 "pretrain-single-node.sh on unmasked data with VOCAB"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --full-sentences --masking none -o "$TMP/f1.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 256 --full-sentences --masking none -o "$TMP/f2.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
 modern=(env NPROC=1 DEVICE=cpu PRECISION=fp32 CONFIG="$SRC/tests/fixtures/tiny_modernbert_config.json" P1_STEPS=3
-        P1_BATCH=4 P1_ACCUM=2 P1_BATCH_WARMUP_STEPS=2 P1_BATCH_START=2 P2_STEPS=2 P2_BATCH=2 P1_LR=1e-3 P2_LR=1e-3
+        P1_BATCH=4 P1_ACCUM=2 P1_BATCH_WARMUP_STEPS=2 P1_BATCH_START=2 P2_STEPS=2 P2_BATCH=2 P1_LR=1e-3
         DECAY_STEPS=2 "$SRC/pipelines/pretrain-modernbert.sh")
 run "${modern[@]}" "$TMP/f1.hdf5" "$TMP/f2.hdf5" "$VOCAB" "$TMP/modern"
 expect_rc 0 "pretrain-modernbert.sh"
@@ -44,7 +44,7 @@ CASES=$((CASES + 1))
 grep -q 'masks drawn every epoch (30% of the tokens)' "$TMP/modern/short/log.jsonl" && grep -q '"model_type":"modernbert"' \
   "$TMP/modern/long/log.jsonl" || fail_case "both phases trained ModernBERT, masking 30% every epoch"
 # The recipe's optimizer and schedule: StableAdamW in every phase; the short and long phases at the peak rate (the
-# warm-up's 1% of 3 steps is none), the decay phase falling from it (1-sqrt over 2 steps: 1e-3 x (1 - sqrt(1/2)),
+# warm-up's 1% of 3 steps is none; the long phase takes the short one's without P2_LR), the decay phase falling from it (1-sqrt over 2 steps: 1e-3 x (1 - sqrt(1/2)),
 # then 0).
 run "$PYTHON" - "$TMP/modern" <<'PY'
 import json, sys

@@ -76,7 +76,8 @@ void prepare_block(std::vector<PretrainSample>& block, const EvalSettings& setti
                    const std::string& path, uint64_t first_row) {
   for (size_t i = 0; i < block.size(); ++i) {
     PretrainSample& sample = block[i];
-    if (settings.masking && sample.unmasked() && mask_sample(sample, settings.masking->rule, settings.masking->vocab, settings.mask_seed, 0) == 0)
+    if (settings.masking && sample.unmasked() &&
+        mask_sample(sample, settings.masking->rule, settings.masking->vocab, settings.mask_seed, 0) == 0)
       fail("{}: row {}: no token to mask (the sample holds only [CLS] and [SEP])", path, first_row + i);
     for (const auto* ids : {&sample.input_ids, &sample.masked_lm_ids})
       for (int32_t id : *ids)

@@ -44,7 +44,8 @@ class BatchProducer {
       : config_(config), sources_(sources), per_batch_(per_batch), pad_to_(pad_to), cancel_(cancel) {
     // A masking-rate schedule reads the run's batch count: the epochs before the start's are counted once.
     if (config_.masking && config_.masking->scheduled())
-      for (int64_t e = 0; e < start.epoch; ++e) batches_before_ += count_epoch_batches(config_, sources_, per_batch_, e);
+      for (int64_t e = 0; e < start.epoch; ++e)
+        batches_before_ += count_epoch_batches(config_, sources_, per_batch_, e);
     open_epoch(start.epoch, start.batch);
   }
 
@@ -108,7 +109,8 @@ class BatchProducer {
   const int64_t pad_to_;
   const std::atomic<bool>* cancel_;
   int64_t epoch_ = 0, batch_ = 0, batches_ = 0;
-  int64_t batches_before_ = 0;  // this rank's batches in the epochs before epoch_ (counted under a masking schedule)
+  // This rank's batches in the epochs before epoch_ (counted from the start only under a masking schedule).
+  int64_t batches_before_ = 0;
   std::vector<std::unique_ptr<SampleStream>> streams_;
   std::vector<PretrainSample> samples_;
 };
@@ -205,10 +207,12 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
     m.config.max_predictions = dynamic_prediction_slots(m.sources, *m.config.masking);
 
   // What the batches depend on; dynamic masking's rule too, so that a resume with another rule is refused.
-  const std::string masking = m.config.masking ? fmt::format(" masks {:g} {}{}", m.config.masking->rule.masked_lm_prob,
-                                                             m.config.masking->rule.max_predictions,
-                                                             m.config.masking->rule.whole_word_mask ? " words" : "")
-                                               : "";
+  std::string masking;
+  if (const DynamicMasking* dm = m.config.masking.get()) {
+    masking = fmt::format(" masks {:g} {}{}", dm->rule.masked_lm_prob, dm->rule.max_predictions,
+                          dm->rule.whole_word_mask ? " words" : "");
+    if (dm->scheduled()) masking += fmt::format(" to {:g} over {}", dm->final_prob, dm->steps);  // older runs: none
+  }
   uint64_t hash = fnv1a64(fmt::format("{} {} {} {} {}{}{}|", m.config.seed, m.config.world, m.config.batch_size,
                                       m.config.max_predictions, fmt::join(m.per_batch, ","),
                                       m.config.global_order ? " global" : "", masking));

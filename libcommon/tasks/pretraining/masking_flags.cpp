@@ -75,7 +75,7 @@ int64_t dynamic_prediction_slots(const std::vector<std::vector<SampleFile>>& sou
   for (const auto& source : sources)
     for (const auto& file : source)
       if (file.max_sequences > 1)
-        slots = std::max(slots, static_cast<int64_t>(packed_row_predictions(masking.rule, file.seq_len,
+        slots = std::max(slots, static_cast<int64_t>(packed_row_predictions(masking.widest_rule(), file.seq_len,
                                                                             file.max_sequences)));
   return slots;
 }

@@ -66,8 +66,12 @@ void PretrainingTask::load_init_checkpoint(const std::string& path) {
   if (!std::filesystem::is_directory(path, ec)) return TrainingTask::load_init_checkpoint(path);  // .pt, TF1
   const std::string weights = path + "/model.safetensors";
   const HeadsInit init = load_pretraining_weights(*model_, load_weights(weights), weights);
-  if (const std::string saved = path + "/config.json"; std::filesystem::exists(saved, ec))
-    init_config_changes_ = BertConfig::load(saved).changes_to(model_config_);
+  // For the banner only: a config.json that does not parse changes nothing of the run.
+  if (const std::string saved = path + "/config.json"; std::filesystem::exists(saved, ec)) try {
+      init_config_changes_ = BertConfig::load(saved).changes_to(model_config_);
+    } catch (const Error&) {
+      init_config_changes_.clear();
+    }
   if (context_.quiet || context_.rank != 0) return;
   if (!init.initialised.empty()) {
     const bool mlm = std::any_of(init.initialised.begin(), init.initialised.end(), [](const std::string& n) {
@@ -254,8 +258,11 @@ TaskDataSummary PretrainingTask::data_summary() const {
   summary.detail = fmt::format("{} file{}, {} masked positions per sample", loader_->files(),
                                loader_->files() == 1 ? "" : "s", loader_->max_predictions());
   if (config_.masking)
-    summary.detail += fmt::format(", masks drawn every epoch ({:g}% of the tokens{})",
+    summary.detail += fmt::format(", masks drawn every epoch ({:g}% of the tokens{}{})",
                                   100 * config_.masking->rule.masked_lm_prob,
+                                  config_.masking->scheduled()
+                                      ? fmt::format(", moving to {:g}% by the last step", 100 * config_.masking->final_prob)
+                                      : "",
                                   config_.masking->rule.whole_word_mask ? ", whole words" : "");
   if (loader_->binned()) summary.detail += fmt::format(", bins of {} per batch", fmt::join(loader_->per_batch(), "+"));
   return summary;

@@ -226,7 +226,7 @@ void log_step(LoopRun& run, const StepResult& r, double seconds, double step_flo
 // Evaluates the task's held-out set (all ranks), logs the results (and MLPerf's eval events) and keeps the best
 // model.
 TaskEvaluation evaluate(LoopRun& run) {
-  const int64_t samples = run.step * run.global_batch();
+  const int64_t samples = run.samples_through(run.step);
   const nlohmann::json at_samples = {{"epoch_num", samples}, {"samples_count", samples}};
   if (run.mlperf) {
     run.mlperf->end("block_stop", {{"samples_count", samples}});
@@ -314,10 +314,10 @@ double evaluate_step(LoopRun& run, Cadence& cadence, bool& target_reached) {
     target_reached = true;
     if (run.dist->is_main())
       run.log->note(run.step, fmt::format("target reached: score {:.6f} >= {} after {} samples", e.score,
-                                          *cfg.target_score, run.step * run.global_batch()));
+                                          *cfg.target_score, run.samples_through(run.step)));
     cadence.saving = cadence.stopping = true;
   } else if (run.mlperf && run.step < cfg.max_steps) {
-    run.mlperf->start("block_start", {{"samples_count", run.step * run.global_batch()}});
+    run.mlperf->start("block_start", {{"samples_count", run.samples_through(run.step)}});
   }
   return -e.score;
 }

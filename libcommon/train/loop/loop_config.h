@@ -4,7 +4,7 @@
 
 #include "device/precision_kind.h"
 #include "launch/launcher.h"
-#include "train/loop/batch_schedule.h"
+#include "util/batch_schedule.h"
 #include "model/kernel_switches.h"
 #include "train/optim/optimizer_kind.h"
 #include "train/optim/schedule.h"

@@ -10,6 +10,38 @@
 
 namespace bk {
 
+namespace {
+
+// The batch-size warm-up's flags (LoopConfig::validate).
+void validate_batch_warmup(const LoopConfig& c) {
+  if (c.batch_size_warmup_steps < 0)
+    usage_fail("--batch-size-warmup-steps must not be negative, got {}", c.batch_size_warmup_steps);
+  if (c.batch_size_warmup_steps > 0) {
+    if (c.batch_size_warmup_start <= 0 || c.batch_size_warmup_start % c.micro_batch_size() != 0 ||
+        c.batch_size_warmup_start > c.train_batch_size)
+      usage_fail("--batch-size-warmup-start must be a multiple of the micro-batch ({} = --train-batch-size / "
+                 "--gradient-accumulation-steps) up to --train-batch-size {}, got {}",
+                 c.micro_batch_size(), c.train_batch_size, c.batch_size_warmup_start);
+    if (c.cuda_graphs) usage_fail("--cuda-graphs: a batch-size warm-up changes the micro-batches of a step");
+    if (c.eval_every_samples > 0 || !c.mlperf_log.empty())
+      usage_fail("--eval-every-samples and --mlperf-log count samples at one batch size; not with "
+                 "--batch-size-warmup-steps");
+  } else if (c.batch_size_warmup_start > 0) {
+    usage_fail("--batch-size-warmup-start needs --batch-size-warmup-steps");
+  }
+}
+
+// The decay phase's flags (LoopConfig::validate); the schedule checks the rest when it is made.
+void validate_schedule(const LoopConfig& c, bool steps_known) {
+  if (c.lr_decay_steps < 0) usage_fail("--lr-decay-steps must not be negative, got {}", c.lr_decay_steps);
+  if (c.lr_decay_steps > 0 && c.lr_decay == LrDecay::constant)
+    usage_fail("--lr-decay-steps {}: --lr-decay constant has no decay phase", c.lr_decay_steps);
+  if (steps_known && c.lr_decay_steps > c.max_steps)
+    usage_fail("--lr-decay-steps {} exceeds --max-steps {}", c.lr_decay_steps, c.max_steps);
+}
+
+}  // namespace
+
 void LoopConfig::validate(bool steps_known) const {
   if (output_dir.empty()) usage_fail("--output-dir must not be empty");
   if (train_batch_size <= 0 || (steps_known && max_steps <= 0))
@@ -38,26 +70,14 @@ void LoopConfig::validate(bool steps_known) const {
   if (init_optimizer && init_checkpoint.empty()) usage_fail("--init-optimizer needs --init-checkpoint");
   if (loss_scale < 0) usage_fail("--loss-scale must not be negative, got {}", loss_scale);
   if (loss_scale > 0 && precision != Precision::fp16) usage_fail("--loss-scale is for --precision fp16");
-  if (batch_size_warmup_steps < 0)
-    usage_fail("--batch-size-warmup-steps must not be negative, got {}", batch_size_warmup_steps);
-  if (batch_size_warmup_steps > 0) {
-    if (batch_size_warmup_start <= 0 || batch_size_warmup_start % micro_batch_size() != 0 ||
-        batch_size_warmup_start > train_batch_size)
-      usage_fail("--batch-size-warmup-start must be a multiple of the micro-batch ({} = --train-batch-size / "
-                 "--gradient-accumulation-steps) up to --train-batch-size {}, got {}",
-                 micro_batch_size(), train_batch_size, batch_size_warmup_start);
-    if (cuda_graphs) usage_fail("--cuda-graphs: a batch-size warm-up changes the micro-batches of a step");
-  } else if (batch_size_warmup_start > 0) {
-    usage_fail("--batch-size-warmup-start needs --batch-size-warmup-steps");
-  }
-  if (lr_decay_steps < 0) usage_fail("--lr-decay-steps must not be negative, got {}", lr_decay_steps);
-  if (steps_known && lr_decay_steps > max_steps)
-    usage_fail("--lr-decay-steps {} exceeds --max-steps {}", lr_decay_steps, max_steps);
+  validate_batch_warmup(*this);
+  validate_schedule(*this, steps_known);
   if (steps_known && warmup_steps > max_steps)
     usage_fail("--warmup-steps {} exceeds --max-steps {}", warmup_steps, max_steps);
 }
 
 namespace {
+void add_schedule_options(Options& options, LoopConfig& c, const LoopConfig& d);
 void add_process_options(Options& options, LoopConfig& c, const LoopConfig& d);
 }  // namespace
 
@@ -68,11 +88,6 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
   auto* steps = po::value(&c.max_steps)->value_name("N");
   if (steps_from_data) steps->default_value(d.max_steps, "0: from the data");
   else steps->required();
-  // Unset, the warm-up is the recipe's (train/loop/learning_rate.h); a tool's own default is shown as one.
-  const std::string warmup_help =
-      d.warmup_proportion ? fmt::format("share of steps in linear warm-up (default {:g})", *d.warmup_proportion)
-                          : "share of steps in linear warm-up (default 0.01; 0.06 continuing trained weights "
-                            "without --learning-rate)";
   options.add()
     ("output-dir", po::value(&c.output_dir)->required()->value_name("DIR"), "checkpoints, log.jsonl and tensorboard/ go here")
     ("train-batch-size", batch, "samples per process per optimizer step (split over the accumulation steps)")
@@ -106,24 +121,9 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      "all-reduce buffers of the gradient buckets' sizes twice before the first step, so communicator setup and the "
      "first large collectives are not timed as training (Samsung's warm-up)")
     ("loss-scale", po::value(&c.loss_scale)->value_name("S"),
-     "fp16: a fixed loss scale S (overflowing steps are skipped) instead of the dynamic one")
-    ("warmup-steps", po::value<int64_t>()->value_name("N")->notifier([&c](int64_t n) {
-       if (n < 0) usage_fail("--warmup-steps must not be negative, got {}", n);
-       c.warmup_steps = n;
-     }), "warm-up in optimizer steps (instead of --warmup-proportion)")
-    ("warmup-proportion", optional_value(c.warmup_proportion)->value_name("W"), warmup_help.c_str())
-    ("lr-decay", choice_value("lr-decay", kLrDecays, c.lr_decay, d.lr_decay)->value_name("D"),
-     "poly (NVIDIA's, power 0.5), linear, cosine, 1-sqrt, or constant (a stable phase alone)")
-    ("lr-decay-steps", po::value(&c.lr_decay_steps)->default_value(d.lr_decay_steps, "0: all after the warm-up")
-                           ->value_name("N"),
-     "decay over the last N steps only, the rate at its peak from the warm-up's end until then (warm-up-stable-decay)")
-    ("weight-decay", po::value(&c.weight_decay)->default_value(d.weight_decay, default_text(d.weight_decay))->value_name("WD"),
-     "except biases and LayerNorm")
-    ("fully-decoupled-weight-decay", po::bool_switch(&c.fully_decoupled_decay),
-     "StableAdamW: decay by WD times the step's rate over the peak rate, not times the rate (optimi's decouple_lr, "
-     "ModernBERT's)")
-    ("max-grad-norm", optional_value(c.max_grad_norm)->value_name("N"),
-     "LAMB pre-normalisation / clipping of the others' gradients (default 1; 0, off, with stableadamw)")
+     "fp16: a fixed loss scale S (overflowing steps are skipped) instead of the dynamic one");
+  add_schedule_options(options, c, d);
+  options.add()
     ("gradient-accumulation-steps", po::value(&c.gradient_accumulation_steps)->default_value(d.gradient_accumulation_steps)
      ->value_name("K"), "micro-batches per step")
     ("checkpoint-every", po::value(&c.checkpoint_every)->default_value(d.checkpoint_every)->value_name("N"),
@@ -147,6 +147,34 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
 }
 
 namespace {
+
+// The schedule's and the update's flags: warm-up, decay, weight decay, clipping.
+void add_schedule_options(Options& options, LoopConfig& c, const LoopConfig& d) {
+  // Unset, the warm-up is the recipe's (train/loop/learning_rate.h); a tool's own default is shown as one.
+  const std::string warmup_help =
+      d.warmup_proportion ? fmt::format("share of steps in linear warm-up (default {:g})", *d.warmup_proportion)
+                          : "share of steps in linear warm-up (default 0.01; 0.06 continuing trained weights "
+                            "without --learning-rate)";
+  options.add()
+    ("warmup-steps", po::value<int64_t>()->value_name("N")->notifier([&c](int64_t n) {
+       if (n < 0) usage_fail("--warmup-steps must not be negative, got {}", n);
+       c.warmup_steps = n;
+     }), "warm-up in optimizer steps (instead of --warmup-proportion)")
+    ("warmup-proportion", optional_value(c.warmup_proportion)->value_name("W"), warmup_help.c_str())
+    ("lr-decay", choice_value("lr-decay", kLrDecays, c.lr_decay, d.lr_decay)->value_name("D"),
+     "poly (NVIDIA's, power 0.5), linear, cosine, 1-sqrt, or constant (a stable phase alone)")
+    ("lr-decay-steps", po::value(&c.lr_decay_steps)->default_value(d.lr_decay_steps, "0: all after the warm-up")
+                           ->value_name("N"),
+     "decay over the last N steps only, the rate at its peak from the warm-up's end until then (warm-up-stable-decay)")
+    ("weight-decay", po::value(&c.weight_decay)->default_value(d.weight_decay, default_text(d.weight_decay))->value_name("WD"),
+     "except biases and LayerNorm")
+    ("fully-decoupled-weight-decay", po::bool_switch(&c.fully_decoupled_decay),
+     "StableAdamW: decay by WD times the step's rate over the peak rate, not times the rate (optimi's decouple_lr, "
+     "ModernBERT's)")
+    ("max-grad-norm", optional_value(c.max_grad_norm)->value_name("N"),
+     "LAMB pre-normalisation / clipping of the others' gradients (default 1; 0, off, with stableadamw)");
+}
+
 
 // The process side of the loop's flags: the device, how the workers share the work, the data prefetch, --dry-run,
 // and the launcher's.

@@ -51,6 +51,10 @@ struct LoopRun {
 
   bool synced() const { return dist->world() > 1 && !cfg.no_sync_gradients; }
   int64_t global_batch() const { return cfg.train_batch_size * dist->world(); }
+  // The samples steps 1..step take over all ranks (fewer than step * global_batch() under a batch-size warm-up).
+  int64_t samples_through(int64_t step) const {
+    return cfg.batch_schedule().micro_batches_through(step) * cfg.micro_batch_size() * dist->world();
+  }
   int64_t schedule_offset = 0;  // optimizer steps from a run before this one (--init-optimizer)
   // The schedule counts this run's updates (NVIDIA's counts the updates applied, so a skipped fp16 step does not
   // advance it); bias correction counts all of the optimizer's.

@@ -63,7 +63,9 @@ std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& star
                               model.hidden_size, model.num_attention_heads, model.intermediate_size, model.vocab_size,
                               grouped(static_cast<uint64_t>(parameter_count(run))), architecture_text(model)));
   std::string rows = data.max_length > 0 ? fmt::format(", rows of up to {} tokens", data.max_length) : "";
-  const double epochs = data.samples > 0 ? static_cast<double>(cfg.max_steps * global) / static_cast<double>(data.samples) : 0;
+  const double epochs = data.samples > 0 ? static_cast<double>(run.samples_through(cfg.max_steps)) /
+                                               static_cast<double>(data.samples)
+                                         : 0;
   lines.push_back(fmt::format("data: {} samples ({}){}; {:.3g} epochs in {} steps", grouped(data.samples), data.detail,
                               rows, epochs, cfg.max_steps));
   std::string tokens = data.max_length > 0

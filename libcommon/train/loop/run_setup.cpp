@@ -178,7 +178,7 @@ MlperfRunHeader mlperf_header(const LoopRun& run) {
   h.training_steps = cfg.max_steps;
   h.warmup_steps = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
   h.eval_samples = run.task->evaluation_samples();
-  h.first_sample = run.step * run.global_batch();
+  h.first_sample = run.samples_through(run.step);
   h.init_start_ms = run.init_start_ms;
   return h;
 }

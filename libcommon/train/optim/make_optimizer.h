@@ -12,7 +12,8 @@ namespace bk {
 std::unique_ptr<Optimizer> make_optimizer(NamedTensors named_params, const OptimizerConfig& config);
 
 // The configuration a training run starts `kind` from: OptimizerConfig's defaults but ACClip's published betas and
-// epsilon, StableAdamW's beta2 of 0.98 (ModernBERT's), and torch's fused kernels for AdamW and LAMB's Adam half (one pass over each parameter's state, the
+// epsilon, StableAdamW's beta2 of 0.98 (ModernBERT's), and torch's fused kernels for AdamW and LAMB's Adam half
+// (one pass over each parameter's state, the
 // gradients read in place; on BERT-base's parameters on this project's CPU AdamW's step takes 2.8-3.4x less time
 // than its multi-tensor passes and LAMB's 1.8x less: bench/optimizer.sh).
 OptimizerConfig training_optimizer_config(OptimizerKind kind);

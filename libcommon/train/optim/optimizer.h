@@ -1,10 +1,11 @@
-// The training optimizers: NVLAMB (as NVIDIA's BERT trains with apex's FusedLAMB), AdamW (as
-// torch.optim.AdamW) and StableAdamW (as torch-optimi's, which ModernBERT trains with), over named parameters, with their state exported as named tensors for checkpoints.
+// The training optimizers: NVLAMB (as NVIDIA's BERT trains with apex's FusedLAMB), AdamW (as torch.optim.AdamW)
+// and StableAdamW (as torch-optimi's, which ModernBERT trains with), over named parameters, with their state
+// exported as named tensors for checkpoints.
 //
-// Both keep their moments in two flat float32 buffers (one element per parameter element, parameters in the
+// They keep their moments in two flat float32 buffers (one element per parameter element, parameters in the
 // order given) and run each step as a handful of whole-buffer kernels plus multi-tensor (at::_foreach_*)
-// launches, never a loop of small per-parameter kernels. A step does not synchronise with the device unless
-// its caller reads the returned gradient norm as a double.
+// launches; StableAdamW alone adds two kernels per parameter (each tensor's own rate). A step does not synchronise
+// with the device unless its caller reads the returned gradient norm as a double.
 //
 // LAMB step t (t counts the steps taken, from 1), lr given by the caller, all gradients g, parameters w:
 //   n     = ||concat(all g)||                         (global norm, returned)

@@ -34,6 +34,8 @@ double LrSchedule::at(int64_t step) const {
   }
   if (decay == LrDecay::poly) return base_lr * std::pow(1 - progress, degree);  // NVIDIA's: p, not q
   if (warmup_proportion >= 1) return 0.0;
+  // NVIDIA's LinearWarmUpScheduler's arithmetic, (1 - p) / (1 - w): 1 - q rounds otherwise in the last bits.
+  if (decay == LrDecay::linear) return base_lr * std::max(0.0, (1 - progress) / (1 - warmup_proportion));
   return base_lr * decay_shape(decay, (progress - warmup_proportion) / (1 - warmup_proportion), degree);
 }
 
@@ -47,7 +49,8 @@ void LrSchedule::validate() const {
     fail("learning-rate schedule: a constant rate has no decay phase ({} decay steps)", decay_steps);
   if (decay_steps < 0 || decay_steps > total_steps)
     fail("learning-rate schedule: {} decay steps in a run of {}", decay_steps, total_steps);
-  const auto warmup_steps = static_cast<int64_t>(std::ceil(warmup_proportion * static_cast<double>(total_steps) - 1e-9));
+  const auto warmup_steps =
+      static_cast<int64_t>(std::ceil(warmup_proportion * static_cast<double>(total_steps) - 1e-9));
   if (decay_steps > 0 && warmup_steps > stable_until())
     fail("learning-rate schedule: the warm-up ({} steps) runs into the decay phase (the last {} of {} steps)",
          warmup_steps, decay_steps, total_steps);

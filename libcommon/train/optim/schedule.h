@@ -8,14 +8,14 @@
 //   p < w:              lr = base_lr * p / w
 // then, without decay_steps, q = (p - w) / (1 - w):
 //   poly:               lr = base_lr * (1 - p)^degree        (NVIDIA's PolyWarmUpScheduler; degree 0.5 by default)
-//   linear:             lr = base_lr * (1 - q)               (NVIDIA's LinearWarmUpScheduler)
+//   linear:             lr = base_lr * (1 - q)               (NVIDIA's LinearWarmUpScheduler, as (1 - p) / (1 - w))
 //   cosine:             lr = base_lr * (1 + cos(pi q)) / 2   (HF's get_cosine_schedule_with_warmup)
 //   1-sqrt:             lr = base_lr * (1 - sqrt(q))
 //   constant:           lr = base_lr, to the end (a stable phase run on its own, its decay a later run)
 // with decay_steps D > 0: lr = base_lr until step total_steps - D, then q = (step - (total_steps - D)) / D and the
 // same shapes in q, poly as (1 - q)^degree.
-// Except constant's, the rate is 0 from total_steps on. At the end of warm-up NVIDIA's poly drops from nearly base_lr to
-// base_lr * (1 - w)^degree, as NVIDIA's does: the two pieces do not meet.
+// Except constant's, the rate is 0 from total_steps on. At the end of warm-up NVIDIA's poly drops from nearly
+// base_lr to base_lr * (1 - w)^degree, as NVIDIA's does: the two pieces do not meet.
 #pragma once
 
 #include "util/choices.h"

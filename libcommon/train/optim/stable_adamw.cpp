@@ -53,8 +53,10 @@ class StableAdamW final : public Optimizer {
     const double correction2 = 1 - std::pow(c.beta2, static_cast<double>(steps_));
     const double beta2 = c.beta2 > 0 ? c.beta2 : 1.0;  // beta2 = 0: v_new = g^2
     for (size_t i = 0; i < grads.size(); ++i) {
-      if (c.beta2 > 0) at::addcmul_out(scratch_views_[i], exp_avg_sq_views()[i], grads[i], grads[i], (1 - beta2) / beta2);
-      else at::mul_out(scratch_views_[i], grads[i], grads[i]);
+      if (c.beta2 > 0)
+        at::addcmul_out(scratch_views_[i], exp_avg_sq_views()[i], grads[i], grads[i], (1 - beta2) / beta2);
+      else
+        at::mul_out(scratch_views_[i], grads[i], grads[i]);
     }
     scratch_.clamp_min_(c.eps * c.eps * correction2 / beta2).rsqrt_();
     at::_foreach_mul_(scratch_views_, grads);

@@ -1,4 +1,4 @@
-#include "train/loop/batch_schedule.h"
+#include "util/batch_schedule.h"
 
 #include <algorithm>
 #include <utility>
