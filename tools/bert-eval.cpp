@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
                 "(129 hangup, 143 terminated).");
     if (!opts.parse(argc, argv)) return 0;
     cfg.quiet = opts.quiet();
-    for (auto& file : opts.positionals()) cfg.settings.inputs.push_back(file);
+    for (auto& file : opts.positionals()) cfg.inputs.push_back(file);
     bk::run_bert_eval(cfg);
     return 0;
   });

@@ -28,7 +28,7 @@ std::vector<StepLog> train(const std::string& data, const std::string& dir, bool
                            int64_t accumulation, int64_t steps) {
   bk::PretrainingConfig pc;
   pc.config_path = "bert-L2-H128";  // a preset: no file to find on the device
-  pc.inputs = {data};
+  pc.train_set = bk::resolve_pretrain_inputs({data});
   pc.max_predictions = 8;
   pc.unpadded = false;
   bk::LoopConfig lc;

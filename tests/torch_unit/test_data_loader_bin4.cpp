@@ -187,7 +187,7 @@ FirstStep first_step(const ScratchDir& dir, const std::string& bins, bool unpadd
   std::ofstream(config_path) << config.to_json().dump();
   bk::PretrainingConfig pc;
   pc.config_path = config_path;
-  pc.inputs = {bins};
+  pc.train_set = bk::resolve_pretrain_inputs({bins});
   pc.max_predictions = 8;
   pc.unpadded = unpadded;
   bk::TaskContext context;

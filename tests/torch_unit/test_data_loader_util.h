@@ -106,7 +106,7 @@ inline std::vector<std::vector<int>> epoch_ids(bk::PretrainDataLoader& loader) {
 inline bk::DataLoaderConfig config_for(std::vector<std::string> inputs, int64_t batch_size, int rank = 0,
                                        int world = 1) {
   bk::DataLoaderConfig c;
-  c.inputs = std::move(inputs);
+  c.inputs = bk::resolve_pretrain_inputs(inputs);
   c.batch_size = batch_size;
   c.max_predictions = 8;
   c.seed = 1234;

@@ -105,16 +105,16 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
   if (progress && progress->on_terminal()) {  // the total: the inputs' rows, less those skipped, up to the limit
     uint64_t rows = 0;
     bool packed = false;
-    for (const auto& path : settings.inputs) {
-      const PretrainReader reader(path);
-      rows += reader.rows();
-      packed = packed || reader.max_sequences() > 1;
+    for (const SampleFile& file : settings.files) {
+      rows += file.rows;
+      packed = packed || file.max_sequences > 1;
     }
     rows = rows > to_skip ? rows - to_skip : 0;
     if (settings.max_samples > 0 && !packed) rows = std::min<uint64_t>(rows, settings.max_samples);
     progress->set_total(rows, packed ? "rows" : "samples");
   }
-  for (const auto& path : settings.inputs) {
+  for (const SampleFile& file : settings.files) {
+    const std::string& path = file.path;
     PretrainReader reader(path);
     while (settings.max_samples == 0 || totals.samples < settings.max_samples) {
       uint64_t first_row = reader.next_row();
@@ -176,7 +176,7 @@ void run_fill_mask(const BertEvalConfig& options, const std::string& checkpoint,
 // its order), and for unmasked ones (--masking dynamic) the rule they are masked with once. Data of another
 // vocabulary than the model's is refused.
 EvalSettings eval_settings(const BertEvalConfig& options, const std::string& checkpoint, int64_t max_positions) {
-  const PretrainInputs inputs = resolve_pretrain_inputs(options.settings.inputs);
+  const PretrainInputs inputs = resolve_pretrain_inputs(options.inputs);
   check_max_predictions(options.settings.max_predictions, inputs, max_positions);
   if (inputs.vocab)
     if (const auto model_vocab = checkpoint_vocab_stamp(checkpoint))
@@ -187,9 +187,7 @@ EvalSettings eval_settings(const BertEvalConfig& options, const std::string& che
                                      settings.max_predictions, false);
   // --max-predictions counts one sample's masks; a packed row of several takes more slots.
   if (settings.masking) settings.max_predictions = dynamic_prediction_slots(inputs.sources, *settings.masking);
-  settings.inputs.clear();
-  for (const auto& source : inputs.sources)
-    for (const auto& file : source) settings.inputs.push_back(file.path);
+  settings.files = inputs.files();
   return settings;
 }
 
@@ -208,7 +206,7 @@ void run_bert_eval(const BertEvalConfig& options) {
   Progress progress(options.quiet);
   EvalTotals totals = evaluate_pretraining(*model, settings, &progress);
   // An accuracy of 0.0 over nothing would read as a result.
-  if (totals.samples == 0) fail("{}: no samples to evaluate", fmt::join(options.settings.inputs, ", "));
+  if (totals.samples == 0) fail("{}: no samples to evaluate", fmt::join(options.inputs, ", "));
   nlohmann::ordered_json out;
   out["checkpoint"] = checkpoint;
   out["device"] = device.str();
@@ -216,9 +214,9 @@ void run_bert_eval(const BertEvalConfig& options) {
   for (const auto& [k, v] : metrics.items()) out[k] = v;
   std::cout << out.dump() << std::endl;
   uint64_t input_bytes = 0;
-  for (const auto& path : settings.inputs) {
+  for (const SampleFile& file : settings.files) {
     std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
+    const auto size = std::filesystem::file_size(file.path, ec);
     if (!ec) input_bytes += size;
   }
   progress.finish(input_bytes, fmt::format("{} samples, mlm_accuracy {:.4f}{}", totals.samples, totals.mlm_accuracy(),

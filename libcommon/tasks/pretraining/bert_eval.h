@@ -4,6 +4,7 @@
 
 
 #include "tasks/pretraining/masking_flags.h"
+#include "tasks/pretraining/sampler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,7 +43,7 @@ struct EvalTotals {
 inline constexpr uint64_t kEvalMaskSeed = 12345;
 
 struct EvalSettings {
-  std::vector<std::string> inputs;  // HDF5 files, NVIDIA or MLPerf varlength layout
+  std::vector<SampleFile> files;  // HDF5 files (NVIDIA, MLPerf varlength or packed layout), resolved (inputs.h)
   int64_t batch_size = 64;
   int64_t max_predictions = 0;  // pad prediction slots to this many (a sample with more is an error); 0 = as needed
   uint64_t max_samples = 0;     // stop after this many samples (0 = all)
@@ -56,7 +57,8 @@ struct EvalSettings {
 struct BertEvalConfig {
   std::string checkpoint, config;  // model directory or .safetensors file; config.json override
   std::string device = "cpu";      // cpu, cuda, cuda:N
-  EvalSettings settings;
+  std::vector<std::string> inputs;  // --input and the operands: files or directories, as bert-train takes them
+  EvalSettings settings;            // its files: inputs, resolved
   // --fill-mask mode (when texts is not empty)
   std::vector<std::string> fill_mask_texts;
   std::string vocab;
@@ -73,7 +75,7 @@ struct BertEvalConfig {
   void validate() const;
 };
 
-// bert-eval's flags bound to `config` (operands are added to settings.inputs by the caller).
+// bert-eval's flags bound to `config` (operands are added to inputs by the caller).
 void add_bert_eval_options(Options& options, BertEvalConfig& config);
 
 // bert-eval: loads the checkpoint, then prints ONE JSON object (metrics) to stdout, or, in fill-mask mode, one

@@ -12,9 +12,9 @@ void BertEvalConfig::validate() const {
   masking_flags.validate();
   if (settings.max_predictions < 0) usage_fail("--max-predictions must be >= 0, got {}", settings.max_predictions);
   if (fill_mask_texts.empty()) {
-    if (settings.inputs.empty()) usage_fail("give HDF5 files with --input, or --fill-mask TEXT");
+    if (inputs.empty()) usage_fail("give HDF5 files with --input, or --fill-mask TEXT");
   } else {
-    if (!settings.inputs.empty()) usage_fail("--fill-mask and --input exclude each other");
+    if (!inputs.empty()) usage_fail("--fill-mask and --input exclude each other");
     require_positive("top-k", top_k);
   }
 }
@@ -26,7 +26,7 @@ void add_bert_eval_options(Options& options, BertEvalConfig& c) {
     ("checkpoint", po::value(&c.checkpoint)->required()->value_name("PATH"),
      "model directory (config.json + model.safetensors) or a .safetensors file")
     ("config", po::value(&c.config)->value_name("FILE"), "BERT config JSON (default: config.json beside the weights)")
-    ("input", po::value(&s.inputs)->multitoken()->value_name("FILE"), "HDF5 pretraining files or directories of them (also as operands)")
+    ("input", po::value(&c.inputs)->multitoken()->value_name("FILE"), "HDF5 pretraining files or directories of them (also as operands)")
     ("batch-size", po::value(&s.batch_size)->default_value(d.settings.batch_size)->value_name("N"), "samples per forward pass")
     ("max-predictions", po::value(&s.max_predictions)->default_value(d.settings.max_predictions)->value_name("P"),
      "masked positions per sample at most (0 = as in the data)")

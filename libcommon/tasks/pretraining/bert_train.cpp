@@ -27,7 +27,8 @@ namespace {
 // same masks.
 void resolve_data(BertTrainConfig& config, bool nsp_head) {
   PretrainingConfig& data = config.data;
-  const PretrainInputs train = resolve_pretrain_inputs(data.inputs);
+  data.train_set = resolve_pretrain_inputs(data.inputs);
+  const PretrainInputs& train = data.train_set;
   if (!nsp_head && !data.no_nsp) {
     // The architecture has no next-sentence head (ModernBERT): masked LM alone, as --no-nsp.
     data.no_nsp = true;
@@ -46,7 +47,8 @@ void resolve_data(BertTrainConfig& config, bool nsp_head) {
                                  config.loop.max_steps, config.loop.batch_schedule());
   if (data.masking && data.max_predictions == 0) data.max_predictions = data.masking->rule.max_predictions;
   if (!data.eval_inputs.empty()) {
-    const PretrainInputs eval = resolve_pretrain_inputs(data.eval_inputs);
+    data.eval_set = resolve_pretrain_inputs(data.eval_inputs);
+    const PretrainInputs& eval = data.eval_set;
     // With --allow-vocab-mismatch only the first process says the warning (each worker runs this).
     const bool say = !config.loop.allow_vocab_mismatch || detect_dist_env().rank == 0;
     if (eval.vocab && train.vocab && say)

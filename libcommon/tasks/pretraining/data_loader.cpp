@@ -27,8 +27,8 @@ const std::vector<int> kDefaultBinRatio = {6, 3, 2, 5};  // Samsung's mix for a 
 }  // namespace
 
 // Batches per rank in an epoch; with global_order, the global batches of world * per_batch one stream holds.
-int64_t count_epoch_batches(const DataLoaderConfig& config, const std::vector<std::vector<SampleFile>>& sources,
-                            const std::vector<int64_t>& per_batch, int64_t epoch) {
+int64_t count_epoch_batches(const DataLoaderConfig& config, const std::vector<int64_t>& per_batch, int64_t epoch) {
+  const std::vector<std::vector<SampleFile>>& sources = config.inputs.sources;
   if (!config.global_order) return epoch_batch_count(sources, per_batch, config.seed, epoch, config.world);
   std::vector<int64_t> global(per_batch);
   for (auto& n : global) n *= config.world;
@@ -38,14 +38,13 @@ int64_t count_epoch_batches(const DataLoaderConfig& config, const std::vector<st
 // Builds this rank's batches from a position on; runs in the prefetch thread (or in next() without one).
 class BatchProducer {
  public:
-  BatchProducer(const DataLoaderConfig& config, const std::vector<std::vector<SampleFile>>& sources,
-                const std::vector<int64_t>& per_batch, int64_t pad_to, DataPosition start,
-                const std::atomic<bool>* cancel)
-      : config_(config), sources_(sources), per_batch_(per_batch), pad_to_(pad_to), cancel_(cancel) {
+  BatchProducer(const DataLoaderConfig& config, const std::vector<int64_t>& per_batch, int64_t pad_to,
+                DataPosition start, const std::atomic<bool>* cancel)
+      : config_(config), sources_(config.inputs.sources), per_batch_(per_batch), pad_to_(pad_to), cancel_(cancel) {
     // A masking-rate schedule reads the run's batch count: the epochs before the start's are counted once.
     if (config_.masking && config_.masking->scheduled())
       for (int64_t e = 0; e < start.epoch; ++e)
-        batches_before_ += count_epoch_batches(config_, sources_, per_batch_, e);
+        batches_before_ += count_epoch_batches(config_, per_batch_, e);
     open_epoch(start.epoch, start.batch);
   }
 
@@ -86,9 +85,9 @@ class BatchProducer {
   void open_epoch(int64_t epoch, int64_t skip_batches) {
     epoch_ = epoch;
     batch_ = skip_batches;
-    batches_ = count_epoch_batches(config_, sources_, per_batch_, epoch);
+    batches_ = count_epoch_batches(config_, per_batch_, epoch);
     if (batches_ == 0)
-      fail("{}: too few samples for a batch of {} on each of {} ranks in epoch {}", fmt::join(config_.inputs, ", "),
+      fail("{}: too few samples for a batch of {} on each of {} ranks in epoch {}", config_.inputs.named(),
            config_.batch_size, config_.world, epoch);
     streams_.clear();
     for (size_t s = 0; s < sources_.size(); ++s) {
@@ -117,13 +116,10 @@ class BatchProducer {
 
 struct PretrainDataLoader::Impl {
   DataLoaderConfig config;
-  std::vector<std::vector<SampleFile>> sources;
-  std::vector<int> bin_bounds;
   std::vector<int64_t> per_batch;
   uint64_t fingerprint = 0, total = 0;
   size_t file_count = 0;
-  int64_t max_length = 0, widest_predictions = 0;
-  bool infer_predictions = false;  // --max-predictions was 0: from the inputs
+  int64_t max_length = 0;
 
   DataPosition position;  // of the consumer: what next() has handed out
   std::unique_ptr<BatchProducer> producer;
@@ -136,7 +132,7 @@ struct PretrainDataLoader::Impl {
   int64_t batches_in(int64_t epoch) const {
     std::lock_guard lock(count_mutex);
     if (counted_epoch != epoch) {
-      counted_batches = count_epoch_batches(config, sources, per_batch, epoch);
+      counted_batches = count_epoch_batches(config, per_batch, epoch);
       counted_epoch = epoch;
     }
     return counted_batches;
@@ -144,11 +140,12 @@ struct PretrainDataLoader::Impl {
 
   // The longest row any input holds (bin4: the largest bin's bound; 0: varlength files, not known).
   int64_t longest() const {
-    return bin_bounds.empty() ? max_length : *std::max_element(bin_bounds.begin(), bin_bounds.end());
+    const std::vector<int>& bounds = config.inputs.bin_bounds;
+    return bounds.empty() ? max_length : *std::max_element(bounds.begin(), bounds.end());
   }
 
   void start() {
-    producer = std::make_unique<BatchProducer>(config, sources, per_batch, config.full_length ? longest() : 0,
+    producer = std::make_unique<BatchProducer>(config, per_batch, config.full_length ? longest() : 0,
                                                position, &cancel);
     ahead = std::make_unique<Prefetcher<PretrainBatch>>(static_cast<size_t>(config.prefetch),
                                                         [this](PretrainBatch& b) { return producer->next(b); });
@@ -163,6 +160,43 @@ struct PretrainDataLoader::Impl {
   }
 };
 
+namespace {
+
+// Samples per batch from each source: the whole batch from one, or bin4's ratio scaled to it.
+std::vector<int64_t> samples_per_source(const DataLoaderConfig& c) {
+  const std::vector<int>& bounds = c.inputs.bin_bounds;
+  if (bounds.empty()) {
+    if (!c.bin_ratio.empty()) fail("a bin ratio needs bin4 directories as inputs");
+    return {c.batch_size};
+  }
+  std::vector<int> ratio = c.bin_ratio;
+  if (ratio.empty() && bounds.size() == kDefaultBinRatio.size()) ratio = kDefaultBinRatio;
+  if (ratio.size() != bounds.size())
+    fail("{}: {} bins ({}) need a bin ratio of {} parts", c.inputs.names.front(), bounds.size(),
+         fmt::join(bounds, ","), bounds.size());
+  return scale_bin_ratio(ratio, c.batch_size);
+}
+
+// What the batches depend on; dynamic masking's rule too, so that a resume with another rule is refused.
+uint64_t batches_fingerprint(const DataLoaderConfig& c, const std::vector<int64_t>& per_batch) {
+  std::string masking;
+  if (const DynamicMasking* dm = c.masking.get()) {
+    masking = fmt::format(" masks {:g} {}{}", dm->rule.masked_lm_prob, dm->rule.max_predictions,
+                          dm->rule.whole_word_mask ? " words" : "");
+    if (dm->scheduled()) masking += fmt::format(" to {:g} over {}", dm->final_prob, dm->steps);  // older runs: none
+  }
+  uint64_t hash = fnv1a64(fmt::format("{} {} {} {} {}{}{}|", c.seed, c.world, c.batch_size, c.max_predictions,
+                                      fmt::join(per_batch, ","), c.global_order ? " global" : "", masking));
+  for (const auto& source : c.inputs.sources) {
+    for (const auto& file : source)
+      hash = fnv1a64(fmt::format("{}:{};", fs::path(file.path).filename().string(), file.rows), hash);
+    hash = fnv1a64("|", hash);
+  }
+  return hash == 0 ? 1 : hash;
+}
+
+}  // namespace
+
 PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   if (config.batch_size < 1) fail("batch size must be positive, not {}", config.batch_size);
@@ -170,66 +204,37 @@ PretrainDataLoader::PretrainDataLoader(DataLoaderConfig config) : impl_(std::mak
   if (config.world < 1 || config.rank < 0 || config.rank >= config.world)
     fail("rank {} is not in [0, {})", config.rank, config.world);
   if (config.prefetch < 0) fail("prefetch must not be negative, not {}", config.prefetch);
-  PretrainInputs resolved = resolve_pretrain_inputs(config.inputs);
-  check_max_predictions(config.max_predictions, resolved, config.max_positions);
-  m.sources = std::move(resolved.sources);
-  m.bin_bounds = std::move(resolved.bin_bounds);
-  if (m.bin_bounds.empty()) {
-    if (!config.bin_ratio.empty()) fail("a bin ratio needs bin4 directories as inputs");
-    m.per_batch = {config.batch_size};
-  } else {
-    std::vector<int> ratio = config.bin_ratio;
-    if (ratio.empty() && m.bin_bounds.size() == kDefaultBinRatio.size()) ratio = kDefaultBinRatio;
-    if (ratio.size() != m.bin_bounds.size())
-      fail("{}: {} bins ({}) need a bin ratio of {} parts", config.inputs.front(), m.bin_bounds.size(),
-           fmt::join(m.bin_bounds, ","), m.bin_bounds.size());
-    m.per_batch = scale_bin_ratio(ratio, config.batch_size);
-  }
-  m.infer_predictions = config.max_predictions == 0;
+  if (config.inputs.sources.empty()) fail("no training inputs given");
+  check_max_predictions(config.max_predictions, config.inputs, config.max_positions);
   m.config = std::move(config);
+  DataLoaderConfig& c = m.config;
+  m.per_batch = samples_per_source(c);
   // P from the data, as bert-eval takes it: the widest masked_lm_positions. MLPerf's varlength files store each
-  // sample's own count and no width, so they need it given.
-  for (const auto& source : m.sources)
-    for (const auto& file : source) {
-      m.max_length = std::max<int64_t>(m.max_length, file.seq_len);
-      if (!file.masked && !m.config.masking)
-        fail("{}: unmasked instances (mkpretrain --masking none): the loader needs a masking rule", file.path);
-      if (!file.masked && m.infer_predictions)
-        fail("{}: unmasked instances: give --max-predictions, the masks' most per sample", file.path);
-      if (file.max_predictions == 0 && m.infer_predictions)
-        fail("{}: a varlength file does not record its samples' widest prediction count: give --max-predictions "
-             "(MLPerf's phase-2 data uses 76)", file.path);
-      m.widest_predictions = std::max<int64_t>(m.widest_predictions, file.max_predictions);
-    }
-  if (m.config.max_predictions == 0) m.config.max_predictions = m.widest_predictions;
+  // sample's own count and no width, so they need it given. Unmasked files come with their masking rule
+  // (masking_flags.h resolves it); this loader draws their masks.
+  const bool infer_predictions = c.max_predictions == 0;
+  int64_t widest_predictions = 0;
+  for (const SampleFile& file : c.inputs.files()) {
+    m.max_length = std::max<int64_t>(m.max_length, file.seq_len);
+    if (!file.masked && !c.masking) fail("{}: unmasked instances given to the loader without a masking rule", file.path);
+    if (!file.masked && infer_predictions)
+      fail("{}: unmasked instances: give --max-predictions, the masks' most per sample", file.path);
+    if (file.max_predictions == 0 && infer_predictions)
+      fail("{}: a varlength file does not record its samples' widest prediction count: give --max-predictions "
+           "(MLPerf's phase-2 data uses 76)", file.path);
+    widest_predictions = std::max<int64_t>(widest_predictions, file.max_predictions);
+    m.total += file.rows;
+    ++m.file_count;
+  }
+  if (infer_predictions) c.max_predictions = widest_predictions;
   // --max-predictions counts one sample's masks; a packed row of several takes more slots.
-  if (m.config.masking)
-    m.config.max_predictions = dynamic_prediction_slots(m.sources, *m.config.masking);
-
-  // What the batches depend on; dynamic masking's rule too, so that a resume with another rule is refused.
-  std::string masking;
-  if (const DynamicMasking* dm = m.config.masking.get()) {
-    masking = fmt::format(" masks {:g} {}{}", dm->rule.masked_lm_prob, dm->rule.max_predictions,
-                          dm->rule.whole_word_mask ? " words" : "");
-    if (dm->scheduled()) masking += fmt::format(" to {:g} over {}", dm->final_prob, dm->steps);  // older runs: none
-  }
-  uint64_t hash = fnv1a64(fmt::format("{} {} {} {} {}{}{}|", m.config.seed, m.config.world, m.config.batch_size,
-                                      m.config.max_predictions, fmt::join(m.per_batch, ","),
-                                      m.config.global_order ? " global" : "", masking));
-  for (const auto& source : m.sources) {
-    for (const auto& file : source) {
-      hash = fnv1a64(fmt::format("{}:{};", fs::path(file.path).filename().string(), file.rows), hash);
-      m.total += file.rows;
-      ++m.file_count;
-    }
-    hash = fnv1a64("|", hash);
-  }
-  m.fingerprint = hash == 0 ? 1 : hash;
+  if (c.masking) c.max_predictions = dynamic_prediction_slots(c.inputs.sources, *c.masking);
+  m.fingerprint = batches_fingerprint(c, m.per_batch);
   m.position.fingerprint = m.fingerprint;
-  if (m.total == 0) fail("{}: no samples in the inputs", fmt::join(m.config.inputs, ", "));
+  if (m.total == 0) fail("{}: no samples in the inputs", c.inputs.named());
   if (m.batches_in(0) == 0)
-    fail("{}: {} samples are too few for a batch of {} on each of {} ranks", fmt::join(m.config.inputs, ", "),
-         m.total, m.config.batch_size, m.config.world);
+    fail("{}: {} samples are too few for a batch of {} on each of {} ranks", c.inputs.named(), m.total, c.batch_size,
+         c.world);
 }
 
 PretrainDataLoader::~PretrainDataLoader() { impl_->halt(); }
@@ -268,12 +273,12 @@ int64_t PretrainDataLoader::samples_per_epoch() const {
 
 uint64_t PretrainDataLoader::total_samples() const { return impl_->total; }
 size_t PretrainDataLoader::files() const { return impl_->file_count; }
-bool PretrainDataLoader::binned() const { return !impl_->bin_bounds.empty(); }
+bool PretrainDataLoader::binned() const { return !impl_->config.inputs.bin_bounds.empty(); }
 int64_t PretrainDataLoader::max_predictions() const { return impl_->config.max_predictions; }
 int64_t PretrainDataLoader::max_length() const {
   return impl_->longest();
 }
 const std::vector<int64_t>& PretrainDataLoader::per_batch() const { return impl_->per_batch; }
-const std::vector<int>& PretrainDataLoader::bin_bounds() const { return impl_->bin_bounds; }
+const std::vector<int>& PretrainDataLoader::bin_bounds() const { return impl_->config.inputs.bin_bounds; }
 
 }  // namespace bk

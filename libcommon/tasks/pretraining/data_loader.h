@@ -1,6 +1,7 @@
 // The pretraining data loader of bert-train: HDF5 samples in, PretrainBatch (batch.h) out.
 //
-// Inputs: as inputs.h resolves them (files, directories, bin4 directories).
+// Inputs: resolved by inputs.h (files, directories, bin4 directories); the loader opens each file again only to
+// read its slice of an epoch.
 //
 // Order: per epoch, from the seed, the files of each source are shuffled and dealt to the ranks, and the
 // samples are shuffled within each file (see sampler.h). Batches of batch_size samples are cut from the rank's
@@ -20,6 +21,7 @@
 #pragma once
 
 #include "tasks/pretraining/batch.h"
+#include "tasks/pretraining/inputs.h"
 #include "train/feed/data_position.h"
 
 #include <cstdint>
@@ -32,7 +34,7 @@ namespace bk {
 struct DynamicMasking;
 
 struct DataLoaderConfig {
-  std::vector<std::string> inputs;
+  PretrainInputs inputs;        // resolve_pretrain_inputs' value
   int64_t batch_size = 0;       // samples per batch, per rank and micro-step
   int64_t max_predictions = 0;  // P of the batches; 0: the widest masked_lm_positions of the inputs
   int64_t max_positions = 0;    // the model's longest sequence: P's bound for varlength inputs (0: none)

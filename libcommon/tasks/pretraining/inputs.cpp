@@ -136,6 +136,7 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
   if (inputs.empty()) fail("no training inputs given");
   std::vector<std::string> plain;
   PretrainInputs resolved;
+  resolved.names = inputs;
   std::vector<std::vector<std::string>> bins;
   for (const auto& input : inputs) {
     std::error_code ec;
@@ -188,6 +189,21 @@ PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs) {
   }
   return resolved;
 }
+
+std::vector<SampleFile> PretrainInputs::files() const {
+  std::vector<SampleFile> all;
+  for (const auto& source : sources) all.insert(all.end(), source.begin(), source.end());
+  return all;
+}
+
+uint64_t PretrainInputs::rows() const {
+  uint64_t total = 0;
+  for (const auto& source : sources)
+    for (const auto& file : source) total += file.rows;
+  return total;
+}
+
+std::string PretrainInputs::named() const { return fmt::format("{}", fmt::join(names, ", ")); }
 
 void check_max_predictions(int64_t max_predictions, const PretrainInputs& inputs, int64_t max_positions) {
   int64_t longest = 0;

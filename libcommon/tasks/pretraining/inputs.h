@@ -6,7 +6,8 @@
 //   - a bin4 directory (one holding bin4.json, see bin4(1)): its bins' part-*.hdf5 files, one source per bin.
 // Plain inputs and bin4 directories cannot be mixed; several bin4 directories must have the same bins.
 // Every file is opened once here (layout checked, rows counted), so a missing, non-HDF5 or malformed input fails
-// before training starts, with an error naming the file; so does a file named twice.
+// before training starts, with an error naming the file; so does a file named twice. A tool resolves each set of
+// inputs once: the loader, the evaluation and the checks take the value (PretrainInputs), never the names again.
 #pragma once
 
 #include "tasks/pretraining/sampler.h"
@@ -19,6 +20,7 @@
 namespace bk {
 
 struct PretrainInputs {
+  std::vector<std::string> names;                // as given (files, directories), for messages
   std::vector<std::vector<SampleFile>> sources;  // one source, or one per bin
   std::vector<int> bin_bounds;                   // bin4: each bin's max_length; empty otherwise
   std::optional<StampedVocab> vocab;             // the vocabulary the files record, if any (files of two fail)
@@ -29,6 +31,10 @@ struct PretrainInputs {
   // Some sample of those rows is labelled "random next": next-sentence data.
   bool next_sentence_labels = false;
   std::vector<std::string> warnings;  // one line each, for the caller to print: sample ids shared, a stamp missing
+
+  std::vector<SampleFile> files() const;  // every source's files, in order
+  uint64_t rows() const;                  // of all files
+  std::string named() const;              // the names, comma-separated
 };
 
 PretrainInputs resolve_pretrain_inputs(const std::vector<std::string>& inputs);

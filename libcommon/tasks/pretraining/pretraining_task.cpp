@@ -97,7 +97,7 @@ void PretrainingTask::start(const TaskContext& context) {
   model_ = std::make_shared<BertForPreTraining>(model_config_);  // draws the initial weights
 
   DataLoaderConfig dc;
-  dc.inputs = config_.inputs;
+  dc.inputs = config_.train_set;
   dc.batch_size = context.micro_batch_size;
   dc.max_predictions = config_.max_predictions;
   dc.max_positions = model_config_.max_position_embeddings;
@@ -117,17 +117,8 @@ void PretrainingTask::start(const TaskContext& context) {
   if (loader_->batches_per_epoch() == 0)
     fail("the inputs hold {} samples: not one batch of {} per process for {} processes", loader_->total_samples(),
          dc.batch_size, context.world);
-  if (!config_.eval_inputs.empty()) {
-    const PretrainInputs eval = resolve_pretrain_inputs(config_.eval_inputs);
-    uint64_t rows = 0;
-    for (const auto& source : eval.sources)
-      for (const auto& file : source) {
-        eval_files_.push_back(file.path);
-        rows += file.rows;
-      }
-    if (rows < config_.eval_samples)
-      fail("--eval-input holds {} samples, fewer than --eval-samples {}", rows, config_.eval_samples);
-  }
+  if (has_evaluation() && config_.eval_set.rows() < config_.eval_samples)
+    fail("--eval-input holds {} samples, fewer than --eval-samples {}", config_.eval_set.rows(), config_.eval_samples);
 }
 
 TaskEvaluation PretrainingTask::evaluate() {
@@ -136,7 +127,7 @@ TaskEvaluation PretrainingTask::evaluate() {
   const uint64_t n = config_.eval_samples, world = static_cast<uint64_t>(context_.world);
   const uint64_t rank = static_cast<uint64_t>(context_.rank);
   EvalSettings settings;
-  settings.inputs = eval_files_;
+  settings.files = config_.eval_set.files();
   settings.batch_size = config_.eval_batch_size;
   settings.max_predictions = 0;
   settings.masking = config_.eval_masking;
@@ -245,9 +236,11 @@ std::string PretrainingTask::cuda_graphs_unsupported() const {
 std::string PretrainingTask::stage_micro_batches() { return stage_batches(batches_, staged_, context_.device); }
 
 std::vector<std::string> PretrainingTask::input_paths() const {
-  std::vector<std::string> paths = config_.inputs;
-  paths.insert(paths.end(), config_.eval_inputs.begin(), config_.eval_inputs.end());
-  paths.insert(paths.end(), eval_files_.begin(), eval_files_.end());
+  std::vector<std::string> paths;
+  for (const PretrainInputs* set : {&config_.train_set, &config_.eval_set}) {
+    paths.insert(paths.end(), set->names.begin(), set->names.end());
+    for (const SampleFile& file : set->files()) paths.push_back(file.path);
+  }
   return paths;
 }
 

@@ -44,7 +44,7 @@ class PretrainingTask : public BertModelTask {
 
   // With --eval-input: MLPerf's evaluation (the same samples every time, split over the ranks, sums all-reduced):
   // eval_mlm_accuracy (the score), eval_mlm_loss, eval_nsp_accuracy, eval_samples.
-  bool has_evaluation() const override { return !config_.eval_inputs.empty(); }
+  bool has_evaluation() const override { return !config_.eval_set.sources.empty(); }
   TaskEvaluation evaluate() override;
   uint64_t evaluation_samples() const override { return config_.eval_samples; }
 
@@ -66,7 +66,6 @@ class PretrainingTask : public BertModelTask {
   std::vector<PretrainBatch> batches_;  // the micro-batches of the current step
   std::vector<PretrainBatch> staged_;   // --cuda-graphs: where batches_ are copied on the device, step after step
   bool whole_bin4_batches_ = false;     // a bin4 batch is one forward pass, not one per bin (take_micro_batches)
-  std::vector<std::string> eval_files_;  // --eval-input resolved to files
   std::vector<std::string> terms_ = {"mlm_loss", "nsp_loss"};
   std::vector<TaskMetric> metrics_ = {{"mlm_accuracy", 0}, {"nsp_accuracy", 1}};
 };

@@ -147,8 +147,6 @@ bool SampleStream::load_next_slice() {
   const FileSlice& slice = slices_[next_slice_++];
   const SampleFile& file = files_[slice.file];
   slice_file_ = slice.file;
-  if (!file.masked && !masking_)
-    fail("{}: unmasked instances (mkpretrain --masking none) need dynamic masking", file.path);
   PretrainReader reader(file.path);
   if (reader.rows() != file.rows)
     fail("{}: now holds {} samples, not the {} it held when training started", file.path, reader.rows(), file.rows);

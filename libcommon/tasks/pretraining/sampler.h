@@ -71,7 +71,7 @@ class SampleStream {
  public:
   // max_predictions: a sample with more masked positions is an error naming the file and row.
   // masking: draws the masks of unmasked files' samples, from (seed, epoch, sample_id) (dynamic_masks.h); null
-  // when every file holds its masks.
+  // only when every file holds its masks (the loader checks).
   // cancel: when it becomes true, next() returns false at the next block boundary (for a quick shutdown).
   SampleStream(const std::vector<SampleFile>& files, std::vector<FileSlice> slices, uint64_t seed, int64_t epoch,
                int source, int64_t max_predictions, const DynamicMasking* masking = nullptr,
