@@ -5,14 +5,20 @@
 
 #include <ATen/ATen.h>
 
+#include <optional>
 #include <string>
 
 namespace bk {
 
-// bk::UsageError for another name, and for fp16 off CUDA.
-Precision parse_precision(const std::string& name, const at::Device& device);
-// bk::UsageError for fp16 off CUDA (fp16's loss scaling is CUDA's).
-void check_precision(Precision precision, const at::Device& device);
+// --precision on `device`: an asked precision is obeyed (fp16 off CUDA is a bk::UsageError: its loss scaling is
+// CUDA's; bf16 on a CPU without native bf16 runs, with a warning, when `warn`, that it is emulated and slower);
+// auto (nullopt) is bf16 where the device multiplies in bf16 natively (cpu_native_bf16, a GPU of compute
+// capability 8.0 or later), else fp32.
+ChosenPrecision choose_precision(std::optional<Precision> asked, const at::Device& device, bool warn = true);
+
+// The CPU's native bf16 multiply as LibTorch's oneDNN may use it: "AMX-BF16", "AVX512-BF16", or "" (none, or
+// oneDNN's own ONEDNN_MAX_CPU_ISA caps it below them: then oneDNN emulates bf16).
+std::string cpu_native_bf16();
 
 // The dtype the model's matmuls compute in under `precision`.
 at::ScalarType compute_dtype(Precision precision);

@@ -60,7 +60,7 @@ mkpretrain --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-fact
   "$FIXTURES/pretraining_text/sample_text.txt"
 run bert-eval -q --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --max-samples 5
 expect_rc 0 "eval"
-printf '%s' "$OUT" | grep -Eq '^\{"checkpoint":".*","device":"cpu","samples":5,"mlm_accuracy":[0-9.e-]+,"nsp_accuracy":[0-9.e-]+,"mlm_loss":[0-9.e-]+,"nsp_loss":[0-9.e-]+,"masked_predictions":[0-9]+,"seconds":' \
+printf '%s' "$OUT" | grep -Eq '^\{"checkpoint":".*","device":"cpu","precision":"fp32","precision_reason":"asked","samples":5,"mlm_accuracy":[0-9.e-]+,"nsp_accuracy":[0-9.e-]+,"mlm_loss":[0-9.e-]+,"nsp_loss":[0-9.e-]+,"masked_predictions":[0-9]+,"seconds":' \
   || fail_case "eval JSON: $OUT"
 # A directory of HDF5 files, as bert-train takes it: the same samples, the same figures.
 mkdir -p "$TMP/sdir" && cp "$TMP/s.hdf5" "$TMP/sdir/"
@@ -69,6 +69,39 @@ FILE_OUT=$OUT
 run bert-eval -q --checkpoint "$TMP/m" --input "$TMP/sdir" --max-samples 5
 expect_rc 0 "eval of a directory"
 CASES=$((CASES + 1)); [ "$(metrics "$OUT")" = "$(metrics "$FILE_OUT")" ] || fail_case "a directory evaluates as its file: $OUT"
+# --precision auto: bf16 where the CPU multiplies in bf16 natively (the kernel's /proc/cpuinfo flags say whether
+# it does), else fp32; the JSON says which ran and why.
+key() { printf '%s' "$OUT" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+if grep -qw amx_bf16 /proc/cpuinfo; then native="AMX-BF16"; elif grep -qw avx512_bf16 /proc/cpuinfo; then native="AVX512-BF16"; else native=""; fi
+run bert-eval -q --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --max-samples 5 --precision auto
+expect_rc 0 "eval, --precision auto"
+CASES=$((CASES + 1))
+if [ -n "$native" ]; then
+  [ "$(key precision) $(key precision_reason)" = "bf16 auto: the CPU's $native" ] || fail_case "auto on a CPU with $native: $OUT"
+  bf16_loss=$(key mlm_loss); OUT=$FILE_OUT; fp32_loss=$(key mlm_loss)
+  CASES=$((CASES + 1))  # bf16's 8-bit mantissa: the loss within 1% of fp32's
+  python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > 0.01 * b)" \
+    "$bf16_loss" "$fp32_loss" || fail_case "bf16's mlm_loss $bf16_loss is not within 1% of fp32's $fp32_loss"
+else
+  [ "$(key precision) $(key precision_reason)" = "fp32 auto: no native bf16 on the CPU (AMX-BF16 or AVX512-BF16)" ] \
+    || fail_case "auto on a CPU without native bf16: $OUT"
+fi
+# oneDNN's own cap on its instructions (AVX2 has no bf16 multiply) leaves bf16 emulated: auto takes fp32, and bf16
+# asked for runs with a warning.
+run env ONEDNN_MAX_CPU_ISA=avx2 bert-eval -q --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --max-samples 5 --precision auto
+expect_rc 0 "eval, auto under ONEDNN_MAX_CPU_ISA=avx2"
+CASES=$((CASES + 1))
+case "$(key precision) $(key precision_reason)" in
+  "fp32 auto: ONEDNN_MAX_CPU_ISA=AVX2 leaves the CPU's bf16 out") [ -n "$native" ] || fail_case "cap named without bf16: $OUT" ;;
+  "fp32 auto: no native bf16 on the CPU (AMX-BF16 or AVX512-BF16)") [ -z "$native" ] || fail_case "cap not named: $OUT" ;;
+  *) fail_case "auto under ONEDNN_MAX_CPU_ISA=avx2: $OUT" ;;
+esac
+run env ONEDNN_MAX_CPU_ISA=avx2 bert-eval --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --max-samples 5 --precision bf16
+expect_rc 0 "eval, bf16 under ONEDNN_MAX_CPU_ISA=avx2"
+expect_err "^bert-eval: warning: --precision bf16: .*: bf16 is emulated, slower than fp32 \(--precision auto runs fp32 here\)$" \
+  "emulated bf16 warned"
+run bert-eval --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --precision fp16
+expect_rc 2 "fp16 on the CPU"; expect_err "^bert-eval: --precision fp16 needs --device cuda \(use bf16 on the CPU\)" "fp16 refused"
 run bert-eval --checkpoint "$TMP/nosuch" --fill-mask "a [MASK]"
 expect_rc 1 "--checkpoint that does not exist"
 expect_err "^bert-eval: error: $TMP/nosuch: no such checkpoint directory or file$" "--checkpoint that does not exist: said first"

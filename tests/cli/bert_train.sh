@@ -25,6 +25,15 @@ run bert-train --config "$CFG" --input "$TMP/data.hdf5" --output-dir "$TMP/x" --
 expect_rc 2 "misspelt flag"; expect_err "max-step.*try --help" "misspelt flag named"
 run train --output-dir "$TMP/x" --max-steps 2 --precision fp16
 expect_rc 2 "fp16 on the CPU"; expect_err "fp16 needs --device cuda" "fp16 message"
+# --precision auto: the banner and the log's header say which precision ran and why (bert_eval.sh checks the choice
+# against the CPU's flags).
+run bert-train --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --no-tensorboard \
+  --output-dir "$TMP/auto" --max-steps 1 --precision auto
+expect_rc 0 "--precision auto"
+expect_err "processes: 1 on cpu \((bf16|fp32) \(auto: [^;]+\)\); global batch" "the banner names the precision and why"
+CASES=$((CASES + 1))
+[ "$(python3 -c 'import json,sys; h = json.loads(open(sys.argv[1]).readline())["header"]; print(h["precision_reason"][:6])' \
+  "$TMP/auto/log.jsonl")" = "auto: " ] || fail_case "the log header gives the precision's reason"
 run train --output-dir "$TMP/x" --max-steps 2 --fused-kernels fast
 expect_rc 2 "--fused-kernels fast"; expect_err "fused-kernels must be auto, on, off or experimental, got 'fast'" "kernels message"
 # --fused-kernels experimental touches CUDA tensors only: on the CPU the run is the default one, bit for bit (a build

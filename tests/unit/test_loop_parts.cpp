@@ -95,7 +95,10 @@ TEST_CASE("loop flags: each kind parsed once into its value, a name outside the 
     return std::string("accepted");
   };
   bk::LoopConfig c;
-  CHECK(parsed({"--precision", "fp8"}, c) == "--precision must be fp32, bf16 or fp16, got 'fp8'");
+  CHECK(parsed({"--precision", "fp8"}, c) == "--precision must be auto, fp32, bf16 or fp16, got 'fp8'");
+  CHECK(c.precision == bk::Precision::fp32);  // the default
+  CHECK(parsed({"--precision", "auto"}, c) == "accepted");
+  CHECK(!c.precision);
   CHECK(parsed({"--lr-scaling", "cube"}, c) == "--lr-scaling must be none, linear or sqrt, got 'cube'");
   CHECK(parsed({"--optimizer", "sgd"}, c) == "--optimizer must be lamb, adamw, stableadamw, acclip or madgrad, got 'sgd'");
   bk::LoopConfig d;

@@ -35,7 +35,8 @@ void run_bert_finetune_bench(const FinetuneBenchConfig& config) {
   config.validate();
   const at::Device device = choose_device(config.device, detect_dist_env());
   set_up_cuda_runtime(device);
-  const Precision precision = parse_precision(config.precision, device);
+  const ChosenPrecision chosen = choose_precision(config.precision, device);
+  const Precision precision = chosen.precision;
   FinetunedModel model = load_finetuned_model(config.checkpoint, config.task, device);
   const int64_t t = config.seq_length > 0 ? config.seq_length : model.max_seq_length;
   at::manual_seed(config.seed);
@@ -65,7 +66,8 @@ void run_bert_finetune_bench(const FinetuneBenchConfig& config) {
       line["task"] = model.info->name;
       line["batch_size"] = b;
       line["seq_length"] = t;
-      line["precision"] = config.precision;
+      line["precision"] = choice_name(kPrecisions, precision);
+      line["precision_reason"] = chosen.reason;
       line["device"] = device.str();
       line["iterations"] = config.iterations;
       line["sequences_per_second"] = static_cast<double>(b * config.iterations) / (total / 1000);

@@ -4,7 +4,10 @@
 // any ids). The config and its flags are torch-free (bert_finetune_bench_options.cpp).
 #pragma once
 
+#include "device/precision_kind.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +20,7 @@ struct FinetuneBenchConfig {
   std::string task;
   std::vector<int64_t> batch_sizes = {1, 8, 32};
   int64_t seq_length = 0;        // 0: the checkpoint's max_seq_length (task.json), else max_position_embeddings
-  std::string precision = "fp32";
+  std::optional<Precision> precision = Precision::fp32;  // --precision; unset: auto (device/precision.h)
   std::string device = "cpu";
   int64_t iterations = 20;       // timed forward passes per batch size
   int64_t warmup = 3;            // untimed passes before them

@@ -18,8 +18,6 @@ void FinetuneBenchConfig::validate() const {
   if (seq_length < 0) usage_fail("--seq-length must be positive (or 0 for the checkpoint's), got {}", seq_length);
   if (iterations < 1) usage_fail("--iterations must be positive, got {}", iterations);
   if (warmup < 0) usage_fail("--warmup must not be negative, got {}", warmup);
-  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
-    usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", precision);
   if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
 }
 
@@ -48,7 +46,7 @@ void add_bert_finetune_bench_options(Options& options, FinetuneBenchConfig& c) {
      "comma-separated batch sizes")
     ("seq-length", po::value(&c.seq_length)->default_value(d.seq_length)->value_name("T"),
      "tokens per sequence (0 = the checkpoint's max_seq_length)")
-    ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"), "fp32, bf16 or fp16 (CUDA)")
+    ("precision", choice_value("precision", kPrecisionFlags, c.precision, d.precision)->value_name("P"), kPrecisionHelp)
     ("device", po::value(&c.device)->default_value(d.device)->value_name("D"), "cpu or cuda")
     ("iterations", po::value(&c.iterations)->default_value(d.iterations)->value_name("N"), "timed passes per batch size")
     ("warmup", po::value(&c.warmup)->default_value(d.warmup)->value_name("N"), "untimed passes first");

@@ -5,6 +5,7 @@
 #include "ckpt/tokenizer_files.h"
 #include "io/input.h"
 #include "device/device.h"
+#include "device/precision.h"
 #include "launch/dist_env.h"
 #include "tasks/finetune/finetuned_model.h"
 #include "tasks/finetune/predict_glue.h"
@@ -66,7 +67,7 @@ std::vector<std::string> read_paths(const FinetunePredictConfig& config, const T
 }
 
 SquadPredictSettings squad_settings(const FinetunePredictConfig& config, const Tokenization& tokenization,
-                                    const FinetunedModel& model) {
+                                    const FinetunedModel& model, const ChosenPrecision& precision) {
   SquadPredictSettings s;
   s.features = with_model_windows(config.features.squad_options(), config, model);
   s.post.n_best_size = config.n_best_size;
@@ -75,7 +76,7 @@ SquadPredictSettings squad_settings(const FinetunePredictConfig& config, const T
   s.post.version_2_with_negative = model.info->name == "squad2";
   s.post.null_score_diff_threshold = config.null_score_diff_threshold;
   s.post.validate();
-  s.inference = {config.batch_size, config.precision, config.unpadded};
+  s.inference = {config.batch_size, precision, config.unpadded};
   s.predict_file = config.predict_file;
   s.outputs = {config.output_dir, config.save_logits, s.post.version_2_with_negative, config.force,
                read_paths(config, tokenization)};
@@ -84,10 +85,10 @@ SquadPredictSettings squad_settings(const FinetunePredictConfig& config, const T
 }
 
 GluePredictSettings glue_settings(const FinetunePredictConfig& config, const Tokenization& tokenization,
-                                  const FinetunedModel& model) {
+                                  const FinetunedModel& model, const ChosenPrecision& precision) {
   GluePredictSettings s;
   s.features = with_model_length(config.features.glue_options(), config, model);
-  s.inference = {config.batch_size, config.precision};
+  s.inference = {config.batch_size, precision};
   s.predict_file = config.predict_file;
   s.output_dir = config.output_dir;
   s.force = config.force;
@@ -103,15 +104,16 @@ void run_bert_finetune_predict(const FinetunePredictConfig& config) {
   config.validate();
   const at::Device device = choose_device(config.device, detect_dist_env());
   set_up_cuda_runtime(device);
+  const ChosenPrecision precision = choose_precision(config.precision, device, !config.quiet);
   const FinetunedModel model = load_finetuned_model(config.checkpoint, config.features.task, device);
   const TextTokenizer tokenizer = tokenization.load();
   check_vocab_matches(model, tokenizer.size(), tokenization.path);
   if (model.info->kind == FinetuneKind::span) {
-    const SquadPredictSettings settings = squad_settings(config, tokenization, model);
+    const SquadPredictSettings settings = squad_settings(config, tokenization, model, precision);
     if (config.interactive()) answer_squad_question(settings, config.question, read_context(config), model, tokenizer);
     else predict_squad_file(settings, model, tokenizer);
   } else {
-    const GluePredictSettings settings = glue_settings(config, tokenization, model);
+    const GluePredictSettings settings = glue_settings(config, tokenization, model, precision);
     if (config.interactive()) classify_glue_text(settings, config.text, config.text_b, model, tokenizer);
     else predict_glue_file(settings, model, tokenizer);
   }

@@ -15,7 +15,10 @@
 
 #include "tasks/finetune/bert_finetune_features.h"
 
+#include "device/precision_kind.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace bk {
@@ -39,7 +42,7 @@ struct FinetunePredictConfig {
   int max_answer_length = 30;
   double null_score_diff_threshold = 0.0;
   int64_t batch_size = 64;          // features per forward pass (bert-eval's default)
-  std::string precision = "fp32";
+  std::optional<Precision> precision = Precision::fp32;  // --precision; unset: auto (device/precision.h)
   std::string device = "cpu";
   bool force = false;
   bool quiet = false;

@@ -39,8 +39,6 @@ void FinetunePredictConfig::validate() const {
   if (n_best_size < 1) usage_fail("--n-best-size must be positive, got {}", n_best_size);
   if (max_answer_length < 1) usage_fail("--max-answer-length must be positive, got {}", max_answer_length);
   if (batch_size < 1) usage_fail("--batch-size must be positive, got {}", batch_size);
-  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
-    usage_fail("--precision must be fp32, bf16 or fp16, got '{}'", precision);
   if (device != "cpu" && device != "cuda") usage_fail("--device must be cpu or cuda, got '{}'", device);
 }
 
@@ -77,7 +75,7 @@ void add_bert_finetune_predict_options(Options& options, FinetunePredictConfig& 
      po::value(&c.null_score_diff_threshold)->default_value(d.null_score_diff_threshold)->value_name("X"),
      "squad2: answer \"\" when the null score exceeds the best answer's by more than X")
     ("batch-size", po::value(&c.batch_size)->default_value(d.batch_size)->value_name("B"), "features per forward pass")
-    ("precision", po::value(&c.precision)->default_value(d.precision)->value_name("P"), "fp32, bf16 or fp16 (CUDA)")
+    ("precision", choice_value("precision", kPrecisionFlags, c.precision, d.precision)->value_name("P"), kPrecisionHelp)
     ("device", po::value(&c.device)->default_value(d.device)->value_name("D"), "cpu or cuda");
 }
 

@@ -59,7 +59,7 @@ namespace {
 SquadLogits span_rows(BertForQuestionAnswering& qa, const at::Device& device, const SquadFeatures& features,
                       const InferenceOptions& options) {
   at::NoGradGuard no_grad;
-  const Precision precision = parse_precision(options.precision, device);
+  const Precision precision = options.precision.precision;
   const auto& all = features.features();
   const int64_t len = features.options().max_seq_length;
   if (len > qa.config().max_position_embeddings)
@@ -133,7 +133,7 @@ SquadLogits predict_spans(BertForQuestionAnswering& qa, const std::string& devic
 
 ClassLogitRows predict_classes(const FinetunedModel& model, const GlueFeatures& features,
                                const InferenceOptions& options) {
-  const Precision precision = parse_precision(options.precision, model.device);
+  const Precision precision = options.precision.precision;
   ClassLogitRows rows;
   rows.num_labels = model.info->num_labels();
   rows.logits.reserve(features.size() * static_cast<size_t>(rows.num_labels));

@@ -4,6 +4,8 @@
 // padding is masked, so the logits are those of the padded batch).
 #pragma once
 
+#include "device/precision_kind.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,7 +21,7 @@ struct SquadLogits;
 
 struct InferenceOptions {
   int64_t batch_size = 32;
-  std::string precision = "fp32";
+  ChosenPrecision precision;  // the forward pass's (autocast for bf16 and fp16), and why
   // SQuAD: the encoder on each feature's real tokens only (model/token_stream.h), the padding's logits not
   // computed (kUncomputedLogit). Not the default: run_squad.py's write_predictions takes the n_best_size largest
   // logits over every position and only then drops those outside the feature's tokens, so padding that ranks

@@ -95,7 +95,8 @@ void predict_glue_file(const GluePredictSettings& s, const FinetunedModel& model
   if (examples.split != GlueSplit::test) scores = glue_scores(info, features, logits);
   out.commit();
   if (!scores.is_null()) std::cout << scores.dump() << std::endl;
-  progress.finish(text.size(), fmt::format("{}: {} examples -> {}", info.name, features.size(), path));
+  progress.finish(text.size(), fmt::format("{}: {} examples in {} -> {}", info.name, features.size(),
+                                           s.inference.precision.text(), path));
   if (!s.quiet) tokenizer.warn_if_misfit(features.unknown());
 }
 

@@ -41,9 +41,9 @@ void predict_squad_file(const SquadPredictSettings& s, const FinetunedModel& mod
       dataset.has_answers() ? score_squad_predictions(dataset, predictions) : nlohmann::ordered_json();
   write_squad_outputs(s.outputs, predictions, logits);
   if (!scores.is_null()) std::cout << py_json_dumps(scores) << std::endl;  // as the official script prints them
-  progress.finish(text.size(), fmt::format("{}: {} questions, {} features -> {}", model.info->name,
+  progress.finish(text.size(), fmt::format("{}: {} questions, {} features in {} -> {}", model.info->name,
                                            dataset.examples.examples.size(), dataset.features.features().size(),
-                                           s.outputs.output_dir));
+                                           s.inference.precision.text(), s.outputs.output_dir));
   if (!s.quiet) tokenizer.warn_if_misfit(dataset.features.unknown());
 }
 

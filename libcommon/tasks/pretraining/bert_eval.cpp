@@ -1,6 +1,7 @@
 #include "tasks/pretraining/evaluate.h"
 
 #include "device/device.h"
+#include "device/precision.h"
 #include "launch/dist_env.h"
 
 #include "tasks/pretraining/fill_mask.h"
@@ -133,7 +134,10 @@ EvalTotals evaluate_pretraining(BertForPreTraining& model, const EvalSettings& s
         const size_t end = std::min(block.size(), begin + static_cast<size_t>(settings.batch_size));
         const PretrainBatch batch =
             make_batch(block, begin, end, settings.max_predictions, path, first_row + begin).to(device);
-        const PretrainLoss r = pretraining_loss(model, batch);
+        const PretrainLoss r = [&] {
+          AutocastScope autocast(settings.precision, device);
+          return pretraining_loss(model, batch);
+        }();
         const auto mlm_total = r.mlm_total.item<int64_t>();
         const auto n = static_cast<uint64_t>(r.sequences.item<int64_t>());  // samples: several per packed row
         totals.samples += n;
@@ -202,7 +206,9 @@ void run_bert_eval(const BertEvalConfig& options) {
   auto model = load_model_dir(checkpoint, options.config);
   model->to(device);
   model->eval();
-  const EvalSettings settings = eval_settings(options, checkpoint, model->config().max_position_embeddings);
+  EvalSettings settings = eval_settings(options, checkpoint, model->config().max_position_embeddings);
+  const ChosenPrecision precision = choose_precision(options.precision, device, !options.quiet);
+  settings.precision = precision.precision;
   Progress progress(options.quiet);
   EvalTotals totals = evaluate_pretraining(*model, settings, &progress);
   // An accuracy of 0.0 over nothing would read as a result.
@@ -210,6 +216,8 @@ void run_bert_eval(const BertEvalConfig& options) {
   nlohmann::ordered_json out;
   out["checkpoint"] = checkpoint;
   out["device"] = device.str();
+  out["precision"] = choice_name(kPrecisions, precision.precision);
+  out["precision_reason"] = precision.reason;
   const nlohmann::ordered_json metrics = totals.to_json();  // named: items() of a temporary would dangle
   for (const auto& [k, v] : metrics.items()) out[k] = v;
   std::cout << out.dump() << std::endl;

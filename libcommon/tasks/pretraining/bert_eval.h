@@ -3,6 +3,7 @@
 #pragma once
 
 
+#include "device/precision_kind.h"
 #include "tasks/pretraining/masking_flags.h"
 #include "tasks/pretraining/sampler.h"
 
@@ -52,11 +53,13 @@ struct EvalSettings {
   // (pretraining_data/dynamic_masks.h); null when the inputs hold their masks.
   std::shared_ptr<const DynamicMasking> masking;
   uint64_t mask_seed = kEvalMaskSeed;
+  Precision precision = Precision::fp32;  // the forward pass's (autocast for bf16 and fp16)
 };
 
 struct BertEvalConfig {
   std::string checkpoint, config;  // model directory or .safetensors file; config.json override
   std::string device = "cpu";      // cpu, cuda, cuda:N
+  std::optional<Precision> precision = Precision::fp32;  // --precision; unset: auto (device/precision.h)
   std::vector<std::string> inputs;  // --input and the operands: files or directories, as bert-train takes them
   EvalSettings settings;            // its files: inputs, resolved
   // --fill-mask mode (when texts is not empty)

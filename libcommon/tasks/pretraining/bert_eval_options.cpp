@@ -33,6 +33,7 @@ void add_bert_eval_options(Options& options, BertEvalConfig& c) {
     ("max-samples", po::value(&s.max_samples)->default_value(d.settings.max_samples)->value_name("N"),
      "evaluate the first N samples only (0 = all)")
     ("device", po::value(&c.device)->default_value(d.device)->value_name("DEV"), "cpu, cuda or cuda:N")
+    ("precision", choice_value("precision", kPrecisionFlags, c.precision, d.precision)->value_name("P"), kPrecisionHelp)
     ("fill-mask", po::value(&c.fill_mask_texts)->value_name("TEXT"), "print the top-k tokens for each [MASK] in TEXT (repeatable)")
     ("vocab", po::value(&c.vocab)->value_name("FILE"),
      "WordPiece vocabulary for --fill-mask (default: vocab.txt, else tokenizer.json, beside the checkpoint)")

@@ -96,8 +96,8 @@ void add_loop_options(Options& options, LoopConfig& c, const LoopConfig& d, bool
      "peak learning rate (default: the task's recipe for the model; the start banner says which)")
     ("optimizer", choice_value("optimizer", kOptimizerKinds, c.optimizer, d.optimizer)->value_name("NAME"),
      "lamb (NVLAMB), adamw, stableadamw (torch-optimi's), acclip or madgrad")
-    ("precision", choice_value("precision", kPrecisions, c.precision, d.precision)->value_name("P"),
-     "fp32, bf16 (autocast) or fp16 (CUDA, loss scaling)")
+    ("precision", choice_value("precision", kPrecisionFlags, c.precision, d.precision)->value_name("P"),
+     kPrecisionHelp)
     ("tf32", po::bool_switch(&c.tf32), "allow TF32 matmuls on CUDA")
     ("fused-kernels", choice_value("fused-kernels", kFusedKernels, c.fused_kernels, d.fused_kernels)
                           ->value_name("auto|on|off|experimental"),

@@ -26,7 +26,8 @@ struct LoopRun {
   LoopConfig cfg;
   TrainingTask* task = nullptr;
   at::Device device{at::kCPU};
-  Precision precision = Precision::fp32;
+  Precision precision = Precision::fp32;  // --precision, resolved on the device
+  std::string precision_reason;           // why: ChosenPrecision's reason
   std::unique_ptr<Dist> dist;
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<LossScaler> scaler;

@@ -76,7 +76,7 @@ std::vector<std::string> run_plan_lines(const LoopRun& run, const RunStart& star
                                              cfg.batch_size_warmup_steps)
                                : "";
   lines.push_back(fmt::format("processes: {} on {} ({}); global batch {} = {} x {} per micro-batch x {} accumulation{}{}",
-                              world, run.device.str(), choice_name(kPrecisions, cfg.precision), global, world,
+                              world, run.device.str(), ChosenPrecision{run.precision, run.precision_reason}.text(), global, world,
                               cfg.micro_batch_size(), cfg.gradient_accumulation_steps, tokens, ramp));
   const auto warmup = static_cast<int64_t>(run.schedule.warmup_proportion * static_cast<double>(cfg.max_steps));
   std::string checkpoints = cfg.checkpoint_every > 0 ? fmt::format("every {} steps", cfg.checkpoint_every) : "at the end";
@@ -107,7 +107,8 @@ std::string run_header_json(const LoopRun& run, const RunStart& start) {
   j["data"] = data.detail;
   j["world_size"] = run.dist->world();
   j["device"] = run.device.str();
-  j["precision"] = choice_name(kPrecisions, cfg.precision);
+  j["precision"] = choice_name(kPrecisions, run.precision);
+  j["precision_reason"] = run.precision_reason;
   j["global_batch"] = run.global_batch();
   j["gradient_accumulation_steps"] = cfg.gradient_accumulation_steps;
   j["max_steps"] = cfg.max_steps;

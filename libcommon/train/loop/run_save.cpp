@@ -39,7 +39,7 @@ Checkpoint snapshot(LoopRun& run, const std::string& why) {
   state.learning_rate = run.learning_rate;
   state.warmup_proportion = run.schedule.warmup_proportion;
   state.optimizer = choice_name(kOptimizerKinds, run.cfg.optimizer);
-  state.precision = choice_name(kPrecisions, run.cfg.precision);
+  state.precision = choice_name(kPrecisions, run.precision);
   state.saved_because = why;
   ckpt.state = state.to_json();
   if (!run.cfg.data_vocab_stamp.empty()) ckpt.state["vocab"] = run.cfg.data_vocab_stamp;

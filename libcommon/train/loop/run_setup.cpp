@@ -44,8 +44,9 @@ void start_process(LoopRun& run, const DistEnv& env) {
     const int threads = bind_self_to_numa(env.local_rank, env.local_world_size, cuda_device_numa_node(run.device));
     if (threads > 0 && std::getenv("OMP_NUM_THREADS") == nullptr) at::set_num_threads(threads);
   }
-  check_precision(cfg.precision, run.device);
-  run.precision = cfg.precision;
+  const ChosenPrecision chosen = choose_precision(cfg.precision, run.device, !cfg.quiet && env.rank == 0);
+  run.precision = chosen.precision;
+  run.precision_reason = chosen.reason;
   run.dist = Dist::create(env, run.device, std::chrono::seconds(cfg.launch.dist_timeout_seconds));
   if (cfg.tf32) {
     at::globalContext().setAllowTF32CuBLAS(true);
