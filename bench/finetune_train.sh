@@ -20,9 +20,9 @@ echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinf
 FEATURES="$FIXTURES/tfrecord/mrpc-run_classifier/train.tf_record"
 "$PYTHON" "$SRC/bench/finetune_train_hf.py" --init "$TMP/init" --features "$FEATURES" --batch-size 32 \
   --steps "$STEPS" --warmup "$WARMUP" >"$TMP/hf.json"
-"$BUILD/tools/bert-finetune" train -q --task mrpc --init-checkpoint "$TMP/init" --train-file "$FEATURES" \
+"$BUILD/tools/bert-finetune" train -q --precision fp32 --task mrpc --init-checkpoint "$TMP/init" --train-file "$FEATURES" \
   --output-dir "$TMP/run" --train-batch-size 32 --max-steps "$STEPS" --no-tensorboard
-"$BUILD/tools/bert-finetune" train -q --task mrpc --init-checkpoint "$TMP/init" --train-file "$FEATURES" \
+"$BUILD/tools/bert-finetune" train -q --precision fp32 --task mrpc --init-checkpoint "$TMP/init" --train-file "$FEATURES" \
   --output-dir "$TMP/padded" --train-batch-size 32 --max-steps "$STEPS" --no-tensorboard --attention padded
 "$PYTHON" - "$TMP/run/log.jsonl" "$TMP/hf.json" "$WARMUP" "$TMP/padded/log.jsonl" <<'PY'
 import json, sys

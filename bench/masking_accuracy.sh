@@ -30,10 +30,10 @@ echo "data: the demo corpus; $(ls "$TMP"/static/phase1/*.hdf5 | wc -l) shards; v
 train() {  # NAME SEED INPUT [FLAGS...]: trains, then prints NAME SEED final-loss eval-accuracy eval-loss
   local name=$1 seed=$2 input=$3
   shift 3
-  "$BIN/bert-train" -q --config bert-L2-H128 --vocab "$VOCAB" --input "$input" --output-dir "$TMP/run-$name-$seed" \
+  "$BIN/bert-train" -q --precision fp32 --config bert-L2-H128 --vocab "$VOCAB" --input "$input" --output-dir "$TMP/run-$name-$seed" \
     --train-batch-size "$BATCH" --max-steps "$STEPS" --seed "$seed" --no-tensorboard "$@"
   local eval
-  eval=$("$BIN/bert-eval" -q --checkpoint "$TMP/run-$name-$seed" --input "$TMP/static/eval/eval.hdf5")
+  eval=$("$BIN/bert-eval" -q --precision fp32 --checkpoint "$TMP/run-$name-$seed" --input "$TMP/static/eval/eval.hdf5")
   "${PYTHON:-python3}" - "$TMP/run-$name-$seed/log.jsonl" "$eval" "$name" "$seed" <<'PY'
 import json, sys
 loss = [r["loss"] for r in map(json.loads, open(sys.argv[1])) if "loss" in r]

@@ -24,11 +24,11 @@ echo "data: the demo corpus, dynamic masks; vocabulary $(wc -l <"$VOCAB") tokens
 
 train() {  # OPTIMIZER SEED: trains, then prints OPTIMIZER SEED rate final-loss eval-accuracy eval-loss
   local optimizer=$1 seed=$2 out=$TMP/run-$1-$2
-  "$BIN/bert-train" -q --config bert-L2-H128 --vocab "$VOCAB" --input "$TMP/dynamic/phase1" --output-dir "$out" \
+  "$BIN/bert-train" -q --precision fp32 --config bert-L2-H128 --vocab "$VOCAB" --input "$TMP/dynamic/phase1" --output-dir "$out" \
     --train-batch-size "$BATCH" --max-steps "$STEPS" --seed "$seed" --max-predictions 20 --optimizer "$optimizer" \
     --no-tensorboard
   local eval
-  eval=$("$BIN/bert-eval" -q --checkpoint "$out" --input "$TMP/static/eval/eval.hdf5")
+  eval=$("$BIN/bert-eval" -q --precision fp32 --checkpoint "$out" --input "$TMP/static/eval/eval.hdf5")
   "${PYTHON:-python3}" - "$out/log.jsonl" "$eval" "$optimizer" "$seed" <<'PY'
 import json, sys
 records = [json.loads(line) for line in open(sys.argv[1])]

@@ -3,7 +3,7 @@
 # bert-finetune train from a pretrained checkpoint, scored on dev after every epoch, the best model kept.
 #   pipelines/finetune-glue.sh TASK GLUE_TASK_DIR VOCAB CHECKPOINT OUTDIR
 # Knobs (environment): NPROC (workers: GPUs, or processes on a CPU; default 1), DEVICE (cuda|cpu; default cuda when
-# there is a GPU), PRECISION (bf16|fp16|fp32; default bf16 on a GPU, fp32 on the CPU),
+# there is a GPU), PRECISION (auto|bf16|fp16|fp32; default auto: bf16 where the device has it natively, else fp32),
 # CASED (1 keeps case), MAX_SEQ (128), BATCH (32 per worker), LR (2e-5), EPOCHS (3), MAX_STEPS (0: from the
 # epochs), BIN. Re-running it keeps the features and resumes training where it stopped.
 set -euo pipefail

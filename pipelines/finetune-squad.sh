@@ -4,7 +4,7 @@
 # then the best model's predictions on the dev file with their scores.
 #   pipelines/finetune-squad.sh TRAIN_JSON DEV_JSON VOCAB CHECKPOINT OUTDIR
 # Knobs (environment): TASK (squad | squad2), NPROC (workers: GPUs, or processes on a CPU; default 1), DEVICE
-# (cuda|cpu; default cuda when there is a GPU), PRECISION (bf16|fp16|fp32; default bf16 on a GPU, fp32 on the CPU), CASED (1 keeps case), MAX_SEQ (384), DOC_STRIDE (128), MAX_QUERY (64), BATCH (32 per
+# (cuda|cpu; default cuda when there is a GPU), PRECISION (auto|bf16|fp16|fp32; default auto: bf16 where the device has it natively, else fp32), CASED (1 keeps case), MAX_SEQ (384), DOC_STRIDE (128), MAX_QUERY (64), BATCH (32 per
 # worker), LR (3e-5), EPOCHS (2), MAX_STEPS (0: from the epochs), NULL_THRESHOLD (squad2: 0.0), BIN.
 # Re-running it keeps the features and resumes training where it stopped.
 set -euo pipefail

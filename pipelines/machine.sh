@@ -23,7 +23,7 @@ if [ "$DEVICE" = cuda ] && [ "$_bk_gpus" = 0 ]; then
   exit 1
 fi
 if [ -z "${PRECISION:-}" ]; then
-  if [ "$DEVICE" = cuda ]; then PRECISION=bf16; else PRECISION=fp32; fi
+  PRECISION=auto  # the tools take bf16 where the device multiplies in it natively, else fp32 (bert-train(1))
   _bk_chosen+=("PRECISION=$PRECISION")
 fi
 if [ -z "${NPROC:-}" ]; then

@@ -6,7 +6,7 @@
 #   pipelines/pretrain-single-node.sh PHASE1_DATA PHASE2_DATA CONFIG OUTDIR
 # Every knob is an environment variable (defaults: NVIDIA's phase-1/phase-2 settings for 8 GPUs):
 #   NPROC (workers: GPUs, or processes on a CPU; default every GPU, or 1), DEVICE (cuda|cpu; default cuda when
-#   there is a GPU), PRECISION (bf16|fp16|fp32; default bf16 on a GPU, fp32 on the CPU),
+#   there is a GPU), PRECISION (auto|bf16|fp16|fp32; default auto: bf16 where the device has it natively, else fp32),
 #   P1_BATCH P1_ACCUM P1_STEPS P1_LR P1_WARMUP, P2_BATCH P2_ACCUM P2_STEPS P2_LR P2_WARMUP, CKPT_EVERY,
 #   INIT_OPTIMIZER (1|0), BIN, VOCAB (the data's vocabulary: written into the checkpoints, and needed when the data
 #   is unmasked, Makefile.data MASKING=dynamic, for bert-train to draw the masks).

@@ -24,7 +24,7 @@ struct ChosenPrecision {
 };
 
 inline constexpr const char* kPrecisionHelp =
-    "fp32, bf16 (autocast), fp16 (CUDA), or auto: bf16 where the device multiplies in bf16 natively (a GPU of "
-    "compute capability 8.0 or later, a CPU with AMX-BF16 or AVX512-BF16), else fp32";
+    "auto: bf16 where the device multiplies in bf16 natively (a GPU of compute capability 8.0 or later, a CPU with "
+    "AMX-BF16 or AVX512-BF16), else fp32; or fp32, bf16 (autocast), fp16 (CUDA)";
 
 }  // namespace bk

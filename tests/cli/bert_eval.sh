@@ -58,7 +58,7 @@ run bert-eval --checkpoint "$TMP/m" "$TMP/missing.hdf5"
 expect_rc 1 "missing input"; expect_err "missing.hdf5" "missing input named"
 mkpretrain --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-factor 1 -q -o "$TMP/s.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
-run bert-eval -q --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --max-samples 5
+run bert-eval -q --precision fp32 --checkpoint "$TMP/m" --input "$TMP/s.hdf5" --max-samples 5
 expect_rc 0 "eval"
 printf '%s' "$OUT" | grep -Eq '^\{"checkpoint":".*","device":"cpu","precision":"fp32","precision_reason":"asked","samples":5,"mlm_accuracy":[0-9.e-]+,"nsp_accuracy":[0-9.e-]+,"mlm_loss":[0-9.e-]+,"nsp_loss":[0-9.e-]+,"masked_predictions":[0-9]+,"seconds":' \
   || fail_case "eval JSON: $OUT"
@@ -66,7 +66,7 @@ printf '%s' "$OUT" | grep -Eq '^\{"checkpoint":".*","device":"cpu","precision":"
 mkdir -p "$TMP/sdir" && cp "$TMP/s.hdf5" "$TMP/sdir/"
 metrics() { printf '%s' "$1" | sed 's/"checkpoint":"[^"]*",//; s/,"seconds".*//'; }
 FILE_OUT=$OUT
-run bert-eval -q --checkpoint "$TMP/m" --input "$TMP/sdir" --max-samples 5
+run bert-eval -q --precision fp32 --checkpoint "$TMP/m" --input "$TMP/sdir" --max-samples 5
 expect_rc 0 "eval of a directory"
 CASES=$((CASES + 1)); [ "$(metrics "$OUT")" = "$(metrics "$FILE_OUT")" ] || fail_case "a directory evaluates as its file: $OUT"
 # --precision auto: bf16 where the CPU multiplies in bf16 natively (the kernel's /proc/cpuinfo flags say whether
@@ -160,7 +160,7 @@ run bert-eval --checkpoint "$TMP/rundir" --input "$TMP/s.hdf5" -q
 expect_rc 1 "lower-cased data for a model its tokenizer_config.json calls cased"
 expect_err "s.hdf5 is uncased but .*step-00000004/vocab.txt is cased" "the casing named"
 rm "$TMP/rundir/checkpoints/step-00000004/tokenizer_config.json"
-run bert-eval --checkpoint "$TMP/rundir" --input "$TMP/s.hdf5" -q
+run bert-eval --precision fp32 --checkpoint "$TMP/rundir" --input "$TMP/s.hdf5" -q
 expect_rc 0 "evaluation on a run directory"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q '"checkpoint":"[^"]*rundir/checkpoints/step-00000004"' \
   || fail_case "the resolved checkpoint reported: $OUT"

@@ -27,11 +27,11 @@ error() {  # REGEX DESCRIPTION [FILE that must not exist]
 # A tiny model fine-tuned for MRPC for two steps (its scores mean nothing; the files' shape does).
 "$TORCH_TEST_TOOLS/model_probe" init "$SRC/tests/fixtures/tiny_bert_config.json" 1 "$TMP/pre"
 bert-finetune features -q --task mrpc --vocab "$VOCAB" --max-seq-length 64 --train -o "$TMP/train.tfrecord" "$MRPC/train.tsv"
-bert-finetune train -q --task mrpc --init-checkpoint "$TMP/pre" --train-file "$TMP/train.tfrecord" \
+bert-finetune train -q --precision fp32 --task mrpc --init-checkpoint "$TMP/pre" --train-file "$TMP/train.tfrecord" \
   --output-dir "$TMP/mrpc" --max-steps 2 --train-batch-size 8 --no-tensorboard
 CKPT=$TMP/mrpc/checkpoints/step-00000002
 [ -f "$CKPT/model.safetensors" ] || { echo "no fine-tuned checkpoint in $TMP/mrpc"; exit 1; }
-P=(predict --task mrpc --checkpoint "$CKPT" --vocab "$VOCAB")
+P=(predict --precision fp32 --task mrpc --checkpoint "$CKPT" --vocab "$VOCAB")
 
 run bert-finetune predict --help
 expect_rc 0 "predict --help"
@@ -90,7 +90,7 @@ usage "--task mrpc classifies a pair: give --text and --text-b" "one sentence fo
 XQUAD=$FIXTURES/squad/xquad.en.json
 SQ=(--task squad --vocab "$VOCAB" --max-seq-length 128 --doc-stride 64 --max-query-length 32)
 bert-finetune features -q "${SQ[@]}" --train -o "$TMP/squad.tfrecord" "$XQUAD"
-bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/squad.tfrecord" \
+bert-finetune train -q --precision fp32 --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/squad.tfrecord" \
   --output-dir "$TMP/squad" --max-steps 2 --train-batch-size 8 --no-tensorboard --vocab "$VOCAB"
 SQCKPT=$TMP/squad/checkpoints/step-00000002
 OUTDIR=$TMP/squad-pred
@@ -99,7 +99,7 @@ run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$TMP
 error "$TMP/bad.json: malformed JSON at byte 70 \\(line 1, column 70: .*" "malformed SQuAD JSON" "$OUTDIR/predictions.json"
 run bert-finetune predict --task squad2 --vocab "$VOCAB" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR"
 error "$SQCKPT: a checkpoint fine-tuned for squad, not for squad2" "a SQuAD v1.1 model for squad2" "$OUTDIR/predictions.json"
-run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR" --save-logits "$TMP/logits.jsonl"
+run bert-finetune predict --precision fp32 "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR" --save-logits "$TMP/logits.jsonl"
 expect_rc 0 "SQuAD predictions"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"exact_match": [0-9.e-]+, "f1": [0-9.e-]+\}$' || fail_case "official scores on stdout: $OUT"
 CASES=$((CASES + 1))
@@ -111,13 +111,13 @@ CASES=$((CASES + 1)); [ "$(wc -l <"$TMP/logits.jsonl")" = "$FEATURES" ] || fail_
 CASES=$((CASES + 1)); cmp -s "$SQCKPT/vocab.txt" "$VOCAB" && [ -f "$SQCKPT/tokenizer_config.json" ] \
   || fail_case "the fine-tuned checkpoint carries vocab.txt and tokenizer_config.json"
 # (--save-logits above made that run padded; so is this one.)
-run bert-finetune predict --task squad --max-seq-length 128 --doc-stride 64 --max-query-length 32 --checkpoint "$TMP/squad" \
+run bert-finetune predict --precision fp32 --task squad --max-seq-length 128 --doc-stride 64 --max-query-length 32 --checkpoint "$TMP/squad" \
   --predict-file "$XQUAD" -o "$TMP/squad-pred-novocab" --attention padded
 expect_rc 0 "SQuAD predictions from the run directory, without --vocab"
 expect_same "$OUTDIR/predictions.json" "$TMP/squad-pred-novocab/predictions.json" "the vocabulary the checkpoint carries gives the same predictions"
 # Unpadded (the default without --save-logits): every question answered; an explicit unpadded run cannot save
 # the logits of every position.
-run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$TMP/squad-pred-unpadded"
+run bert-finetune predict --precision fp32 "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$TMP/squad-pred-unpadded"
 expect_rc 0 "SQuAD predictions, unpadded by default"
 CASES=$((CASES + 1)); [ "$(grep -c '^    "' "$TMP/squad-pred-unpadded/predictions.json")" = 1190 ] \
   || fail_case "unpadded predictions.json holds the 1190 questions"
@@ -131,13 +131,13 @@ cp "$OUTDIR/predictions.json" "$TMP/kept.json"
 run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$XQUAD" -o "$OUTDIR" --n-best-size 5
 error "$OUTDIR/predictions.json: already exists; use --force to overwrite it" "existing SQuAD predictions kept"
 CASES=$((CASES + 1)); cmp -s "$OUTDIR/predictions.json" "$TMP/kept.json" || fail_case "the existing predictions.json was changed"
-run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --question "Who patented the loom?" \
+run bert-finetune predict --precision fp32 "${SQ[@]}" --checkpoint "$SQCKPT" --question "Who patented the loom?" \
   --context "The loom was patented in 1796 by Hester Fennick, a weaver."
 expect_rc 0 "interactive question"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -qE '^\{"answer":".*","probability":[0-9.e-]+,"start_logit":[0-9.e-]+,"end_logit":[0-9.e-]+\}$' \
   || fail_case "answer JSON: $OUT"
 ANSWER=$OUT
-run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --question "Who patented the loom?" --context - \
+run bert-finetune predict --precision fp32 "${SQ[@]}" --checkpoint "$SQCKPT" --question "Who patented the loom?" --context - \
   <<<"The loom was patented in 1796 by Hester Fennick, a weaver."
 expect_rc 0 "--context - reads the paragraph from stdin"
 expect_out "$ANSWER" "the same answer as with the paragraph given on the command line"
@@ -151,14 +151,14 @@ json.dump(d, open(sys.argv[2], "w"))' "$XQUAD" "$TMP/small.json"
 WINDOWS=(--doc-stride 16 --max-query-length 16)
 bert-finetune features -q --task squad --vocab "$VOCAB" --max-seq-length 64 "${WINDOWS[@]}" --train \
   -o "$TMP/short.tfrecord" "$TMP/small.json"
-run bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/short.tfrecord" \
+run bert-finetune train -q --precision fp32 --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/short.tfrecord" \
   --output-dir "$TMP/short" --max-steps 4 --train-batch-size 8 --no-tensorboard --vocab "$VOCAB" "${WINDOWS[@]}" \
   --eval-file "$TMP/small.json"
 expect_rc 0 "train with SQuAD's windows"
 run "$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["doc_stride"], d["max_query_length"])' \
   "$TMP/short/best/task.json"
 expect_out "16 16" "task.json records the windows"
-run bert-finetune predict -q --task squad --checkpoint "$TMP/short/best" --predict-file "$TMP/small.json" -o "$TMP/short-pred"
+run bert-finetune predict -q --precision fp32 --task squad --checkpoint "$TMP/short/best" --predict-file "$TMP/small.json" -o "$TMP/short-pred"
 expect_rc 0 "predict with the recorded windows"
 # best/ holds the model of the highest eval_f1 logged: predict's F1 is that number.
 run "$PYTHON" -c 'import json, sys
@@ -167,7 +167,7 @@ got = json.loads(sys.argv[2])["f1"]
 print("same" if abs(got - best) <= 1e-9 * max(1.0, abs(best)) else f"predict {got}, training {best}")' \
   "$TMP/short/log.jsonl" "$OUT"
 expect_out "same" "predict's F1 is the F1 training logged for its best model"
-run bert-finetune predict --task squad --checkpoint "$TMP/short/best" --question "Who patented the loom?" \
+run bert-finetune predict --precision fp32 --task squad --checkpoint "$TMP/short/best" --question "Who patented the loom?" \
   --context "The loom was patented in 1796 by Hester Fennick, a weaver."
 expect_rc 0 "a question to a model of 64-token features, no flags"
 OUTDIR=$TMP/short2
@@ -176,7 +176,7 @@ run bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-fil
 usage "$TMP/short.tfrecord: features of 64 tokens leave no room for the default --max-query-length 64 \(it must be below 61\): give train the --max-query-length \(and --doc-stride\) the features were made with" \
   "the default query length on short features, with an --eval-file"
 # Without an --eval-file the run goes on, and task.json records no windows (predict then needs its own).
-run bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/short.tfrecord" \
+run bert-finetune train -q --precision fp32 --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/short.tfrecord" \
   --output-dir "$TMP/short3" --max-steps 1 --no-tensorboard
 expect_rc 0 "short features, no --eval-file"
 run "$PYTHON" -c 'import json, sys; print("doc_stride" in json.load(open(sys.argv[1])))' "$TMP/short3/checkpoints/step-00000001/task.json"

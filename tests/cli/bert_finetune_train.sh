@@ -54,7 +54,7 @@ if [ -x "${TORCH_TEST_TOOLS:-}/model_probe" ]; then
   sed 's/"vocab_size": 99/"vocab_size": 30522/; s/"max_position_embeddings": 32/"max_position_embeddings": 128/' \
     "$TMP/cfg.json" >"$TMP/cfg-mrpc.json"
   "$TORCH_TEST_TOOLS/model_probe" init "$TMP/cfg-mrpc.json" 1 "$TMP/pre-mrpc"
-  run bert-finetune train --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP/pre-mrpc" \
+  run bert-finetune train --precision fp32 --task mrpc --train-file "$MRPC_FEATURES" --output-dir "$OUTDIR" --init-checkpoint "$TMP/pre-mrpc" \
     --epochs 2 --train-batch-size 16 --dry-run
   expect_rc 0 "train --dry-run"
   CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "^data: 3,668 samples (mrpc features of .*train.tf_record), rows of up to 128 tokens; 2 epochs in 458 steps$" \
@@ -80,11 +80,11 @@ K=$FIXTURES/tf_checkpoint/keras-bert-tiny
 bert-finetune features -q --task mrpc --vocab "$K/vocab.txt" --max-seq-length 16 --train -o "$TMP/k16.tfrecord" \
   "$FIXTURES/glue/MRPC/train.tsv"
 ckpt-convert -q --to native -o "$TMP/k-native" "$K/bert_model.ckpt"
-bert-finetune train -q --task mrpc --init-checkpoint "$TMP/k-native" --train-file "$TMP/k16.tfrecord" \
+bert-finetune train -q --precision fp32 --task mrpc --init-checkpoint "$TMP/k-native" --train-file "$TMP/k16.tfrecord" \
   --output-dir "$TMP/k-from-native" --max-steps 2 --no-tensorboard
 for init in "$K" "$K/bert_model.ckpt"; do
   out=$TMP/k-from-tf-$(basename "$init")
-  run bert-finetune train -q --task mrpc --init-checkpoint "$init" --train-file "$TMP/k16.tfrecord" \
+  run bert-finetune train -q --precision fp32 --task mrpc --init-checkpoint "$init" --train-file "$TMP/k16.tfrecord" \
     --output-dir "$out" --max-steps 2 --no-tensorboard
   expect_rc 0 "--init-checkpoint $init (TF1)"
   expect_same "$TMP/k-from-native/checkpoints/step-00000002/model.safetensors" \

@@ -9,7 +9,7 @@ VOCAB=$FIXTURES/vocab/bert-base-uncased-vocab.txt
 CFG=$SRC/tests/fixtures/tiny_bert_config.json
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-factor 10 -o "$TMP/data.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
-TRAIN=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10
+TRAIN=(bert-train -q --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10
        --learning-rate 2e-2 --warmup-proportion 0.1 --seed 7)
 train() { "${TRAIN[@]}" "$@"; }
 # The values of a JSON field in a log, one per line (python as an independent reader).
@@ -23,7 +23,9 @@ run bert-train --version
 expect_rc 0 "--version"; expect_out "bert-train (bertkit) 0.1.0" "--version text"
 run bert-train --config "$CFG" --input "$TMP/data.hdf5" --output-dir "$TMP/x" --train-batch-size 8 --max-step 3
 expect_rc 2 "misspelt flag"; expect_err "max-step.*try --help" "misspelt flag named"
-run train --output-dir "$TMP/x" --max-steps 2 --precision fp16
+# Not through train: TRAIN pins --precision fp32, and a flag given twice is refused.
+run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
+  --output-dir "$TMP/x" --max-steps 2 --precision fp16
 expect_rc 2 "fp16 on the CPU"; expect_err "fp16 needs --device cuda" "fp16 message"
 # --precision auto: the banner and the log's header say which precision ran and why (bert_eval.sh checks the choice
 # against the CPU's flags).
@@ -85,7 +87,7 @@ CASES=$((CASES + 1)); [ "$(umask)" != 0022 ] || [ "$(stat -c %a "$TMP/fall/check
 # The plan. --dry-run resolves config, data, processes and schedule, prints them on stdout and writes nothing; a
 # run prints the same plan on stderr, and its log opens with a header record (version, arguments, model config).
 # --max-predictions is the data's (10 here) when not given. --resume on a finished run says so and changes nothing.
-PLAN=(bert-train --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --seed 7 --output-dir "$TMP/plan")
+PLAN=(bert-train --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --seed 7 --output-dir "$TMP/plan")
 run "${PLAN[@]}" --max-steps 2 --dry-run
 expect_rc 0 "--dry-run"
 CASES=$((CASES + 1)); printf '%s' "$OUT" | grep -q "10 masked positions per sample" \
@@ -143,7 +145,7 @@ with h5py.File(sys.argv[1], "w") as f:
 PY
 bin4 -q --bins 16,32,48,64 -o "$TMP/bins" "$TMP/lengths.hdf5"
 for input in lengths.hdf5 bins; do
-  run bert-train -q --config "$CFG" --input "$TMP/$input" --train-batch-size 16 --max-predictions 10 --max-steps 5 \
+  run bert-train -q --precision fp32 --config "$CFG" --input "$TMP/$input" --train-batch-size 16 --max-predictions 10 --max-steps 5 \
     --output-dir "$TMP/real-$input" --no-tensorboard --attention padded
   expect_rc 0 "training on $input"
 done
@@ -166,10 +168,10 @@ CASES=$((CASES + 1)); ls "$TMP/fall/tensorboard"/events.out.tfevents.* >/dev/nul
 pack -q -o "$TMP/packed.hdf5" "$TMP/lengths.hdf5"
 rows=$("$PYTHON" -c 'import h5py, sys; print(h5py.File(sys.argv[1])["input_ids"].shape[0])' "$TMP/packed.hdf5")
 sed 's/"\(attention_probs\|hidden\)_dropout_prob": 0.1/"\1_dropout_prob": 0.0/' "$CFG" >"$TMP/no-dropout.json"
-run bert-train -q --config "$TMP/no-dropout.json" --input "$TMP/lengths.hdf5" --train-batch-size 2000 \
+run bert-train -q --precision fp32 --config "$TMP/no-dropout.json" --input "$TMP/lengths.hdf5" --train-batch-size 2000 \
   --max-predictions 10 --max-steps 1 --output-dir "$TMP/whole" --no-tensorboard --attention padded
 expect_rc 0 "one step over the unpacked file"
-run bert-train -q --config "$TMP/no-dropout.json" --input "$TMP/packed.hdf5" --train-batch-size "$rows" \
+run bert-train -q --precision fp32 --config "$TMP/no-dropout.json" --input "$TMP/packed.hdf5" --train-batch-size "$rows" \
   --max-predictions 12 --max-steps 1 --output-dir "$TMP/whole-packed" --no-tensorboard
 expect_rc 0 "one step over the packed file"
 CASES=$((CASES + 1))
@@ -195,7 +197,7 @@ with h5py.File(sys.argv[1]) as f, h5py.File(sys.argv[2], "w") as g:
         row = f[name][3:4]
         g.create_dataset(name, data=np.repeat(row, 64, axis=0))
 PY
-PHASE=(bert-train -q --config "$TMP/no-dropout.json" --input "$TMP/same.hdf5" --train-batch-size 8 --max-predictions 10
+PHASE=(bert-train -q --precision fp32 --config "$TMP/no-dropout.json" --input "$TMP/same.hdf5" --train-batch-size 8 --max-predictions 10
        --no-tensorboard --lr-decay linear --warmup-proportion 0)
 run "${PHASE[@]}" --output-dir "$TMP/p-straight" --max-steps 10 --learning-rate 1e-2
 expect_rc 0 "10 straight steps"
@@ -228,15 +230,15 @@ expect_rc 2 "--init-optimizer without --init-checkpoint"
 
 # Samsung's trial optimizers train and resume (their steps are checked against references in compat.lamb).
 for opt in acclip madgrad; do
-  run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
+  run bert-train -q --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
     --stop-after 2 --output-dir "$TMP/opt-$opt" --no-tensorboard --optimizer $opt --learning-rate 1e-3
   expect_rc 0 "--optimizer $opt"
-  run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
+  run bert-train -q --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
     --output-dir "$TMP/opt-$opt" --no-tensorboard --optimizer $opt --learning-rate 1e-3 --resume
   expect_rc 0 "--optimizer $opt resumed"
 done
 # A run resumed with another optimizer would load moments of the same names that mean another thing: refused.
-run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
+run bert-train -q --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
   --stop-after 2 --output-dir "$TMP/opt-stable" --no-tensorboard --optimizer stableadamw --learning-rate 1e-3
 expect_rc 0 "--optimizer stableadamw"
 run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 4 \
@@ -248,7 +250,7 @@ expect_err "the run was started with --optimizer stableadamw, this one has adamw
 # Nothing lost: a new run never replaces an earlier run's checkpoints without --force (even with another log file),
 # --resume finds the newest step directory when `latest` is gone, and a second run on a directory in use fails at
 # once, naming the first.
-OWN=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --no-tensorboard
+OWN=(bert-train -q --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --no-tensorboard
      --output-dir "$TMP/own")
 run "${OWN[@]}" --max-steps 4
 expect_rc 0 "a first run"
@@ -292,7 +294,7 @@ CASES=$((CASES + 1)); [ "$(printf '%s\n' "$ERR" | grep -c .)" = 1 ] || fail_case
 # spent writing them): the run removes its step-N.tmp.* itself. The first SIGINT only asks the run to stop at a
 # checkpoint; the second, sent as soon as that is said, stops it wherever it is.
 for delay in 1.0 1.7 2.4; do
-  (OMP_NUM_THREADS=1 exec bert-train -q --config bert-L4-H256 --input "$TMP/data.hdf5" --train-batch-size 4 \
+  (OMP_NUM_THREADS=1 exec bert-train -q --precision fp32 --config bert-L4-H256 --input "$TMP/data.hdf5" --train-batch-size 4 \
      --max-predictions 10 --max-steps 100000 --checkpoint-every 1 --keep-checkpoints 1 --output-dir "$TMP/intr-$delay" \
      --no-tensorboard 2>"$TMP/intr-$delay.err") & pid=$!
   sleep "$delay"; kill -INT "$pid"
@@ -306,7 +308,7 @@ done
 
 # stderr: a line for the first logged step and the last (and at most one per --log-seconds between), with an ETA,
 # without fp16's fields on an fp32 run; log.jsonl keeps every --log-every step; a summary line names the checkpoint.
-run bert-train --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
+run bert-train --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
   --output-dir "$TMP/lines2" --max-steps 30 --no-tensorboard --log-seconds 3600
 expect_rc 0 "30 steps, a line an hour at most"
 CASES=$((CASES + 1))
@@ -316,7 +318,7 @@ CASES=$((CASES + 1)); printf '%s\n' "$ERR" | grep ': step ' | grep -q 'loss_scal
 CASES=$((CASES + 1)); grep -q '"loss_scale"' "$TMP/lines2/log.jsonl" || fail_case "log.jsonl keeps loss_scale"
 expect_err "^bert-train: 30 steps in [0-9.]+ s, final loss [0-9.]+, .*; checkpoint $TMP/lines2/checkpoints/step-00000030$" \
   "the summary line: steps, time, loss, throughput, the checkpoint"
-run bert-train --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
+run bert-train --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
   --output-dir "$TMP/lines3" --max-steps 30 --no-tensorboard --log-every 10 --log-seconds 0
 CASES=$((CASES + 1))
 [ "$(printf '%s\n' "$ERR" | grep -c ': step [0-9]*/30')" = 3 ] || fail_case "--log-seconds 0: a line per logged step: $ERR"
@@ -326,7 +328,7 @@ expect_err "^bert-train: step 20/30, eta [0-9hms]+: loss " "an ETA on a line to 
 # step, the checkpoint and --resume; a second one stops at once, and before any checkpoint the line says that the
 # same command starts over, and it does (the earlier run's log.jsonl is replaced, not in the way). A failed run
 # before its first checkpoint does not block the next one either.
-TINY=(bert-train --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --log-every 1000)
+TINY=(bert-train --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --log-every 1000)
 (exec "${TINY[@]}" --output-dir "$TMP/stopped" --max-steps 100000 --checkpoint-every 5 2>"$TMP/stopped.err") & pid=$!
 for _ in $(seq 300); do [ -e "$TMP/stopped/checkpoints/step-00000010" ] && break; sleep 0.1; done
 kill -INT "$pid"; wait "$pid"; rc=$?
@@ -340,7 +342,7 @@ grep -q "^bert-train: stopping after this step, at a checkpoint (once more to st
   || fail_case "the first SIGINT does not say it stops at a checkpoint"
 # The second signal comes while the first step runs: a step of bert-L4-H256 at batch 32 takes most of a second here,
 # and it is sent as soon as the first one is acknowledged.
-(OMP_NUM_THREADS=1 exec bert-train --config bert-L4-H256 --vocab "$VOCAB" --input "$TMP/data.hdf5" --train-batch-size 32 \
+(OMP_NUM_THREADS=1 exec bert-train --precision fp32 --config bert-L4-H256 --vocab "$VOCAB" --input "$TMP/data.hdf5" --train-batch-size 32 \
    --max-predictions 10 --log-every 1000 --output-dir "$TMP/early" --max-steps 100000 --no-tensorboard 2>"$TMP/early.err") &
 pid=$!
 for _ in $(seq 300); do [ -s "$TMP/early/log.jsonl" ] && break; sleep 0.05; done
@@ -355,7 +357,7 @@ run "${TINY[@]}" --output-dir "$TMP/early" --max-steps 3 --checkpoint-every 1000
 expect_rc 0 "the same command after an interrupted run without checkpoints"
 expect_err "early/log.jsonl: replacing the log of an earlier run that left no checkpoint" "the old log replaced, said once"
 CASES=$((CASES + 1)); [ "$(grep -c '"header"' "$TMP/early/log.jsonl")" = 1 ] || fail_case "the new log holds only the new run"
-run bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 1 \
+run bert-train -q --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 1 \
   --output-dir "$TMP/big-masked"
 expect_rc 0 "a run in the directory of a run that failed before its first checkpoint"
 
@@ -367,7 +369,7 @@ expect_rc 1 "--output-dir naming a file"
 expect_err "^bert-train: error: $TMP/a-file: cannot create the output directory: Not a directory$" "--output-dir naming a file: the message"
 
 # --config takes Google's published sizes by name.
-run bert-train -q --config bert-L2-H128 --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
+run bert-train -q --precision fp32 --config bert-L2-H128 --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 \
   --max-steps 1 --output-dir "$TMP/preset" --no-tensorboard
 expect_rc 0 "--config bert-L2-H128"
 CASES=$((CASES + 1))
@@ -377,17 +379,17 @@ python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); sys.exit(0 if (c["h
 head -3000 "$VOCAB" >"$TMP/v3k.txt"
 mkpretrain -q --vocab "$TMP/v3k.txt" --max-seq-length 64 --max-predictions 10 -o "$TMP/d3k.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
-run bert-train -q --config bert-L2-H128 --input "$TMP/d3k.hdf5" --vocab "$TMP/v3k.txt" --train-batch-size 8 \
+run bert-train -q --precision fp32 --config bert-L2-H128 --input "$TMP/d3k.hdf5" --vocab "$TMP/v3k.txt" --train-batch-size 8 \
   --max-steps 1 --output-dir "$TMP/preset-v3k" --no-tensorboard
 expect_rc 0 "a preset with a learned vocabulary of 3000"
 run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$TMP/preset-v3k/checkpoints/step-00000001/config.json"
 expect_out "3000" "the preset's vocabulary size is --vocab's"
-run bert-train -q --config bert-L2-H128 --input "$TMP/d3k.hdf5" --vocab-size 3000 --train-batch-size 8 \
+run bert-train -q --precision fp32 --config bert-L2-H128 --input "$TMP/d3k.hdf5" --vocab-size 3000 --train-batch-size 8 \
   --max-steps 1 --output-dir "$TMP/preset-n3k" --no-tensorboard
 expect_rc 0 "a preset with --vocab-size"
 run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$TMP/preset-n3k/checkpoints/step-00000001/config.json"
 expect_out "3000" "the preset's vocabulary size is --vocab-size"
-run bert-train -q --config bert-L2-H128 --input "$TMP/d3k.hdf5" --init-checkpoint "$TMP/preset-v3k" --train-batch-size 8 \
+run bert-train -q --precision fp32 --config bert-L2-H128 --input "$TMP/d3k.hdf5" --init-checkpoint "$TMP/preset-v3k" --train-batch-size 8 \
   --max-steps 1 --output-dir "$TMP/preset-phase2" --no-tensorboard
 expect_rc 0 "phase 2 of a preset from its phase 1, no --vocab: the size of the vocab.txt beside the checkpoint"
 run bert-train -q --config "$CFG" --input "$TMP/d3k.hdf5" --vocab-size 3000 --train-batch-size 8 --max-steps 1 \
@@ -402,7 +404,7 @@ expect_err "--config 'bert-huge': no such file, and not a preset \(bert-base, be
 # --no-nsp: the masked-LM loss alone, on mkpretrain --no-nsp data.
 mkpretrain -q --no-nsp --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/mlm.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
-run bert-train -q --config "$CFG" --input "$TMP/mlm.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 3 \
+run bert-train -q --precision fp32 --config "$CFG" --input "$TMP/mlm.hdf5" --train-batch-size 8 --max-predictions 10 --max-steps 3 \
   --output-dir "$TMP/no-nsp" --no-tensorboard --no-nsp
 expect_rc 0 "--no-nsp training"
 CASES=$((CASES + 1))
@@ -464,7 +466,7 @@ expect_same "$TMP/straight300/checkpoints/step-00000300/model.safetensors" "$TMP
 CASES=$((CASES + 1)); [ "$(loss_steps "$TMP/ctrl-c/log.jsonl" | tr '\n' ' ')" = "$(seq 300 | tr '\n' ' ')" ] ||
   fail_case "Ctrl-C and resumed: not one log line per step"
 # A resumed run keeps the warm-up it was started with (trainer_state.json), given again or not.
-W=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --learning-rate 2e-2
+W=(bert-train -q --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --learning-rate 2e-2
    --seed 7 --max-steps 20 --no-tensorboard)
 run "${W[@]}" --output-dir "$TMP/w-straight" --warmup-proportion 0.5
 run "${W[@]}" --output-dir "$TMP/w-split" --warmup-proportion 0.5 --stop-after 5

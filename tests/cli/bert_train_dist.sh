@@ -12,9 +12,9 @@ sed 's/"attention_probs_dropout_prob": 0.1/"attention_probs_dropout_prob": 0.0/;
   "$SRC/tests/fixtures/tiny_bert_config.json" >"$TMP/config.json"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-factor 10 -o "$TMP/data.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
-loud=(--config "$TMP/config.json" --input "$TMP/data.hdf5" --max-predictions 10 --max-steps 10 --seed 7
+loud=(--precision fp32 --config "$TMP/config.json" --input "$TMP/data.hdf5" --max-predictions 10 --max-steps 10 --seed 7
       --no-tensorboard --dist-timeout 60)
-common=(-q --config "$TMP/config.json" --input "$TMP/data.hdf5" --max-predictions 10 --max-steps 10 --seed 7
+common=(-q --precision fp32 --config "$TMP/config.json" --input "$TMP/data.hdf5" --max-predictions 10 --max-steps 10 --seed 7
         --no-tensorboard --dist-timeout 60)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # Max abs difference between the model tensors of two checkpoints, and the largest change from the first step.

@@ -63,7 +63,7 @@ if [ -n "$torch_lib" ]; then
   run clean "$B/bin/mkpretrain" -q --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" --max-seq-length 64 \
     --max-predictions 10 -o "$TMP/data.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
   expect_rc 0 "bundle's mkpretrain"
-  run clean "$B/bin/bert-train" -q --device cpu --config bert-L2-H128 --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" \
+  run clean "$B/bin/bert-train" -q --precision fp32 --device cpu --config bert-L2-H128 --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" \
     --input "$TMP/data.hdf5" --train-batch-size 4 --max-steps 2 --no-tensorboard --output-dir "$TMP/run"
   expect_rc 0 "bundle's bert-train --config bert-L2-H128, 2 steps"
   CASES=$((CASES + 1)); [ -f "$TMP/run/checkpoints/step-00000002/model.safetensors" ] || fail_case "no checkpoint at step 2"

@@ -14,7 +14,7 @@ sed 's/"attention_probs_dropout_prob": 0.1/"attention_probs_dropout_prob": 0.0/;
   "$SRC/tests/fixtures/tiny_bert_config.json" >"$TMP/config.json"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --masking none --dupe-factor 5 -o "$TMP/u.h5" "$TEXT"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/m.h5" "$TEXT"
-T=(bert-train -q --config "$TMP/config.json" --vocab "$VOCAB" --max-predictions 10 --no-tensorboard
+T=(bert-train -q --precision fp32 --config "$TMP/config.json" --vocab "$VOCAB" --max-predictions 10 --no-tensorboard
    --learning-rate 1e-2 --dist-timeout 60)
 same_weights() {  # DIR_A DIR_B STEP DESCRIPTION: the checkpoints' model.safetensors are the same bytes
   CASES=$((CASES + 1))
@@ -114,7 +114,7 @@ expect_rc 2 "dynamic masking without the vocabulary"
 expect_err "dynamic masking needs the data's vocabulary .*give --vocab" "no vocabulary: message"
 # Without --max-predictions, the most the rule draws from the longest row: round(64 x 0.15) = 10, round(64 x 0.3) = 19.
 for prob in 0.15 0.3; do
-  run bert-train -q --config "$TMP/config.json" --vocab "$VOCAB" --input "$TMP/u.h5" --train-batch-size 8 \
+  run bert-train -q --precision fp32 --config "$TMP/config.json" --vocab "$VOCAB" --input "$TMP/u.h5" --train-batch-size 8 \
     --max-steps 1 --output-dir "$TMP/x" --masked-lm-prob "$prob" --dry-run
   expect_rc 0 "dynamic masking without --max-predictions, --masked-lm-prob $prob"
   CASES=$((CASES + 1))
@@ -145,7 +145,7 @@ expect_err "m.h5: holds its masks" "bert-eval --masking dynamic on masked data: 
 run "${T[@]}" --input "$TMP/u.h5" --eval-input "$TMP/u.h5" --eval-samples 95 --train-batch-size 8 --max-steps 4 \
   --masked-lm-prob 0.3 --output-dir "$TMP/evaluated"
 expect_rc 0 "bert-train with an unmasked --eval-input"
-E=(bert-eval -q --checkpoint "$TMP/evaluated" --input "$TMP/u.h5" --masking dynamic --max-predictions 10)
+E=(bert-eval -q --precision fp32 --checkpoint "$TMP/evaluated" --input "$TMP/u.h5" --masking dynamic --max-predictions 10)
 scores() { printf '%s' "$1" | sed 's/,"seconds".*//'; }  # the metrics, without the timing
 run "${E[@]}"
 expect_rc 0 "bert-eval --masking dynamic"
@@ -167,7 +167,7 @@ CASES=$((CASES + 1)); [ "$(scores "$OUT")" != "$(scores "$first")" ] || fail_cas
 # packed set as the unpacked one (the same predictions, the same loss to float rounding); bert-train trains on it.
 run pack -q --max-seq-length 128 -o "$TMP/p.h5" "$TMP/u.h5"
 expect_rc 0 "pack of unmasked instances"
-run bert-eval -q --checkpoint "$TMP/evaluated" --input "$TMP/p.h5" --masking dynamic --max-predictions 10
+run bert-eval -q --precision fp32 --checkpoint "$TMP/evaluated" --input "$TMP/p.h5" --masking dynamic --max-predictions 10
 expect_rc 0 "bert-eval --masking dynamic of packed rows"
 run "$PYTHON" - "$first" "$OUT" <<'PY'
 import json, sys

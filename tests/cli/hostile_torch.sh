@@ -62,9 +62,9 @@ CASES=$((CASES + 1)); printf '%s\n' "$OUT" | grep -qx 'bert.embeddings.word_embe
   fail_case "--list of a .pt: the word embeddings: $OUT"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 -o "$TMP/data.hdf5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
-run bert-eval -q --checkpoint "$TMP/ptonly/model.pt" --config "$CFG" --input "$TMP/data.hdf5"
+run bert-eval -q --precision fp32 --checkpoint "$TMP/ptonly/model.pt" --config "$CFG" --input "$TMP/data.hdf5"
 expect_rc 0 "bert-eval of a .pt with --config"
-TRAIN=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 4 --max-predictions 10 --max-steps 1
+TRAIN=(bert-train -q --precision fp32 --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 4 --max-predictions 10 --max-steps 1
        --no-tensorboard)
 run "${TRAIN[@]}" --output-dir "$TMP/from-pt" --init-checkpoint "$TMP/ptonly/model.pt"
 expect_rc 0 "bert-train --init-checkpoint a .pt with --config"
@@ -112,13 +112,13 @@ json.dump({"version": "1.1", "data": [dict(article, paragraphs=article["paragrap
 PY
 SQ=(--task squad --vocab "$VOCAB" --max-seq-length 128 --doc-stride 64 --max-query-length 32)
 bert-finetune features -q "${SQ[@]}" --train -o "$TMP/squad.tfrecord" "$TMP/squad.json"
-bert-finetune train -q --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/squad.tfrecord" \
+bert-finetune train -q --precision fp32 --task squad --init-checkpoint "$TMP/pre" --train-file "$TMP/squad.tfrecord" \
   --output-dir "$TMP/squad" --max-steps 2 --train-batch-size 8 --no-tensorboard --vocab "$VOCAB"
 SQCKPT=$TMP/squad/checkpoints/step-00000002
-PRED=(bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$TMP/squad.json")
+PRED=(bert-finetune predict --precision fp32 "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$TMP/squad.json")
 head -60 "$FIXTURES/glue/MRPC/train.tsv" >"$TMP/mrpc.tsv"
 bert-finetune features -q --task mrpc --vocab "$VOCAB" --max-seq-length 64 --train -o "$TMP/mrpc.tfrecord" "$TMP/mrpc.tsv"
-bert-finetune train -q --task mrpc --init-checkpoint "$TMP/pre" --train-file "$TMP/mrpc.tfrecord" \
+bert-finetune train -q --precision fp32 --task mrpc --init-checkpoint "$TMP/pre" --train-file "$TMP/mrpc.tfrecord" \
   --output-dir "$TMP/mrpc" --max-steps 1 --train-batch-size 8 --no-tensorboard
 MRCKPT=$TMP/mrpc/checkpoints/step-00000001
 
@@ -151,7 +151,7 @@ expect_rc 1 "predictions again, past a file-size limit"
 CASES=$((CASES + 1)); md5sum -c --quiet "$TMP/p.md5" || fail_case "a failed run changed the earlier predictions"
 OUT=$(ls -A "$TMP/p" | grep -v '^nbest_predictions.json$\|^predictions.json$' || true); expect_out "" "nothing else left in $TMP/p"
 # Two spellings of one directory share one staging directory; a device is written in place, never replaced.
-(cd "$TMP" && run bert-finetune predict "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$TMP/squad.json" -o "$TMP/two" \
+(cd "$TMP" && run bert-finetune predict --precision fp32 "${SQ[@]}" --checkpoint "$SQCKPT" --predict-file "$TMP/squad.json" -o "$TMP/two" \
    --attention padded --save-logits two/logits.jsonl; echo "$RC" >"$TMP/rc")
 RC=$(cat "$TMP/rc"); expect_rc 0 "-o and --save-logits naming one directory two ways"
 CASES=$((CASES + 1)); [ -s "$TMP/two/logits.jsonl" ] && [ -s "$TMP/two/predictions.json" ] || fail_case "a file of the two is missing"
@@ -236,7 +236,7 @@ with h5py.File(sys.argv[2], "r+") as f:
 with h5py.File(sys.argv[3], "r+") as f:
     f["sample_ids"] = np.arange(f["input_ids"].shape[0], dtype=np.int64)
 PY
-TRAIN_ON=(bert-train -q --config "$CFG" --train-batch-size 4 --max-steps 1 --no-tensorboard)
+TRAIN_ON=(bert-train -q --precision fp32 --config "$CFG" --train-batch-size 4 --max-steps 1 --no-tensorboard)
 run "${TRAIN_ON[@]}" --input "$TMP/nomask.hdf5" --max-predictions 10 --output-dir "$TMP/t7a"
 expect_rc 1 "masked rows without predictions"
 expect_err "^bert-train: error: $TMP/nomask.hdf5: row [0-9]+: no masked-LM prediction" "no predictions: message"
@@ -267,7 +267,7 @@ run "${TRAIN_ON[@]}" "${DYN[@]}" --input "$TMP/phase1" "$TMP/phase1/part_00000.h
 expect_rc 2 "one file given twice"
 expect_err "given twice \(also as " "twice: message"
 cp "$TMP/phase1/part_00000.hdf5" "$TMP/phase2/copy.hdf5"
-run bert-train --config "$CFG" --train-batch-size 4 --max-steps 1 --no-tensorboard "${DYN[@]}" --input "$TMP/phase1" \
+run bert-train --precision fp32 --config "$CFG" --train-batch-size 4 --max-steps 1 --no-tensorboard "${DYN[@]}" --input "$TMP/phase1" \
   "$TMP/phase2/copy.hdf5" --output-dir "$TMP/t10b"
 expect_rc 0 "two files of the same ids"
 expect_err "bert-train: warning: .* hold the same sample ids" "shared ids: the warning"

@@ -11,7 +11,7 @@ mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-f
   "$FIXTURES/pretraining_text/sample_text.txt"
 mkpretrain -q --vocab "$VOCAB" --max-seq-length 256 --max-predictions 40 --dupe-factor 4 -o "$TMP/d256.h5" \
   "$FIXTURES/pretraining_text/sample_text.txt"
-T=(bert-train --vocab "$VOCAB" --no-tensorboard --seed 3)
+T=(bert-train --precision fp32 --vocab "$VOCAB" --no-tensorboard --seed 3)
 banner() {  # TEXT DESCRIPTION: the schedule line of the banner
   expect_rc 0 "$2"
   CASES=$((CASES + 1))
@@ -76,7 +76,7 @@ if [ -x "$BIN/bert-finetune-torch" ]; then
   "$TORCH_TEST_TOOLS/model_probe" init "$SRC/tests/fixtures/tiny_bert_config.json" 1 "$TMP/pre"
   bert-finetune features -q --task mrpc --vocab "$VOCAB" --max-seq-length 64 --train -o "$TMP/mrpc.tfrecord" \
     "$FIXTURES/glue/MRPC/train.tsv"
-  run bert-finetune train --task mrpc --init-checkpoint "$TMP/pre" --train-file "$TMP/mrpc.tfrecord" \
+  run bert-finetune train --precision fp32 --task mrpc --init-checkpoint "$TMP/pre" --train-file "$TMP/mrpc.tfrecord" \
     --output-dir "$TMP/ft" --max-steps 1 --dry-run
   banner "adamw at learning rate 5e-05 (the default of Google's run_classifier.py and run_squad.py)" "fine-tuning"
 fi

@@ -64,7 +64,7 @@ if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   env_of_machine=(env -u DEVICE -u PRECISION -u NPROC CUDA_VISIBLE_DEVICES= "${tiny[@]:3}")
   run "${env_of_machine[@]}" "$SRC/pipelines/pretrain-single-node.sh" "$TMP/p1.hdf5" "$TMP/p2.hdf5" "$CFG" "$TMP/pre-1"
   expect_rc 0 "pretrain-single-node.sh without DEVICE, PRECISION and NPROC on a machine without a GPU"
-  expect_err "^pretrain-single-node.sh: 0 GPU\(s\) here: DEVICE=cpu PRECISION=fp32 NPROC=1 \(set DEVICE, PRECISION and NPROC to choose\)$" \
+  expect_err "^pretrain-single-node.sh: 0 GPU\(s\) here: DEVICE=cpu PRECISION=auto NPROC=1 \(set DEVICE, PRECISION and NPROC to choose\)$" \
     "the defaults the machine gave, said once"
   run "${env_of_machine[@]}" DEVICE=cuda "$SRC/pipelines/finetune-glue.sh" mrpc "$FIXTURES/glue/MRPC" "$VOCAB" x "$TMP/none"
   expect_rc 1 "DEVICE=cuda without a GPU"
@@ -102,7 +102,7 @@ expect_out "same" "the best model's F1 in training is the F1 finetune-squad.sh r
 if command -v mpirun >/dev/null; then
   : >"$TMP/hosts"
   run env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MASTER_PORT=$((20000 + RANDOM % 20000)) \
-    "$SRC/pipelines/mpirun.sh" 2 "$TMP/hosts" -- -q --config "$CFG" --input "$TMP/p1.hdf5" --output-dir "$TMP/mpi" \
+    "$SRC/pipelines/mpirun.sh" 2 "$TMP/hosts" -- -q --precision fp32 --config "$CFG" --input "$TMP/p1.hdf5" --output-dir "$TMP/mpi" \
     --train-batch-size 4 --max-steps 2 --device cpu
   expect_rc 0 "mpirun.sh with 2 ranks"
   CASES=$((CASES + 1)); [ -f "$TMP/mpi/checkpoints/step-00000002/model.safetensors" ] || fail_case "mpirun run saved"

@@ -22,7 +22,7 @@ if [ -x "$BIN/bert-train" ] && [ -n "$FIXTURES" ] && [ -d "$FIXTURES" ]; then
     "$FIXTURES/pretraining_text/sample_text.txt"
   mkpretrain -q --vocab "$VOCAB" --max-seq-length 64 --max-predictions 10 --dupe-factor 1 --seed 9 -o "$TMP/eval.hdf5" \
     "$FIXTURES/pretraining_text/sample_text.txt"
-  run env OMP_NUM_THREADS=1 bert-train -q --config "$SRC/tests/fixtures/tiny_bert_config.json" --input "$TMP/data.hdf5" \
+  run env OMP_NUM_THREADS=1 bert-train -q --precision fp32 --config "$SRC/tests/fixtures/tiny_bert_config.json" --input "$TMP/data.hdf5" \
     --output-dir "$TMP/run" --train-batch-size 8 --max-steps 24 --log-every 2 --learning-rate 2e-2 \
     --warmup-proportion 0.2 --eval-input "$TMP/eval.hdf5" --eval-samples 16 --eval-every-samples 64 --seed 7
   expect_rc 0 "a short bert-train run with evaluations"

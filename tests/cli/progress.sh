@@ -99,10 +99,10 @@ if [ -x "$BIN/bert-eval" ] && [ -x "$BIN/ckpt-convert" ] && [ -n "$FIXTURES" ] &
     "$TORCH_TEST_TOOLS/model_probe" init "$SRC/tests/fixtures/tiny_bert_config.json" 1 "$TMP/model"
     mkpretrain -q --vocab "$FIXTURES/vocab/bert-base-uncased-vocab.txt" --max-seq-length 64 --max-predictions 10 \
       -o "$TMP/eval.hdf5" "$FIXTURES/pretraining_text/sample_text.txt"
-    on_tty bert-eval "bert-eval --checkpoint '$TMP/model' --batch-size 4 '$TMP/eval.hdf5'"
+    on_tty bert-eval "bert-eval --precision fp32 --checkpoint '$TMP/model' --batch-size 4 '$TMP/eval.hdf5'"
     expect_rc 0 "bert-eval under a terminal"
     expect_bar bert-eval "^bert-eval: $PCT[0-9]+/[0-9]+ samples [0-9.]+ samples/s$ETA, mlm_accuracy [0-9.]+"
-    expect_no_bar bert-eval.log bert-eval --checkpoint "$TMP/model" --batch-size 4 "$TMP/eval.hdf5"
+    expect_no_bar bert-eval.log bert-eval --precision fp32 --checkpoint "$TMP/model" --batch-size 4 "$TMP/eval.hdf5"
   fi
 fi
 

@@ -33,7 +33,7 @@ if "$PYTHON" -c 'import h5py' 2>/dev/null; then
 fi
 
 # bert-train: data against --vocab, mixed data, evaluation data.
-T=(bert-train -q --config "$CFG" --train-batch-size 4 --max-predictions 10 --max-steps 2 --no-tensorboard)
+T=(bert-train -q --precision fp32 --config "$CFG" --train-batch-size 4 --max-predictions 10 --max-steps 2 --no-tensorboard)
 run "${T[@]}" --input "$TMP/shuffled.h5" --vocab "$UNCASED" --output-dir "$TMP/r1"
 refused "shuffled.h5 \(30522 tokens, uncased, fnv1a64 [0-9a-f]{16}\) and .*bert-base-uncased-vocab.txt \(30522 tokens, uncased, fnv1a64 [0-9a-f]{16}\) are of different vocabularies" \
   "bert-train: data of another vocabulary than --vocab"
@@ -75,10 +75,10 @@ refused "uncased.h5 .* and .*shuffled.txt .* are of different vocabularies" "ber
 for ckpt in run novocab; do
   run bert-eval -q --checkpoint "$TMP/$ckpt" --input "$TMP/shuffled.h5"
   refused "shuffled.h5 .* are of different vocabularies" "bert-eval: data of another vocabulary ($ckpt)"
-  run bert-eval -q --checkpoint "$TMP/$ckpt" --input "$TMP/uncased.h5"
+  run bert-eval -q --precision fp32 --checkpoint "$TMP/$ckpt" --input "$TMP/uncased.h5"
   expect_rc 0 "bert-eval: the model's own data ($ckpt)"
 done
-run bert-eval -q --checkpoint "$TMP/run" --input "$TMP/shuffled.h5" --allow-vocab-mismatch
+run bert-eval -q --precision fp32 --checkpoint "$TMP/run" --input "$TMP/shuffled.h5" --allow-vocab-mismatch
 expect_rc 0 "bert-eval --allow-vocab-mismatch"
 run bert-eval -q --checkpoint "$TMP/run" --fill-mask "the [MASK] sat" --cased
 refused "vocab.txt with --cased is cased but .*vocab.txt is uncased" "bert-eval --cased on an uncased model"
@@ -125,7 +125,7 @@ expect_rc 0 "ckpt-convert: the training data's vocabulary for a checkpoint witho
 if [ -x "$BIN/bert-finetune-torch" ]; then
   bert-finetune features -q --task mrpc --vocab "$UNCASED" --max-seq-length 64 --train -o "$TMP/mrpc.tfrecord" \
     "$FIXTURES/glue/MRPC/train.tsv"
-  F=(bert-finetune train -q --task mrpc --init-checkpoint "$TMP/run" --train-file "$TMP/mrpc.tfrecord" --max-steps 1
+  F=(bert-finetune train -q --precision fp32 --task mrpc --init-checkpoint "$TMP/run" --train-file "$TMP/mrpc.tfrecord" --max-steps 1
      --train-batch-size 4 --no-tensorboard)
   run "${F[@]}" --vocab "$CASED" --output-dir "$TMP/ft-bad"
   refused "bert-base-cased-vocab.txt .* are of different vocabularies" "bert-finetune train: another --vocab"
@@ -137,7 +137,7 @@ if [ -x "$BIN/bert-finetune-torch" ]; then
     --eval-file "$FIXTURES/squad/xquad.en.json" --cased --doc-stride 32 --max-query-length 16 --max-steps 1 \
     --train-batch-size 4 --no-tensorboard --output-dir "$TMP/sq-bad"
   refused "vocab.txt with --cased is cased but .*vocab.txt is uncased" "bert-finetune train: a cased SQuAD --eval-file for an uncased model"
-  PRED=(bert-finetune predict -q --task mrpc --checkpoint "$TMP/ft" --text "a gripping film" --text-b "a dull film")
+  PRED=(bert-finetune predict -q --precision fp32 --task mrpc --checkpoint "$TMP/ft" --text "a gripping film" --text-b "a dull film")
   run "${PRED[@]}" --vocab "$CASED"
   refused "bert-base-cased-vocab.txt .* are of different vocabularies" "bert-finetune predict: another --vocab"
   run "${PRED[@]}" --cased

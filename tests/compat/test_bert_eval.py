@@ -206,11 +206,11 @@ def main():
 
         for name, path in inputs.items():
             samples = load_hdf5(path)
-            (ours,) = bert_eval("--checkpoint", model_dir, "--input", path, "--batch-size", "7")
+            (ours,) = bert_eval("--checkpoint", model_dir, "--input", path, "--batch-size", "7", "--precision", "fp32")
             compare_metrics(name, ours, hf_metrics(model, samples))
         name, path = next(iter(inputs.items()))
         (ours,) = bert_eval("--checkpoint", model_dir, "--max-samples", "10", "--batch-size", "4",
-                            "--max-predictions", "20", path)
+                            "--max-predictions", "20", "--precision", "fp32", path)
         compare_metrics(f"{name}, first 10 samples", ours, hf_metrics(model, load_hdf5(path)[:10]))
 
         tok_dir = os.path.join(tmp, "tokenizer")

@@ -85,13 +85,13 @@ def finetune(check, tmp, tokenizer, run):
     tool("bert-finetune", "features", "-q", "--task", "squad", "--train", "--tokenizer", tokenizer,
          "--max-seq-length", "96", "--doc-stride", "48", "-o", features, squad)
     ft, pred = os.path.join(tmp, "ft-squad"), os.path.join(tmp, "pred-squad")
-    tool("bert-finetune", "train", "-q", "--task", "squad", "--init-checkpoint", run, "--train-file", features,
-         "--eval-file", squad, "--doc-stride", "48", "--epochs", "1", "--train-batch-size", "16", "--device", "cpu",
-         "--output-dir", ft)
+    tool("bert-finetune", "train", "--precision", "fp32", "-q", "--task", "squad", "--init-checkpoint", run,
+         "--train-file", features, "--eval-file", squad, "--doc-stride", "48", "--epochs", "1", "--train-batch-size",
+         "16", "--device", "cpu", "--output-dir", ft)
     best = os.path.join(ft, "best")
     check(os.path.exists(os.path.join(best, "tokenizer.json")), "squad: the fine-tuned checkpoint carries tokenizer.json")
-    scores = json.loads(tool("bert-finetune", "predict", "--task", "squad", "--checkpoint", best, "--predict-file",
-                             squad, "-o", pred).stdout)
+    scores = json.loads(tool("bert-finetune", "predict", "--precision", "fp32", "--task", "squad", "--checkpoint", best,
+                             "--predict-file", squad, "-o", pred).stdout)
     check("exact_match" in scores and "f1" in scores, f"squad predict: the official scores ({scores})")
     answers = json.load(open(os.path.join(pred, "predictions.json"), encoding="utf-8"))
     contexts = {q["id"]: p["context"] for p in xquad["data"][0]["paragraphs"] for q in p["qas"]}
@@ -107,14 +107,15 @@ def finetune(check, tmp, tokenizer, run):
     tool("bert-finetune", "features", "-q", "--task", "mrpc", "--train", "--tokenizer", tokenizer,
          "--max-seq-length", "64", "-o", features, mrpc_train)
     ft, pred = os.path.join(tmp, "ft-mrpc"), os.path.join(tmp, "pred-mrpc")
-    tool("bert-finetune", "train", "-q", "--task", "mrpc", "--init-checkpoint", run, "--train-file", features,
-         "--epochs", "1", "--train-batch-size", "16", "--device", "cpu", "--output-dir", ft)
-    tool("bert-finetune", "predict", "-q", "--task", "mrpc", "--checkpoint", ft, "--predict-file", mrpc_dev, "-o", pred)
+    tool("bert-finetune", "train", "--precision", "fp32", "-q", "--task", "mrpc", "--init-checkpoint", run,
+         "--train-file", features, "--epochs", "1", "--train-batch-size", "16", "--device", "cpu", "--output-dir", ft)
+    tool("bert-finetune", "predict", "--precision", "fp32", "-q", "--task", "mrpc", "--checkpoint", ft,
+         "--predict-file", mrpc_dev, "-o", pred)
     labels = open(os.path.join(pred, "MRPC.tsv")).read().split("\n")[1:-1]
     check(len(labels) == 32 and all(l.split("\t")[1] in ("0", "1") for l in labels),
           f"mrpc predict: a label for each of the 32 rows ({len(labels)})")
-    line = json.loads(tool("bert-finetune", "predict", "-q", "--task", "mrpc", "--checkpoint", ft,
-                           "--text", "The river flows.", "--text-b", "A river flows.").stdout)
+    line = json.loads(tool("bert-finetune", "predict", "--precision", "fp32", "-q", "--task", "mrpc", "--checkpoint",
+                           ft, "--text", "The river flows.", "--text-b", "A river flows.").stdout)
     check(line.get("label") in ("0", "1"), f"mrpc predict --text --text-b: {line}")
 
 
@@ -137,7 +138,8 @@ def main():
             run, hf_dir = os.path.join(tmp, f"run-{kind}"), os.path.join(tmp, f"hf-{kind}")
             tool("bert-train", "-q", "--config", model_config(tmp, kind, tokenizer), "--tokenizer", tokenizer,
                  "--input", data, "--no-nsp", "--train-batch-size", "16", "--max-steps", "20",
-                 "--learning-rate", "3e-3", "--warmup-proportion", "0.1", "--seed", "3", "--output-dir", run)
+                 "--learning-rate", "3e-3", "--warmup-proportion", "0.1", "--seed", "3", "--output-dir", run,
+                 "--precision", "fp32")
             latest = os.path.join(run, "checkpoints", open(os.path.join(run, "checkpoints", "latest")).read().strip())
             check(os.path.exists(os.path.join(latest, "tokenizer.json")), f"{kind}: the checkpoint carries tokenizer.json")
             tool("ckpt-convert", "-q", "--to", "hf", "-o", hf_dir, run)

@@ -94,7 +94,8 @@ with tempfile.TemporaryDirectory() as tmp:
                     "64", "--max-predictions", "10", "-o", data, f"{FIXTURES}/pretraining_text/sample_text.txt"],
                    check=True)
     train = [TRAIN, "-q", "--config", os.path.join(nv, "bert_config.json"), "--input", data, "--train-batch-size", "4",
-             "--max-steps", "1", "--output-dir", os.path.join(tmp, "run"), "--init-checkpoint", os.path.join(nv, "model.pt")]
+             "--max-steps", "1", "--output-dir", os.path.join(tmp, "run"), "--init-checkpoint", os.path.join(nv, "model.pt"),
+             "--precision", "fp32"]
     proc = run(*train)
     check(proc.returncode == 0, f"bert-train --init-checkpoint model.pt: {proc.stderr.strip()}")
 

@@ -55,9 +55,9 @@ def main():
         run(["features"] + feats + ["--train", "-o", f"{tmp}/train.tfrecord", f"{MRPC}/train.tsv"])
         run(["features"] + feats + ["-o", f"{tmp}/dev.tfrecord", f"{MRPC}/dev.tsv"])
         env = dict(os.environ, OMP_NUM_THREADS=str(os.cpu_count() or 1))
-        run(["train", "--task", "mrpc", "--init-checkpoint", model, "--train-file", f"{tmp}/train.tfrecord",
-             "--eval-file", f"{tmp}/dev.tfrecord", "--output-dir", f"{tmp}/run", "--epochs", "1",
-             "--learning-rate", "1e-4", "--device", "cpu", "-q"], env=env)
+        run(["train", "--precision", "fp32", "--task", "mrpc", "--init-checkpoint", model, "--train-file",
+             f"{tmp}/train.tfrecord", "--eval-file", f"{tmp}/dev.tfrecord", "--output-dir", f"{tmp}/run",
+             "--epochs", "1", "--learning-rate", "1e-4", "--device", "cpu", "-q"], env=env)
         evals = [json.loads(l) for l in open(f"{tmp}/run/log.jsonl") if '"eval_accuracy"' in l]
         logged = evals[-1]
 
@@ -69,7 +69,7 @@ def main():
               f"accuracy {logged['eval_accuracy']:.4f} clearly above the majority baseline {majority:.4f}")
 
         best = f"{tmp}/run/best"
-        common = ["--task", "mrpc", "--checkpoint", best, "--vocab", vocab, "-q"]
+        common = ["--precision", "fp32", "--task", "mrpc", "--checkpoint", best, "--vocab", vocab, "-q"]
         p = run(["predict"] + common + ["--predict-file", f"{MRPC}/dev.tsv", "-o", f"{tmp}/pred"], env=env)
         scores = json.loads(p.stdout)
         with open(f"{tmp}/pred/MRPC.tsv") as f:

@@ -120,9 +120,9 @@ def hf_run(model, rows, squad, modern=False):
 
 def run_ours(tmp, name, task, features, init_dir, steps=STEPS, extra=()):
     out = os.path.join(tmp, name)
-    cmd = [FINETUNE, "train", "--task", task, "--init-checkpoint", init_dir, "--train-file", features,
-           "--output-dir", out, "--train-batch-size", str(BATCH), "--max-steps", str(steps), "--learning-rate", str(LR),
-           "--warmup-proportion", str(WARMUP), "--no-tensorboard", *extra]
+    cmd = [FINETUNE, "train", "--precision", "fp32", "--task", task, "--init-checkpoint", init_dir, "--train-file",
+           features, "--output-dir", out, "--train-batch-size", str(BATCH), "--max-steps", str(steps),
+           "--learning-rate", str(LR), "--warmup-proportion", str(WARMUP), "--no-tensorboard", *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"bert-finetune failed ({proc.returncode}): {proc.stderr}")
@@ -241,8 +241,9 @@ def main():
         check(proc.returncode == 1 and "fine-tuned for mrpc" in proc.stderr,
               f"a checkpoint of another task: exit {proc.returncode}, {proc.stderr!r}")
         # bench: one JSON line per batch size on the fine-tuned checkpoint; a model without the head is refused.
-        proc = subprocess.run([FINETUNE, "bench", "--checkpoint", ckpt, "--task", "mrpc", "--batch-sizes", "1,3",
-                               "--iterations", "2", "--warmup", "1"], capture_output=True, text=True)
+        proc = subprocess.run([FINETUNE, "bench", "--precision", "fp32", "--checkpoint", ckpt, "--task", "mrpc",
+                               "--batch-sizes", "1,3", "--iterations", "2", "--warmup", "1"], capture_output=True,
+                              text=True)
         lines = [json.loads(line) for line in proc.stdout.splitlines()]
         check(proc.returncode == 0 and [x["batch_size"] for x in lines] == [1, 3] and
               all(x["seq_length"] == SEQ and x["sequences_per_second"] > 0 and

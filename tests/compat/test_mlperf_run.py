@@ -60,7 +60,7 @@ with tempfile.TemporaryDirectory() as tmp:
          "--seed", 99, "-o", held_out, text)
     common = ["-q", "--config", CONFIG, "--input", train, "--train-batch-size", 8, "--max-predictions", 10,
               "--no-tensorboard", "--optimizer", "adamw", "--learning-rate", "2e-2", "--warmup-steps", 2,
-              "--eval-input", held_out, "--eval-samples", 60]
+              "--eval-input", held_out, "--eval-samples", 60, "--precision", "fp32"]
 
     # 1. Evaluation every 16 samples (2 steps of 8), with an MLPerf log.
     run = os.path.join(tmp, "run")
@@ -88,7 +88,7 @@ with tempfile.TemporaryDirectory() as tmp:
     def matches_bert_eval(run_dir, last, what):
         latest = open(os.path.join(run_dir, "checkpoints/latest")).read().strip()
         out = json.loads(tool("bert-eval", "-q", "--checkpoint", os.path.join(run_dir, "checkpoints", latest),
-                              "--max-samples", 60, held_out).stdout)
+                              "--max-samples", 60, "--precision", "fp32", held_out).stdout)
         print(f"{what}: eval_mlm_accuracy {last['eval_mlm_accuracy']:.6f} eval_mlm_loss {last['eval_mlm_loss']:.7f}; "
               f"bert-eval {out['mlm_accuracy']:.6f} {out['mlm_loss']:.7f}")
         check(out["samples"] == 60 and last["eval_mlm_accuracy"] == out["mlm_accuracy"],

@@ -308,7 +308,8 @@ def check_long_rows(check, tmp):
         json.dump(config, f)
     with open(long_config, "w") as f:  # ModernBERT's long phase: 8,192 positions, the global theta raised
         json.dump(dict(config, max_position_embeddings=8192, global_rope_theta=320000.0), f)
-    common = ["--vocab", vocab, "--no-tensorboard", "--masked-lm-prob", "0.3", "--learning-rate", "1e-3"]
+    common = ["--vocab", vocab, "--no-tensorboard", "--masked-lm-prob", "0.3", "--learning-rate", "1e-3", "--precision",
+              "fp32"]
     short = tool("bert-train", "--config", short_config, "--input", data[1024], "--output-dir",
                  os.path.join(tmp, "short"), "--train-batch-size", "4", "--max-steps", "2", *common)
     long = tool("bert-train", "--config", long_config, "--input", os.path.join(tmp, "packed8192.hdf5"), "--output-dir",

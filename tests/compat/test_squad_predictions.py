@@ -423,11 +423,11 @@ def tool_case(check, tmp):
     steps = [[probe, "init", config, "1", f"{tmp}/pre"],
              [tool, "features", "-q", "--task", "squad", "--vocab", UNCASED, *lengths, "--train", "-o",
               f"{tmp}/train.tfrecord", XQUAD],
-             [tool, "train", "-q", "--task", "squad", "--init-checkpoint", f"{tmp}/pre", "--train-file",
-              f"{tmp}/train.tfrecord", "--output-dir", f"{tmp}/run", "--max-steps", "2", "--train-batch-size", "8",
-              "--no-tensorboard"],
-             [tool, "predict", "-q", "--task", "squad", "--vocab", UNCASED, *lengths, "--checkpoint",
-              f"{tmp}/run/checkpoints/step-00000002", "--predict-file", XQUAD, "-o", f"{tmp}/tool",
+             [tool, "train", "--precision", "fp32", "-q", "--task", "squad", "--init-checkpoint", f"{tmp}/pre",
+              "--train-file", f"{tmp}/train.tfrecord", "--output-dir", f"{tmp}/run", "--max-steps", "2",
+              "--train-batch-size", "8", "--no-tensorboard"],
+             [tool, "predict", "--precision", "fp32", "-q", "--task", "squad", "--vocab", UNCASED, *lengths,
+              "--checkpoint", f"{tmp}/run/checkpoints/step-00000002", "--predict-file", XQUAD, "-o", f"{tmp}/tool",
               "--save-logits", f"{tmp}/tool-logits.jsonl"]]
     for args in steps:
         done = subprocess.run(args, capture_output=True, text=True)
@@ -456,9 +456,9 @@ def tool_case(check, tmp):
 
     # --attention unpadded: the encoder on each feature's real tokens only. Its logits equal the padded model's at
     # every real token (torch_unit); its answers can differ where run_squad.py ranks padding among the n-best.
-    unpadded = [tool, "predict", "-q", "--task", "squad", "--vocab", UNCASED, *lengths, "--checkpoint",
-                f"{tmp}/run/checkpoints/step-00000002", "--predict-file", XQUAD, "-o", f"{tmp}/tool-unpadded",
-                "--attention", "unpadded"]
+    unpadded = [tool, "predict", "--precision", "fp32", "-q", "--task", "squad", "--vocab", UNCASED, *lengths,
+                "--checkpoint", f"{tmp}/run/checkpoints/step-00000002", "--predict-file", XQUAD, "-o",
+                f"{tmp}/tool-unpadded", "--attention", "unpadded"]
     done = subprocess.run(unpadded, capture_output=True, text=True)
     if check(done.returncode == 0, f"predict --attention unpadded failed: {done.stderr.strip()}"):
         padded_answers = json.load(open(f"{tmp}/tool/predictions.json", encoding="utf-8"))

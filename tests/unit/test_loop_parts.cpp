@@ -96,7 +96,9 @@ TEST_CASE("loop flags: each kind parsed once into its value, a name outside the 
   };
   bk::LoopConfig c;
   CHECK(parsed({"--precision", "fp8"}, c) == "--precision must be auto, fp32, bf16 or fp16, got 'fp8'");
-  CHECK(c.precision == bk::Precision::fp32);  // the default
+  CHECK(!c.precision);  // the default: auto
+  CHECK(parsed({"--precision", "fp32"}, c) == "accepted");
+  CHECK(c.precision == bk::Precision::fp32);
   CHECK(parsed({"--precision", "auto"}, c) == "accepted");
   CHECK(!c.precision);
   CHECK(parsed({"--lr-scaling", "cube"}, c) == "--lr-scaling must be none, linear or sqrt, got 'cube'");

@@ -20,7 +20,7 @@ struct FinetuneBenchConfig {
   std::string task;
   std::vector<int64_t> batch_sizes = {1, 8, 32};
   int64_t seq_length = 0;        // 0: the checkpoint's max_seq_length (task.json), else max_position_embeddings
-  std::optional<Precision> precision = Precision::fp32;  // --precision; unset: auto (device/precision.h)
+  std::optional<Precision> precision;  // --precision; unset: auto (device/precision.h's choose_precision)
   std::string device = "cpu";
   int64_t iterations = 20;       // timed forward passes per batch size
   int64_t warmup = 3;            // untimed passes before them

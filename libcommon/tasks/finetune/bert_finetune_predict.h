@@ -42,7 +42,7 @@ struct FinetunePredictConfig {
   int max_answer_length = 30;
   double null_score_diff_threshold = 0.0;
   int64_t batch_size = 64;          // features per forward pass (bert-eval's default)
-  std::optional<Precision> precision = Precision::fp32;  // --precision; unset: auto (device/precision.h)
+  std::optional<Precision> precision;  // --precision; unset: auto (device/precision.h's choose_precision)
   std::string device = "cpu";
   bool force = false;
   bool quiet = false;

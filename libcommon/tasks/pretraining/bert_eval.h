@@ -59,7 +59,7 @@ struct EvalSettings {
 struct BertEvalConfig {
   std::string checkpoint, config;  // model directory or .safetensors file; config.json override
   std::string device = "cpu";      // cpu, cuda, cuda:N
-  std::optional<Precision> precision = Precision::fp32;  // --precision; unset: auto (device/precision.h)
+  std::optional<Precision> precision;  // --precision; unset: auto (device/precision.h's choose_precision)
   std::vector<std::string> inputs;  // --input and the operands: files or directories, as bert-train takes them
   EvalSettings settings;            // its files: inputs, resolved
   // --fill-mask mode (when texts is not empty)

@@ -31,7 +31,7 @@ struct LoopConfig {
   int64_t max_steps = 0;
   std::optional<double> learning_rate;  // unset: the task's recipe (TrainingTask::default_learning_rate), chosen by setup_run
   OptimizerKind optimizer = OptimizerKind::lamb;
-  std::optional<Precision> precision = Precision::fp32;  // --precision; unset: auto (device/precision.h)
+  std::optional<Precision> precision;  // --precision; unset: auto (device/precision.h's choose_precision)
   uint64_t seed = 12345;
   std::string log_file;                 // JSON lines; empty = OUTPUT_DIR/log.jsonl
   // Unset: the recipe's (TrainingTask::default_learning_rate), kDefaultWarmupProportion with --learning-rate, the
