@@ -36,6 +36,18 @@ expect_err "processes: 1 on cpu \((bf16|fp32) \(auto: [^;]+\)\); global batch" "
 CASES=$((CASES + 1))
 [ "$(python3 -c 'import json,sys; h = json.loads(open(sys.argv[1]).readline())["header"]; print(h["precision_reason"][:6])' \
   "$TMP/auto/log.jsonl")" = "auto: " ] || fail_case "the log header gives the precision's reason"
+# A run resumed under auto where auto picks another precision than the run's (here oneDNN capped below bf16, so
+# auto is fp32) is refused in one line; naming the precision resumes it.
+BF=(bert-train -q --config "$CFG" --input "$TMP/data.hdf5" --train-batch-size 8 --max-predictions 10 --no-tensorboard
+    --output-dir "$TMP/bf16" --max-steps 2)
+run "${BF[@]}" --precision bf16 --stop-after 1
+expect_rc 0 "bf16, stopped after a step"
+run env ONEDNN_MAX_CPU_ISA=avx2 "${BF[@]}" --resume
+expect_rc 1 "resumed under auto in another precision"
+expect_err "the run was trained in bf16, and --precision auto takes fp32 here \(auto: [^)]*\); give --precision bf16 to resume it as it ran" \
+  "the precision change named"
+run env ONEDNN_MAX_CPU_ISA=avx2 "${BF[@]}" --resume --precision bf16
+expect_rc 0 "resumed with its precision named"
 run train --output-dir "$TMP/x" --max-steps 2 --fused-kernels fast
 expect_rc 2 "--fused-kernels fast"; expect_err "fused-kernels must be auto, on, off or experimental, got 'fast'" "kernels message"
 # --fused-kernels experimental touches CUDA tensors only: on the CPU the run is the default one, bit for bit (a build

@@ -29,6 +29,13 @@ TrainingState restore_run(LoopRun& run, const std::string& dir) {
   if (!state.optimizer.empty() && state.optimizer != optimizer)
     fail("{}: the run was started with --optimizer {}, this one has {}; resume with the same optimizer", dir,
          state.optimizer, optimizer);
+  // --precision auto picks by the machine: a run resumed on another one, or begun before auto was the default,
+  // would change its arithmetic unasked. An explicit --precision is the user's choice.
+  const char* precision = choice_name(kPrecisions, run.precision);
+  if (!run.cfg.precision && !state.precision.empty() && state.precision != precision)
+    fail("{}: the run was trained in {}, and --precision auto takes {} here ({}); give --precision {} to resume it "
+         "as it ran (or name the precision to change it)", dir, state.precision, precision, run.precision_reason,
+         state.precision);
   run.optimizer->load_state(ckpt.optimizer);
   run.scaler->load_state(ckpt.optimizer);
   if (state.world_size != run.dist->world())
